@@ -1,0 +1,84 @@
+/**
+ * Strict text codecs for the wire formats of contract §1: lowercase hex out (either case in),
+ * standard padded base64, and well-formed UTF-8. Node's own decoders are lenient (they skip bad
+ * characters silently), so every input is checked first: a typo in a key must be a 400, not a
+ * different key.
+ */
+import { invalidInput } from './errors.ts';
+
+export type TextEncoding = 'utf8' | 'base64' | 'hex';
+export const TEXT_ENCODINGS: readonly TextEncoding[] = ['utf8', 'base64', 'hex'];
+
+const HEX_PATTERN = /^(?:[0-9a-fA-F]{2})*$/;
+const BASE64_PATTERN = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+function asBytes(buffer: Buffer): Uint8Array {
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+}
+
+export function hexToBytes(text: string, field = 'value'): Uint8Array {
+  if (!HEX_PATTERN.test(text)) {
+    throw invalidInput(`${field} must be hex: an even number of characters 0-9, a-f`, field);
+  }
+  return asBytes(Buffer.from(text, 'hex'));
+}
+
+export function bytesToHex(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+}
+
+export function base64ToBytes(text: string, field = 'value'): Uint8Array {
+  if (!BASE64_PATTERN.test(text)) {
+    throw invalidInput(`${field} must be standard base64 with padding`, field);
+  }
+  return asBytes(Buffer.from(text, 'base64'));
+}
+
+export function bytesToBase64(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+}
+
+/**
+ * UTF-8 encoding of a JavaScript string. A lone surrogate has no UTF-8 form; rather than let it
+ * become U+FFFD silently (and so hash or encrypt something the caller did not send), refuse it.
+ */
+export function utf8ToBytes(text: string, field = 'value'): Uint8Array {
+  if (!text.isWellFormed()) {
+    throw invalidInput(`${field} is not well-formed Unicode (lone surrogate); send it as base64 or hex`, field);
+  }
+  return asBytes(Buffer.from(text, 'utf8'));
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+export function bytesToUtf8(bytes: Uint8Array, field = 'plaintext'): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw invalidInput(`${field} is not valid UTF-8; ask for it with encoding "base64" or "hex"`, field);
+  }
+}
+
+/** Decodes a request field that carries data in the caller's chosen encoding. */
+export function decodeText(text: string, encoding: TextEncoding, field: string): Uint8Array {
+  switch (encoding) {
+    case 'utf8':
+      return utf8ToBytes(text, field);
+    case 'base64':
+      return base64ToBytes(text, field);
+    case 'hex':
+      return hexToBytes(text, field);
+  }
+}
+
+/** Encodes bytes for a response field in the caller's chosen encoding. */
+export function encodeText(bytes: Uint8Array, encoding: TextEncoding, field: string): string {
+  switch (encoding) {
+    case 'utf8':
+      return bytesToUtf8(bytes, field);
+    case 'base64':
+      return bytesToBase64(bytes);
+    case 'hex':
+      return bytesToHex(bytes);
+  }
+}

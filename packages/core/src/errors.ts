@@ -1,0 +1,37 @@
+/**
+ * The closed set of errors that core raises. Each carries a stable `code`; the server maps every
+ * code to one HTTP status and problem type, once (see packages/server/src/errors.ts).
+ *
+ * Messages name the field and the rule that was broken, never the value: a value may be a key,
+ * a password or a plaintext.
+ */
+export type CoreErrorCode = 'INVALID_INPUT' | 'UNSUPPORTED_ALGORITHM' | 'DECRYPTION_FAILED';
+
+export class CryptoError extends Error {
+  readonly code: CoreErrorCode;
+  /** JSON pointer of the request field at fault, when the caller named one. */
+  readonly field: string | undefined;
+
+  constructor(code: CoreErrorCode, message: string, field?: string) {
+    super(message);
+    this.name = 'CryptoError';
+    this.code = code;
+    this.field = field;
+  }
+}
+
+/** Malformed input: bad hex or base64, wrong length, out-of-range parameter. */
+export function invalidInput(message: string, field?: string): CryptoError {
+  return new CryptoError('INVALID_INPUT', message, field);
+}
+
+/** An algorithm identifier this service does not offer (or refuses as insecure). */
+export function unsupportedAlgorithm(message: string, field?: string): CryptoError {
+  return new CryptoError('UNSUPPORTED_ALGORITHM', message, field);
+}
+
+/** Every decryption or unwrap failure, whatever the cause: one message, so that no oracle exists. */
+export const DECRYPTION_FAILED_MESSAGE = 'decryption failed';
+export function decryptionFailed(): CryptoError {
+  return new CryptoError('DECRYPTION_FAILED', DECRYPTION_FAILED_MESSAGE);
+}

@@ -1,0 +1,48 @@
+/**
+ * The closed set of stable error codes (contract §2). Each code maps to exactly one HTTP status
+ * and one problem type; clients may switch on `code`, which never changes meaning.
+ */
+export const ERROR_CODES = {
+  VALIDATION_FAILED: { status: 400, title: 'Request validation failed' },
+  MALFORMED_JSON: { status: 400, title: 'Malformed JSON body' },
+  INVALID_INPUT: { status: 400, title: 'Invalid input' },
+  UNSUPPORTED_ALGORITHM: { status: 400, title: 'Unsupported algorithm' },
+  DECRYPTION_FAILED: { status: 400, title: 'Decryption failed' },
+  UNAUTHORIZED: { status: 401, title: 'Unauthorized' },
+  FORBIDDEN: { status: 403, title: 'Forbidden' },
+  NOT_FOUND: { status: 404, title: 'Not found' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  RATE_LIMITED: { status: 429, title: 'Too many requests' },
+  INTERNAL_ERROR: { status: 500, title: 'Internal server error' },
+  SERVICE_UNAVAILABLE: { status: 503, title: 'Service unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const PROBLEM_TYPE_PREFIX = 'urn:crypto-service:problem:';
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+/** `VALIDATION_FAILED` → `urn:crypto-service:problem:validation-failed` */
+export function problemType(code: ErrorCode): string {
+  return PROBLEM_TYPE_PREFIX + code.toLowerCase().replaceAll('_', '-');
+}
+
+export interface FieldError {
+  /** JSON pointer into the request body, e.g. `/algorithm`. */
+  field: string;
+  message: string;
+}
+
+/** RFC 9457 problem details, with the mission's `error` member (same text as `detail`). */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  error: string;
+  code: ErrorCode;
+  errors?: FieldError[];
+}

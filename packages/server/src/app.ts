@@ -1,0 +1,85 @@
+/**
+ * The app: a Fastify instance built from the pipeline plugins and the routes, in the mission's
+ * order (security headers, CORS, rate limiting, compression, authentication, handler). Tests
+ * inject requests into it; server.ts listens with it.
+ */
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { DestinationStream } from 'pino';
+import type { Config } from './config.ts';
+import { handleError, sendProblem } from './errors.ts';
+import { loggerOptions } from './logging.ts';
+import { Readiness } from './readiness.ts';
+import securityHeaders from './plugins/security-headers.ts';
+import corsPolicy from './plugins/cors.ts';
+import rateLimit from './plugins/rate-limit.ts';
+import compression from './plugins/compression.ts';
+import authentication from './plugins/authentication.ts';
+import metrics from './plugins/metrics.ts';
+import jsonBody from './plugins/json-body.ts';
+import openApi from './plugins/openapi.ts';
+import { probeRoutes } from './routes/probes.ts';
+import { algorithmRoutes } from './routes/algorithms.ts';
+import { hashRoutes } from './routes/hash.ts';
+import type { RateLimitStore } from './rate-limit/store.ts';
+import { SERVICE_VERSION } from './version.ts';
+
+export interface AppOptions {
+  /** Where logs go (tests capture them); stdout by default. */
+  logStream?: DestinationStream;
+  /** Turns logging off entirely, whatever LOG_LEVEL says. */
+  quiet?: boolean;
+  readiness?: Readiness;
+  rateLimitStore?: RateLimitStore;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    readiness: Readiness;
+  }
+}
+
+export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
+  const serverOptions: FastifyServerOptions = {
+    logger: options.quiet === true ? false : loggerOptions(config.logLevel, options.logStream),
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustedProxyCidrs.length > 0 ? config.trustedProxyCidrs : false,
+    // Unknown fields are errors, not silently dropped; a number is never coerced into a string.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false } },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { maxParamLength: 200 },
+  };
+  // PROTOCOL=https: the same app over TLS. Fastify's types model an https server as a different
+  // instance type; nothing here depends on the difference, hence the one cast.
+  const tls = config.tls === undefined ? {} : { https: { cert: config.tls.cert, key: config.tls.key } };
+  const app = Fastify({ ...serverOptions, ...tls } as FastifyServerOptions) as unknown as FastifyInstance;
+
+  const readiness = options.readiness ?? new Readiness();
+  app.decorate('readiness', readiness);
+  app.setErrorHandler(handleError);
+
+  // The pipeline. Each stage adds onRequest hooks on the root instance, which run in this order.
+  await app.register(securityHeaders);
+  await app.register(corsPolicy, { origins: config.corsOrigins });
+  await app.register(rateLimit, { ...config.rateLimit, ...(options.rateLimitStore ? { store: options.rateLimitStore } : {}) });
+  await app.register(compression);
+  await app.register(authentication, { auth: config.auth });
+  await app.register(metrics);
+  await app.register(jsonBody);
+  await app.register(openApi, { version: SERVICE_VERSION });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = (request.raw.url ?? '/').split('?', 1)[0] ?? '/';
+    const allowed = ['GET', 'POST'].filter((method) => app.hasRoute({ method, url: path }));
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '));
+      return sendProblem(reply, request, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allowed.join(' or ')}`);
+    }
+    return sendProblem(reply, request, 'NOT_FOUND', 'no such route; see /docs for the list');
+  });
+
+  await app.register(probeRoutes, { readiness });
+  await app.register(algorithmRoutes);
+  await app.register(hashRoutes);
+  return app;
+}

@@ -1,0 +1,137 @@
+/**
+ * Contract §3: API key and HS256 JWT, each on when its variable is set, either enough when both
+ * are. Every credential that is presented must be valid: a bad Bearer token is a 401 even beside a
+ * good API key (and the other way round), so that a broken client is told rather than let through
+ * by accident.
+ */
+import { errors as joseErrors, jwtVerify, decodeProtectedHeader } from 'jose';
+import { matchesSecret, secretFingerprint } from '@crypto-service/core';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { AuthConfig } from '../config.ts';
+import { ApiError } from '../errors.ts';
+import { grantFromClaims, type Grant } from './scopes.ts';
+
+export interface Principal {
+  kind: 'api-key' | 'jwt' | 'anonymous';
+  /** The JWT `sub`, when there is one. Never the credential itself. */
+  subject: string | undefined;
+  grant: Grant;
+}
+
+/** Clock skew tolerated on `exp`, `nbf` and `iat` (contract §3). */
+export const JWT_CLOCK_TOLERANCE_SECONDS = 60;
+/** A longer Authorization header is refused unread: no legitimate token of ours is near this size. */
+export const MAX_TOKEN_LENGTH = 8192;
+
+const ANONYMOUS: Principal = { kind: 'anonymous', subject: undefined, grant: 'all' };
+const REALM = 'crypto-service';
+
+export class Authenticator {
+  readonly #apiKeyFingerprints: Uint8Array[];
+  readonly #config: AuthConfig;
+
+  constructor(config: AuthConfig) {
+    this.#config = config;
+    this.#apiKeyFingerprints = config.apiKeys.map((key) => secretFingerprint(Buffer.from(key, 'utf8')));
+  }
+
+  get enabled(): boolean {
+    return this.#apiKeyFingerprints.length > 0 || this.#config.jwtSecrets.length > 0;
+  }
+
+  async authenticate(headers: IncomingHttpHeaders): Promise<Principal> {
+    if (!this.enabled) return ANONYMOUS;
+    const token = this.#config.jwtSecrets.length > 0 ? bearerToken(headers.authorization) : undefined;
+    const apiKey = this.#apiKeyFingerprints.length > 0 ? headers['x-api-key'] : undefined;
+    if (token === undefined && apiKey === undefined) {
+      throw this.#unauthorized('missing credentials: send an x-api-key header or an Authorization: Bearer token');
+    }
+    let principal: Principal | undefined;
+    if (apiKey !== undefined) {
+      if (!this.#apiKeyMatches(apiKey)) throw this.#unauthorized('invalid API key');
+      principal = { kind: 'api-key', subject: undefined, grant: 'all' };
+    }
+    if (token !== undefined) {
+      // A JWT with scopes is the narrower credential; when both are valid, its scopes apply.
+      principal = await this.#verifyToken(token);
+    }
+    return principal ?? ANONYMOUS;
+  }
+
+  #apiKeyMatches(presented: string | string[]): boolean {
+    if (typeof presented !== 'string') return false;
+    const candidate = Buffer.from(presented, 'utf8');
+    // Compare against every configured key (rotation), without stopping at the first match.
+    let matched = false;
+    for (const fingerprint of this.#apiKeyFingerprints) {
+      matched = matchesSecret(candidate, fingerprint) || matched;
+    }
+    return matched;
+  }
+
+  async #verifyToken(token: string): Promise<Principal> {
+    const invalid = (why: string) => this.#unauthorized(`invalid bearer token: ${why}`, 'invalid_token');
+    if (token.length > MAX_TOKEN_LENGTH) throw invalid('too long');
+    let header: ReturnType<typeof decodeProtectedHeader>;
+    try {
+      header = decodeProtectedHeader(token);
+    } catch {
+      throw invalid('malformed');
+    }
+    if (header.alg !== 'HS256') throw invalid('only HS256 is accepted');
+    if (header.typ !== undefined && header.typ.toUpperCase() !== 'JWT') throw invalid('typ must be JWT');
+    for (const secret of this.#config.jwtSecrets) {
+      try {
+        const { payload } = await jwtVerify(token, secret, {
+          algorithms: ['HS256'],
+          clockTolerance: JWT_CLOCK_TOLERANCE_SECONDS,
+          requiredClaims: ['exp'],
+          ...(this.#config.jwtIssuer === undefined ? {} : { issuer: this.#config.jwtIssuer }),
+          ...(this.#config.jwtAudience === undefined ? {} : { audience: this.#config.jwtAudience }),
+        });
+        const grant = grantFromClaims(payload);
+        if (grant === 'malformed') throw invalid('scope claim must be a string or scopes an array of strings');
+        return { kind: 'jwt', subject: typeof payload.sub === 'string' ? payload.sub : undefined, grant };
+      } catch (error) {
+        if (error instanceof ApiError) throw error;
+        // A signature mismatch may mean the token was made with the other secret of a rotation.
+        if (error instanceof joseErrors.JWSSignatureVerificationFailed) continue;
+        throw invalid(describeJoseError(error));
+      }
+    }
+    throw invalid('signature verification failed');
+  }
+
+  #unauthorized(detail: string, bearerError?: string): ApiError {
+    const challenges: string[] = [];
+    if (this.#config.jwtSecrets.length > 0) {
+      challenges.push(`Bearer realm="${REALM}"${bearerError === undefined ? '' : `, error="${bearerError}"`}`);
+    }
+    if (this.#apiKeyFingerprints.length > 0) {
+      challenges.push(`ApiKey realm="${REALM}", header="x-api-key"`);
+    }
+    return new ApiError('UNAUTHORIZED', detail, { headers: { 'www-authenticate': challenges.join(', ') } });
+  }
+}
+
+/** The token of an `Authorization: Bearer …` header; any other scheme is not ours to judge. */
+function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const match = /^Bearer[ ]+(\S*)\s*$/i.exec(header);
+  if (match === null) return undefined;
+  return match[1] ?? '';
+}
+
+function describeJoseError(error: unknown): string {
+  if (error instanceof joseErrors.JWTExpired) return 'expired';
+  if (error instanceof joseErrors.JWTClaimValidationFailed) {
+    if (error.claim === 'exp' && error.reason === 'missing') return 'exp claim is required';
+    if (error.claim === 'nbf') return 'not yet valid';
+    if (error.claim === 'iat') return 'issued in the future';
+    if (error.claim === 'iss') return 'wrong issuer';
+    if (error.claim === 'aud') return 'wrong audience';
+    return `${error.claim} claim is invalid`;
+  }
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'only HS256 is accepted';
+  return 'malformed or not verifiable';
+}

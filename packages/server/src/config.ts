@@ -1,0 +1,220 @@
+/**
+ * Configuration: every environment variable of the mission (§1) and of the contract (§3, §4),
+ * read once at start, validated and typed. A bad value throws a ConfigError that names the
+ * variable; the entry point prints it and exits with status 1.
+ */
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { isIP } from 'node:net';
+
+export type Protocol = 'http' | 'https';
+export type NodeEnv = 'development' | 'production' | 'test';
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug' | 'silent';
+
+export interface AuthConfig {
+  /** Accepted API keys: one, or several during a rotation window (comma-separated). */
+  apiKeys: string[];
+  /** Accepted HS256 secrets: one, or several during a rotation window (comma-separated). */
+  jwtSecrets: Uint8Array[];
+  jwtIssuer: string | undefined;
+  jwtAudience: string | undefined;
+  allowAnonymous: boolean;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  protocol: Protocol;
+  nodeEnv: NodeEnv;
+  logLevel: LogLevel;
+  auth: AuthConfig;
+  /** Allowed CORS origins; empty means CORS is off. `*` allows every origin (without credentials). */
+  corsOrigins: string[];
+  /** Proxies whose X-Forwarded-For is believed; empty means the socket address is the client. */
+  trustedProxyCidrs: string[];
+  keyDir: string | undefined;
+  keyOutDir: string | undefined;
+  shutdownTimeoutMs: number;
+  rateLimit: { max: number; windowMs: number };
+  bodyLimitBytes: number;
+  tls: { cert: Buffer; key: Buffer } | undefined;
+  /** Things worth a warning at start (development mode, short keys); not fatal. */
+  warnings: string[];
+}
+
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** An unset variable and an empty one mean the same: use the default. */
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function readEnum<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const value = read(env, name);
+  if (value === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${value}")`);
+  }
+  return value as T;
+}
+
+function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = read(env, name);
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    throw new ConfigError(name, `must be a whole number (got "${value}")`);
+  }
+  const number = Number(value);
+  if (number < min || number > max) {
+    throw new ConfigError(name, `must be between ${min} and ${max} (got ${number})`);
+  }
+  return number;
+}
+
+function readBoolean(env: Env, name: string, fallback: boolean): boolean {
+  const value = read(env, name)?.toLowerCase();
+  if (value === undefined) return fallback;
+  if (['true', '1', 'yes'].includes(value)) return true;
+  if (['false', '0', 'no'].includes(value)) return false;
+  throw new ConfigError(name, `must be true or false (got "${value}")`);
+}
+
+function readList(env: Env, name: string): string[] {
+  const value = read(env, name);
+  if (value === undefined) return [];
+  const items = value.split(',').map((item) => item.trim());
+  if (items.some((item) => item === '')) {
+    throw new ConfigError(name, 'has an empty item in its comma-separated list');
+  }
+  return items;
+}
+
+function readOrigins(env: Env): string[] {
+  const origins = readList(env, 'CORS_ORIGIN');
+  for (const origin of origins) {
+    if (origin === '*') continue;
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      throw new ConfigError('CORS_ORIGIN', `"${origin}" is not an origin such as https://app.example.com`);
+    }
+    if (!['http:', 'https:'].includes(url.protocol) || url.origin !== origin.replace(/\/$/, '')) {
+      throw new ConfigError('CORS_ORIGIN', `"${origin}" is not an origin (scheme://host[:port], no path)`);
+    }
+  }
+  // The literal "null" origin (sandboxed frames, file: pages) is never allowed: URL() refuses it above.
+  return origins.map((origin) => origin.replace(/\/$/, ''));
+}
+
+function readCidrs(env: Env): string[] {
+  const cidrs = readList(env, 'TRUSTED_PROXY_CIDRS');
+  for (const cidr of cidrs) {
+    const [address, prefix, ...rest] = cidr.split('/');
+    const family = isIP(address ?? '');
+    const maxPrefix = family === 6 ? 128 : 32;
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix);
+    if (family === 0 || !prefixOk || rest.length > 0) {
+      throw new ConfigError('TRUSTED_PROXY_CIDRS', `"${cidr}" is not an IP address or CIDR block`);
+    }
+  }
+  return cidrs;
+}
+
+function readDirectory(env: Env, name: string, mode: number): string | undefined {
+  const path = read(env, name);
+  if (path === undefined) return undefined;
+  try {
+    if (!statSync(path).isDirectory()) {
+      throw new ConfigError(name, `"${path}" is not a directory`);
+    }
+    accessSync(path, mode);
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    const what = mode & constants.W_OK ? 'a writable' : 'a readable';
+    throw new ConfigError(name, `"${path}" must be ${what} directory (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  }
+  return path;
+}
+
+function readFile(env: Env, name: string): Buffer {
+  const path = read(env, name);
+  if (path === undefined) {
+    throw new ConfigError(name, 'is required when PROTOCOL=https');
+  }
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw new ConfigError(name, `cannot read "${path}" (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}
+
+/** Shortest JWT secret accepted: HS256 needs at least 256 bits of key (RFC 7518 §3.2). */
+export const MIN_JWT_SECRET_BYTES = 32;
+const SHORT_API_KEY_CHARS = 16;
+
+function readAuth(env: Env, nodeEnv: NodeEnv, warnings: string[]): AuthConfig {
+  const apiKeys = readList(env, 'CRYPTO_API_KEY');
+  if (apiKeys.some((key) => key.length < SHORT_API_KEY_CHARS)) {
+    warnings.push(`CRYPTO_API_KEY: a key shorter than ${SHORT_API_KEY_CHARS} characters is easy to guess; use 32 random bytes`);
+  }
+  const jwtSecrets = readList(env, 'JWT_SECRET').map((secret) => {
+    const bytes = new TextEncoder().encode(secret);
+    if (bytes.byteLength < MIN_JWT_SECRET_BYTES) {
+      throw new ConfigError('JWT_SECRET', `must be at least ${MIN_JWT_SECRET_BYTES} bytes for HS256 (got ${bytes.byteLength})`);
+    }
+    return bytes;
+  });
+  const allowAnonymous = readBoolean(env, 'ALLOW_ANONYMOUS', false);
+  if (apiKeys.length === 0 && jwtSecrets.length === 0) {
+    if (nodeEnv === 'production' && !allowAnonymous) {
+      throw new ConfigError(
+        'ALLOW_ANONYMOUS',
+        'NODE_ENV=production with neither CRYPTO_API_KEY nor JWT_SECRET set would serve everyone; set one of them, or ALLOW_ANONYMOUS=true to mean it',
+      );
+    }
+    warnings.push('no CRYPTO_API_KEY or JWT_SECRET set: every request is allowed (development mode)');
+  }
+  return {
+    apiKeys,
+    jwtSecrets,
+    jwtIssuer: read(env, 'JWT_ISSUER'),
+    jwtAudience: read(env, 'JWT_AUDIENCE'),
+    allowAnonymous,
+  };
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const warnings: string[] = [];
+  const nodeEnv = readEnum<NodeEnv>(env, 'NODE_ENV', ['development', 'production', 'test'], 'development');
+  const protocol = readEnum<Protocol>(env, 'PROTOCOL', ['http', 'https'], 'http');
+  return {
+    port: readInteger(env, 'PORT', 3000, 0, 65535),
+    host: read(env, 'HOST') ?? 'localhost',
+    protocol,
+    nodeEnv,
+    logLevel: readEnum<LogLevel>(env, 'LOG_LEVEL', ['error', 'warn', 'info', 'debug', 'silent'], 'info'),
+    auth: readAuth(env, nodeEnv, warnings),
+    corsOrigins: readOrigins(env),
+    trustedProxyCidrs: readCidrs(env),
+    keyDir: readDirectory(env, 'CRYPTO_KEY_DIR', constants.R_OK | constants.X_OK),
+    keyOutDir: readDirectory(env, 'CRYPTO_KEY_OUT_DIR', constants.W_OK | constants.X_OK),
+    shutdownTimeoutMs: readInteger(env, 'SHUTDOWN_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    rateLimit: {
+      max: readInteger(env, 'RATE_LIMIT_MAX', 1000, 1, 10_000_000),
+      windowMs: readInteger(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1000, 86_400_000),
+    },
+    bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 67_108_864),
+    tls: protocol === 'https' ? { cert: readFile(env, 'TLS_CERT_FILE'), key: readFile(env, 'TLS_KEY_FILE') } : undefined,
+    warnings,
+  };
+}

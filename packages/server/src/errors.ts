@@ -1,0 +1,146 @@
+/**
+ * Every error becomes an RFC 9457 problem (contract §2) here, in one place: the mapping from
+ * error to stable code is written once. 500s carry a generic detail; their cause goes to the log.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { CryptoError } from '@crypto-service/core';
+import {
+  ERROR_CODES,
+  PROBLEM_CONTENT_TYPE,
+  problemType,
+  type ErrorCode,
+  type FieldError,
+  type Problem,
+} from '@crypto-service/protocol';
+
+/** An error raised by the server's own layers (authentication, rate limiting, readiness). */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly headers: Record<string, string | string[]>;
+  readonly errors: FieldError[] | undefined;
+
+  constructor(code: ErrorCode, detail: string, options: { headers?: Record<string, string | string[]>; errors?: FieldError[] } = {}) {
+    super(detail);
+    this.name = 'ApiError';
+    this.code = code;
+    this.headers = options.headers ?? {};
+    this.errors = options.errors;
+  }
+}
+
+/** The request path without its query string: `instance` never echoes a query (it may hold a secret). */
+export function instanceOf(request: FastifyRequest): string {
+  const url = request.raw.url ?? request.url;
+  const path = url.split('?', 1)[0] ?? '/';
+  return path.length > 256 ? `${path.slice(0, 256)}…` : path;
+}
+
+export function buildProblem(code: ErrorCode, detail: string, instance: string, errors?: FieldError[]): Problem {
+  const { status, title } = ERROR_CODES[code];
+  const problem: Problem = { type: problemType(code), title, status, detail, instance, error: detail, code };
+  if (errors !== undefined && errors.length > 0) problem.errors = errors;
+  return problem;
+}
+
+export function sendProblem(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  code: ErrorCode,
+  detail: string,
+  errors?: FieldError[],
+): FastifyReply {
+  const problem = buildProblem(code, detail, instanceOf(request), errors);
+  return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(problem);
+}
+
+interface AjvIssue {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** An identifier that is safe to repeat back: short and plain. Anything else is not echoed. */
+function printable(value: unknown): string | undefined {
+  return typeof value === 'string' && /^[A-Za-z0-9._/-]{1,40}$/.test(value) ? value : undefined;
+}
+
+const INSECURE_ALGORITHMS = new Set(['md4', 'md5', 'sha1', 'sha-1', 'sha224', 'ripemd160', 'des', '3des', 'rc4']);
+
+function fieldOf(issue: AjvIssue): string {
+  if (issue.keyword === 'required' && typeof issue.params.missingProperty === 'string') {
+    return `${issue.instancePath}/${issue.params.missingProperty}`;
+  }
+  if (issue.keyword === 'additionalProperties' && typeof issue.params.additionalProperty === 'string') {
+    return `${issue.instancePath}/${issue.params.additionalProperty}`;
+  }
+  return issue.instancePath === '' ? '/' : issue.instancePath;
+}
+
+function messageOf(issue: AjvIssue): string {
+  if (issue.keyword === 'additionalProperties') return 'is not a known field';
+  if (issue.keyword === 'required') return 'is required';
+  if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) {
+    return `must be one of: ${issue.params.allowedValues.join(', ')}`;
+  }
+  return issue.message ?? 'is invalid';
+}
+
+/** A schema violation, or an unknown algorithm when the only fault is the `algorithm` enum. */
+function validationProblem(issues: AjvIssue[], context: string, body: unknown): { code: ErrorCode; detail: string; errors: FieldError[] } {
+  const errors = issues.map((issue) => ({ field: context === 'body' ? fieldOf(issue) : `${context}${fieldOf(issue)}`, message: messageOf(issue) }));
+  const first = issues[0];
+  if (first !== undefined && first.keyword === 'enum' && first.instancePath.endsWith('/algorithm')) {
+    const value = printable((body as Record<string, unknown> | undefined)?.algorithm);
+    const named = value === undefined ? 'this algorithm' : `'${value}'`;
+    const detail = value !== undefined && INSECURE_ALGORITHMS.has(value.toLowerCase())
+      ? `${named} is insecure and not supported; see GET /v2/algorithms`
+      : `unsupported algorithm ${named}; see GET /v2/algorithms`;
+    return { code: 'UNSUPPORTED_ALGORITHM', detail, errors };
+  }
+  const summary = errors.map((error) => `${error.field} ${error.message}`).join('; ');
+  return { code: 'VALIDATION_FAILED', detail: `invalid request: ${summary}`, errors };
+}
+
+/** Fastify's own client errors, by code. Anything else with a 4xx status falls back on the status. */
+const FASTIFY_CODES: Record<string, { code: ErrorCode; detail: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'the request body must be application/json' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'PAYLOAD_TOO_LARGE', detail: 'the request body is larger than the configured limit' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'MALFORMED_JSON', detail: 'the request body is empty; send a JSON object' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'MALFORMED_JSON', detail: 'the request body is not valid JSON' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'MALFORMED_JSON', detail: 'the request body does not match its Content-Length' },
+};
+
+function byStatus(status: number): ErrorCode {
+  const match = Object.entries(ERROR_CODES).find(([, entry]) => entry.status === status);
+  return (match?.[0] as ErrorCode | undefined) ?? 'VALIDATION_FAILED';
+}
+
+/** The error handler of the whole app: everything thrown anywhere ends here as a problem. */
+export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof ApiError) {
+    reply.headers(error.headers);
+    return sendProblem(reply, request, error.code, error.message, error.errors);
+  }
+  if (error instanceof CryptoError) {
+    const errors = error.field === undefined ? undefined : [{ field: error.field, message: error.message }];
+    return sendProblem(reply, request, error.code, error.message, errors);
+  }
+  if (error.validation !== undefined) {
+    const { code, detail, errors } = validationProblem(error.validation as AjvIssue[], error.validationContext ?? 'body', request.body);
+    return sendProblem(reply, request, code, detail, errors);
+  }
+  const known = FASTIFY_CODES[error.code];
+  if (known !== undefined) {
+    return sendProblem(reply, request, known.code, known.detail);
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    // Fastify's remaining client errors (a bad URL, a forbidden __proto__ key): their status is
+    // right, but their message may quote the request, so a fixed text goes out instead.
+    request.log.info({ code: error.code }, 'client error');
+    return sendProblem(reply, request, byStatus(status), 'the request could not be processed');
+  }
+  request.log.error({ err: error }, 'unexpected failure');
+  return sendProblem(reply, request, 'INTERNAL_ERROR', 'an unexpected error occurred; it has been logged');
+}

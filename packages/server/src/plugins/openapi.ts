@@ -1,0 +1,48 @@
+/**
+ * API documentation: the OpenAPI 3.1 document generated from the route schemas, at /docs/json,
+ * and a Swagger UI page at /docs. Both public. Registered before the routes so that it sees them.
+ */
+import fp from 'fastify-plugin';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import '../route-config.ts';
+
+export interface OpenApiOptions {
+  version: string;
+}
+
+export default fp<OpenApiOptions>(async function openApi(app, { version }) {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'crypto-service',
+        version,
+        description:
+          'Cryptographic operations over JSON: hashing, AEAD, signatures, key derivation, MACs, password hashing, key wrapping, sealed boxes and post-quantum KEMs and signatures. Errors are RFC 9457 problem details.',
+      },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        },
+      },
+      security: [{ apiKey: [] }, { bearer: [] }],
+      tags: [
+        { name: 'hash', description: 'Message digests' },
+        { name: 'meta', description: 'Algorithms, probes and metrics' },
+      ],
+    },
+  });
+  // The UI's own routes are public and exempt from the rate limit, like the probes.
+  await app.register(async (docs) => {
+    docs.addHook('onRoute', (route) => {
+      route.config = { ...route.config, public: true };
+    });
+    await docs.register(swaggerUi, {
+      routePrefix: '/docs',
+      uiConfig: { deepLinking: true, tryItOutEnabled: true, displayRequestDuration: true },
+      staticCSP: false,
+    });
+  });
+}, { name: 'openapi' });

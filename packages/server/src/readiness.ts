@@ -1,0 +1,42 @@
+/**
+ * What `/ready` reports. Checks are named functions; the service is ready when every one passes.
+ * Draining (a shutdown under way) is one of them, so readiness turns 503 before the server stops.
+ */
+export type CheckResult = 'pass' | 'fail';
+
+export class Readiness {
+  readonly #checks = new Map<string, () => boolean>();
+  #draining = false;
+
+  constructor() {
+    this.#checks.set('shutdown', () => !this.#draining);
+  }
+
+  addCheck(name: string, check: () => boolean): void {
+    this.#checks.set(name, check);
+  }
+
+  startDraining(): void {
+    this.#draining = true;
+  }
+
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  report(): { ready: boolean; checks: Record<string, CheckResult> } {
+    const checks: Record<string, CheckResult> = {};
+    let ready = true;
+    for (const [name, check] of this.#checks) {
+      let passed: boolean;
+      try {
+        passed = check();
+      } catch {
+        passed = false;
+      }
+      checks[name] = passed ? 'pass' : 'fail';
+      ready &&= passed;
+    }
+    return { ready, checks };
+  }
+}

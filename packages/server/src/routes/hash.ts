@@ -1,0 +1,22 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { bytesToHex, decodeText, digest } from '@crypto-service/core';
+import { HashRequest, HashResponse } from '@crypto-service/protocol';
+import { problemResponses } from './responses.ts';
+import '../route-config.ts';
+
+/** `POST /v2/hash`: decode, digest, encode. */
+export const hashRoutes: FastifyPluginAsync = async (app) => {
+  app.post('/v2/hash', {
+    config: { scope: 'crypto:hash' },
+    schema: {
+      tags: ['hash'],
+      summary: 'Digest of data with SHA-2, SHA-3, SHAKE, BLAKE2b or BLAKE3',
+      body: HashRequest,
+      response: { 200: HashResponse, ...problemResponses },
+    },
+  }, async (request) => {
+    const { algorithm, data, encoding = 'utf8', length } = request.body as HashRequest;
+    const result = app.operations.run('hash', algorithm, () => digest(algorithm, decodeText(data, encoding, '/data'), length));
+    return { data: bytesToHex(result) };
+  });
+};

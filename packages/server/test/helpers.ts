@@ -1,0 +1,22 @@
+/** Builds apps for tests: a configuration from a plain environment object, logging off by default. */
+import { loadConfig, type Config } from '../src/config.ts';
+import { buildApp, type AppOptions } from '../src/app.ts';
+import type { FastifyInstance } from 'fastify';
+
+export const TEST_API_KEY = 'test-api-key-0123456789abcdef';
+export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-at-least-32-bytes-long';
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
+}
+
+export async function testApp(env: Record<string, string> = {}, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = await buildApp(testConfig(env), { quiet: options.logStream === undefined, ...options });
+  await app.ready();
+  return app;
+}
+
+/** POST a JSON body the way a client would. */
+export function postJson(app: FastifyInstance, url: string, body: unknown, headers: Record<string, string> = {}) {
+  return app.inject({ method: 'POST', url, payload: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } });
+}
