@@ -1,0 +1,133 @@
+/** Contract §2: every error is a problem+json with a stable code; the status for each condition. */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ERROR_CODES, PROBLEM_TYPE_PREFIX, problemType } from '@crypto-service/protocol';
+import { buildApp } from '../src/app.ts';
+import { postJson, testApp, testConfig } from './helpers.ts';
+import type { FastifyInstance } from 'fastify';
+
+function assertProblem(response: { statusCode: number; headers: Record<string, unknown>; json: () => any }, status: number, code: string) {
+  assert.equal(response.statusCode, status);
+  assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
+  const body = response.json();
+  assert.equal(body.status, status);
+  assert.equal(body.code, code);
+  assert.equal(body.type, problemType(code as keyof typeof ERROR_CODES));
+  assert.equal(body.title, ERROR_CODES[code as keyof typeof ERROR_CODES].title);
+  assert.equal(typeof body.detail, 'string');
+  assert.equal(body.error, body.detail);
+  assert.equal(typeof body.instance, 'string');
+  return body;
+}
+
+describe('error statuses', () => {
+  let app: FastifyInstance;
+  test.before(async () => {
+    app = await testApp({ BODY_LIMIT_BYTES: '2048' });
+  });
+  test.after(() => app.close());
+
+  test('unknown route: 404, and instance never echoes the query string', async () => {
+    const body = assertProblem(await app.inject({ method: 'GET', url: '/v2/nothing?token=secret-value' }), 404, 'NOT_FOUND');
+    assert.equal(body.instance, '/v2/nothing');
+    assert.doesNotMatch(JSON.stringify(body), /secret-value/);
+  });
+
+  test('a known path with the wrong method: 405 with Allow', async () => {
+    const response = await app.inject({ method: 'GET', url: '/v2/hash' });
+    assertProblem(response, 405, 'METHOD_NOT_ALLOWED');
+    assert.equal(response.headers.allow, 'POST');
+  });
+
+  test('a body over the limit: 413', async () => {
+    assertProblem(await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 'x'.repeat(4096) }), 413, 'PAYLOAD_TOO_LARGE');
+  });
+
+  test('a content type other than JSON: 415', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+      const response = await app.inject({ method: 'POST', url: '/v2/hash', payload: 'algorithm=sha256', headers: { 'content-type': type } });
+      assertProblem(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    }
+  });
+
+  test('a compressed request body: 415', async () => {
+    const response = await app.inject({ method: 'POST', url: '/v2/hash', payload: '{}', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    assertProblem(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  test('malformed JSON, an empty body, invalid UTF-8 and prototype keys: 400', async () => {
+    const json = { 'content-type': 'application/json' };
+    const cases: (string | Buffer)[] = [
+      '{"algorithm":',
+      '',
+      'null x',
+      Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]),
+      '{"__proto__":{"admin":true},"algorithm":"sha256","data":"x"}',
+      '{"constructor":{"prototype":{}},"algorithm":"sha256","data":"x"}',
+      '{"\\u005f_proto__":{},"algorithm":"sha256","data":"x"}',
+    ];
+    for (const payload of cases) {
+      const response = await app.inject({ method: 'POST', url: '/v2/hash', payload, headers: json });
+      assertProblem(response, 400, 'MALFORMED_JSON');
+    }
+  });
+
+  test('a JSON value that is not an object: 400 validation', async () => {
+    for (const payload of ['[]', '"sha256"', '42', 'null']) {
+      const response = await app.inject({ method: 'POST', url: '/v2/hash', payload, headers: { 'content-type': 'application/json' } });
+      assertProblem(response, 400, 'VALIDATION_FAILED');
+    }
+  });
+
+  test('schema violations: 400 with errors[] naming each field', async () => {
+    const missing = assertProblem(await postJson(app, '/v2/hash', { algorithm: 'sha256' }), 400, 'VALIDATION_FAILED');
+    assert.deepEqual(missing.errors.map((e: { field: string }) => e.field), ['/data']);
+    const unknown = assertProblem(await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 'x', extra: 1 }), 400, 'VALIDATION_FAILED');
+    assert.equal(unknown.errors[0].field, '/extra');
+    const wrongType = assertProblem(await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 42 }), 400, 'VALIDATION_FAILED');
+    assert.equal(wrongType.errors[0].field, '/data');
+  });
+
+  test('an unsupported or insecure algorithm: 400 UNSUPPORTED_ALGORITHM that says so', async () => {
+    const md5 = assertProblem(await postJson(app, '/v2/hash', { algorithm: 'md5', data: 'x' }), 400, 'UNSUPPORTED_ALGORITHM');
+    assert.match(md5.detail, /md5.*insecure/);
+    const sha1 = assertProblem(await postJson(app, '/v2/hash', { algorithm: 'sha1', data: 'x' }), 400, 'UNSUPPORTED_ALGORITHM');
+    assert.match(sha1.detail, /insecure/);
+    const unknown = assertProblem(await postJson(app, '/v2/hash', { algorithm: 'whirlpool', data: 'x' }), 400, 'UNSUPPORTED_ALGORITHM');
+    assert.match(unknown.detail, /unsupported algorithm 'whirlpool'/);
+  });
+
+  test('an algorithm value that is not a plain identifier is not echoed back', async () => {
+    const body = assertProblem(await postJson(app, '/v2/hash', { algorithm: '<script>alert(1)</script>', data: 'x' }), 400, 'UNSUPPORTED_ALGORITHM');
+    assert.doesNotMatch(JSON.stringify(body), /script/);
+  });
+});
+
+describe('500s never leak internals', () => {
+  test('an unexpected error is a generic 500 problem; its message stays in the log, out of the body', async (t) => {
+    const lines: string[] = [];
+    const app = await buildApp(testConfig({ LOG_LEVEL: 'error' }), { logStream: { write: (line: string) => lines.push(line) } });
+    t.after(() => app.close());
+    // A route added for this test only, before the app is ready, that fails like a bug would.
+    app.get('/boom', { config: { public: true } }, async () => {
+      throw new Error('database password is hunter2 at /srv/secret/path.ts:42');
+    });
+    const response = await app.inject({ method: 'GET', url: '/boom' });
+    assertProblem(response, 500, 'INTERNAL_ERROR');
+    assert.doesNotMatch(response.body, /hunter2|secret|path\.ts|stack/);
+    assert.ok(lines.some((line) => line.includes('hunter2')), 'the cause is logged for the operator');
+  });
+});
+
+describe('the code table', () => {
+  test('every code has a distinct problem type under the service URN and a 4xx/5xx status', () => {
+    const types = new Set<string>();
+    for (const [code, { status }] of Object.entries(ERROR_CODES)) {
+      const type = problemType(code as keyof typeof ERROR_CODES);
+      assert.ok(type.startsWith(PROBLEM_TYPE_PREFIX), code);
+      assert.ok(status >= 400 && status < 600, code);
+      types.add(type);
+    }
+    assert.equal(types.size, Object.keys(ERROR_CODES).length);
+  });
+});

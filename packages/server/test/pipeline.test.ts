@@ -1,0 +1,140 @@
+/**
+ * The mission's pipeline order: security headers, CORS, rate limiting, compression, authentication,
+ * handler. Each stage's effects must be visible on the responses of the stages after it.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { gunzipSync, brotliDecompressSync } from 'node:zlib';
+import { postJson, testApp, TEST_API_KEY } from './helpers.ts';
+
+const ORIGIN = 'https://app.example.com';
+const HASH_BODY = { algorithm: 'sha256', data: 'abc' };
+
+function assertSecurityHeaders(headers: Record<string, unknown>, what: string) {
+  assert.equal(headers['x-content-type-options'], 'nosniff', what);
+  assert.ok(headers['content-security-policy'], `${what}: content-security-policy`);
+  assert.ok(headers['strict-transport-security'], `${what}: strict-transport-security`);
+  assert.equal(headers['cache-control'], 'no-store', what);
+  assert.equal(headers['x-powered-by'], undefined, what);
+}
+
+describe('pipeline order', () => {
+  test('a 401 carries the security and CORS headers', async (t) => {
+    const app = await testApp({ CRYPTO_API_KEY: TEST_API_KEY, CORS_ORIGIN: ORIGIN });
+    t.after(() => app.close());
+    const response = await postJson(app, '/v2/hash', HASH_BODY, { origin: ORIGIN });
+    assert.equal(response.statusCode, 401);
+    assertSecurityHeaders(response.headers, '401');
+    assert.equal(response.headers['access-control-allow-origin'], ORIGIN);
+  });
+
+  test('an unauthenticated flood is answered 429 once past the limit, with Retry-After, security and CORS headers', async (t) => {
+    const app = await testApp({ CRYPTO_API_KEY: TEST_API_KEY, CORS_ORIGIN: ORIGIN, RATE_LIMIT_MAX: '3' });
+    t.after(() => app.close());
+    const statuses: number[] = [];
+    let last;
+    for (let i = 0; i < 5; i++) {
+      last = await postJson(app, '/v2/hash', HASH_BODY, { origin: ORIGIN });
+      statuses.push(last.statusCode);
+    }
+    assert.deepEqual(statuses, [401, 401, 401, 429, 429]);
+    assert.ok(last);
+    assert.ok(Number(last.headers['retry-after']) >= 1);
+    assert.equal(last.json().code, 'RATE_LIMITED');
+    assertSecurityHeaders(last.headers, '429');
+    assert.equal(last.headers['access-control-allow-origin'], ORIGIN);
+  });
+
+  test('the IETF RateLimit and RateLimit-Policy headers count down', async (t) => {
+    const app = await testApp({ RATE_LIMIT_MAX: '10', RATE_LIMIT_WINDOW_MS: '60000' });
+    t.after(() => app.close());
+    const first = await postJson(app, '/v2/hash', HASH_BODY);
+    const second = await postJson(app, '/v2/hash', HASH_BODY);
+    assert.equal(first.headers['ratelimit-policy'], '"default";q=10;w=60');
+    assert.match(String(first.headers.ratelimit), /^"default";r=9;t=\d+$/);
+    assert.match(String(second.headers.ratelimit), /^"default";r=8;t=\d+$/);
+  });
+
+  test('clients are counted apart by address', async (t) => {
+    const app = await testApp({ RATE_LIMIT_MAX: '1' });
+    t.after(() => app.close());
+    const from = (remoteAddress: string) => app.inject({ method: 'POST', url: '/v2/hash', payload: HASH_BODY, remoteAddress });
+    assert.equal((await from('10.0.0.1')).statusCode, 200);
+    assert.equal((await from('10.0.0.1')).statusCode, 429);
+    assert.equal((await from('10.0.0.2')).statusCode, 200);
+  });
+
+  test('unknown routes are rate-limited like any other request', async (t) => {
+    const app = await testApp({ RATE_LIMIT_MAX: '2' });
+    t.after(() => app.close());
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await app.inject({ method: 'GET', url: '/no/such/route' })).statusCode);
+    assert.deepEqual(statuses, [404, 404, 429]);
+  });
+
+  test('probes are exempt from the rate limit, so a flood cannot make a healthy process look dead', async (t) => {
+    const app = await testApp({ RATE_LIMIT_MAX: '1' });
+    t.after(() => app.close());
+    await postJson(app, '/v2/hash', HASH_BODY);
+    assert.equal((await postJson(app, '/v2/hash', HASH_BODY)).statusCode, 429);
+    for (const url of ['/live', '/ready', '/health', '/metrics']) {
+      assert.equal((await app.inject({ method: 'GET', url })).statusCode, 200, url);
+    }
+  });
+
+  test('a CORS preflight needs no credential and is answered before authentication', async (t) => {
+    const app = await testApp({ CRYPTO_API_KEY: TEST_API_KEY, CORS_ORIGIN: ORIGIN });
+    t.after(() => app.close());
+    const response = await app.inject({
+      method: 'OPTIONS',
+      url: '/v2/hash',
+      headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-api-key' },
+    });
+    assert.equal(response.statusCode, 204);
+    assert.equal(response.headers['access-control-allow-origin'], ORIGIN);
+    assert.match(String(response.headers['access-control-allow-headers']), /x-api-key/);
+    assertSecurityHeaders(response.headers, 'preflight');
+  });
+
+  test('an origin that is not listed gets no CORS grant; the null origin never does', async (t) => {
+    const app = await testApp({ CORS_ORIGIN: ORIGIN });
+    t.after(() => app.close());
+    for (const origin of ['https://evil.example', 'null']) {
+      const response = await postJson(app, '/v2/hash', HASH_BODY, { origin });
+      assert.equal(response.headers['access-control-allow-origin'], undefined, origin);
+    }
+  });
+
+  test('with CORS_ORIGIN unset, CORS is off', async (t) => {
+    const app = await testApp();
+    t.after(() => app.close());
+    const response = await postJson(app, '/v2/hash', HASH_BODY, { origin: ORIGIN });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers['access-control-allow-origin'], undefined);
+  });
+});
+
+describe('compression', () => {
+  test('a large response is compressed when the client accepts it; a small one is not', async (t) => {
+    const app = await testApp();
+    t.after(() => app.close());
+    const large = await app.inject({ method: 'GET', url: '/docs/json', headers: { 'accept-encoding': 'gzip' } });
+    assert.equal(large.headers['content-encoding'], 'gzip');
+    const document = JSON.parse(gunzipSync(large.rawPayload).toString('utf8'));
+    assert.equal(document.openapi, '3.1.0');
+    const brotli = await app.inject({ method: 'GET', url: '/metrics', headers: { 'accept-encoding': 'br' } });
+    assert.equal(brotli.headers['content-encoding'], 'br');
+    assert.match(brotliDecompressSync(brotli.rawPayload).toString('utf8'), /process_cpu_seconds_total/);
+    const small = await postJson(app, '/v2/hash', HASH_BODY, { 'accept-encoding': 'gzip' });
+    assert.equal(small.headers['content-encoding'], undefined);
+    assert.equal(small.json().data.length, 64);
+  });
+
+  test('without Accept-Encoding nothing is compressed', async (t) => {
+    const app = await testApp();
+    t.after(() => app.close());
+    const response = await app.inject({ method: 'GET', url: '/docs/json' });
+    assert.equal(response.headers['content-encoding'], undefined);
+    assert.equal(response.json().openapi, '3.1.0');
+  });
+});
