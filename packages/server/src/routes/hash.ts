@@ -1,11 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { bytesToHex, decodeText, digest } from '@crypto-service/core';
 import { HashRequest, HashResponse } from '@crypto-service/protocol';
 import { problemResponses } from './responses.ts';
 import '../route-config.ts';
 
 /** `POST /v2/hash`: decode, digest, encode. */
-export const hashRoutes: FastifyPluginAsync = async (app) => {
+export const hashRoutes: FastifyPluginAsync = async (fastify) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post('/v2/hash', {
     config: { scope: 'crypto:hash' },
     schema: {
@@ -15,7 +17,7 @@ export const hashRoutes: FastifyPluginAsync = async (app) => {
       response: { 200: HashResponse, ...problemResponses },
     },
   }, async (request) => {
-    const { algorithm, data, encoding = 'utf8', length } = request.body as HashRequest;
+    const { algorithm, data, encoding = 'utf8', length } = request.body;
     const result = app.operations.run('hash', algorithm, () => digest(algorithm, decodeText(data, encoding, '/data'), length));
     return { data: bytesToHex(result) };
   });
