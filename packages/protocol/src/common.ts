@@ -23,3 +23,18 @@ export const ProblemSchema = Type.Object(
   },
   { $id: 'Problem', description: 'RFC 9457 problem details' },
 );
+
+/** Binary input or output as hex (contract §1: lowercase out, either case in). */
+export function Hex(description: string) {
+  return Type.String({ description: `${description} (hex)`, pattern: '^(?:[0-9a-fA-F]{2})*$' });
+}
+
+/** A sealed blob as standard padded base64 (contract §1). */
+export function Base64(description: string) {
+  return Type.String({ description: `${description} (standard base64 with padding)` });
+}
+
+/** A message, plaintext or password: UTF-8 text by default, or base64/hex per `encoding`. */
+export function Text(description: string) {
+  return Type.String({ description: `${description}, in \`encoding\` (utf8 by default)` });
+}

@@ -20,6 +20,10 @@ import openApi from './plugins/openapi.ts';
 import { probeRoutes } from './routes/probes.ts';
 import { algorithmRoutes } from './routes/algorithms.ts';
 import { hashRoutes } from './routes/hash.ts';
+import { symmetricRoutes } from './routes/symmetric.ts';
+import { signatureRoutes } from './routes/signatures.ts';
+import { derivationRoutes } from './routes/derivation.ts';
+import { multiRecipientRoutes } from './routes/multi-recipient.ts';
 import type { RateLimitStore } from './rate-limit/store.ts';
 import { SERVICE_VERSION } from './version.ts';
 
@@ -81,5 +85,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(probeRoutes, { readiness });
   await app.register(algorithmRoutes);
   await app.register(hashRoutes);
+  await app.register(symmetricRoutes);
+  await app.register(signatureRoutes);
+  await app.register(derivationRoutes);
+  await app.register(multiRecipientRoutes);
   return app;
 }
