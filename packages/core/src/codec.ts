@@ -12,15 +12,19 @@ export const TEXT_ENCODINGS: readonly TextEncoding[] = ['utf8', 'base64', 'hex']
 const HEX_PATTERN = /^(?:[0-9a-fA-F]{2})*$/;
 const BASE64_PATTERN = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-function asBytes(buffer: Buffer): Uint8Array {
-  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+/**
+ * A copy in its own memory. Node's small Buffers are slices of a shared pool: a view of one would
+ * expose unrelated bytes through `.buffer`, and keys decoded here are later wiped in place.
+ */
+function ownBytes(buffer: Buffer): Uint8Array {
+  return new Uint8Array(buffer);
 }
 
 export function hexToBytes(text: string, field = 'value'): Uint8Array {
   if (!HEX_PATTERN.test(text)) {
     throw invalidInput(`${field} must be hex: an even number of characters 0-9, a-f`, field);
   }
-  return asBytes(Buffer.from(text, 'hex'));
+  return ownBytes(Buffer.from(text, 'hex'));
 }
 
 export function bytesToHex(bytes: Uint8Array): string {
@@ -31,7 +35,12 @@ export function base64ToBytes(text: string, field = 'value'): Uint8Array {
   if (!BASE64_PATTERN.test(text)) {
     throw invalidInput(`${field} must be standard base64 with padding`, field);
   }
-  return asBytes(Buffer.from(text, 'base64'));
+  const decoded = Buffer.from(text, 'base64');
+  // One spelling per value (RFC 4648 §3.5): 'YR==' would otherwise decode like 'YQ=='.
+  if (decoded.toString('base64') !== text) {
+    throw invalidInput(`${field} is not canonical base64 (nonzero padding bits)`, field);
+  }
+  return ownBytes(decoded);
 }
 
 export function bytesToBase64(bytes: Uint8Array): string {
@@ -46,7 +55,7 @@ export function utf8ToBytes(text: string, field = 'value'): Uint8Array {
   if (!text.isWellFormed()) {
     throw invalidInput(`${field} is not well-formed Unicode (lone surrogate); send it as base64 or hex`, field);
   }
-  return asBytes(Buffer.from(text, 'utf8'));
+  return ownBytes(Buffer.from(text, 'utf8'));
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
