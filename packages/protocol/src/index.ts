@@ -9,3 +9,4 @@ export * from './kdf.ts';
 export * from './mac.ts';
 export * from './password.ts';
 export * from './multi-recipient.ts';
+export * from './pq.ts';

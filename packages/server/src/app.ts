@@ -24,6 +24,7 @@ import { symmetricRoutes } from './routes/symmetric.ts';
 import { signatureRoutes } from './routes/signatures.ts';
 import { derivationRoutes } from './routes/derivation.ts';
 import { multiRecipientRoutes } from './routes/multi-recipient.ts';
+import { pqRoutes } from './routes/pq.ts';
 import type { RateLimitStore } from './rate-limit/store.ts';
 import { SERVICE_VERSION } from './version.ts';
 
@@ -89,5 +90,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(signatureRoutes);
   await app.register(derivationRoutes);
   await app.register(multiRecipientRoutes);
+  await app.register(pqRoutes);
   return app;
 }
