@@ -1,2 +1,201 @@
-/** Placeholder: the request and response schemas of this family are being written. */
-export {};
+/**
+ * Schemas of the symmetric-encryption family (contract §5): `/v2/encrypt`, `/v2/decrypt`,
+ * `/v2/secretbox/seal|open`, `/v2/sealedbox/seal|open`, `/v2/keys/wrap|unwrap`.
+ *
+ * `encoding` (utf8 by default, base64 or hex) governs every text field of a request, so a client
+ * sends the same `encoding` both ways:
+ * - on encrypt and seal it is how `plaintext` and `aad` are written;
+ * - on decrypt and open it is how `aad` is written AND how the recovered plaintext is returned.
+ *   AAD is thus read the same way on both sides, and a plaintext sent as base64 comes back as
+ *   base64. A plaintext that is not valid UTF-8, asked for as utf8, is a 400 INVALID_INPUT that
+ *   says to ask for base64 or hex (it is never returned mangled).
+ *
+ * Keys (`key`, `kek`, `keyToWrap`, X25519 keys) are hex; sealed blobs (`ciphertext`, `sealed`,
+ * `wrapped`, `wrappedKey`) are standard padded base64 (contract §1). Key lengths are checked by
+ * core, so that the error names the field and the length expected.
+ */
+import { Type, type Static } from 'typebox';
+import { AEAD_ALGORITHM_IDS, DEFAULT_KEY_WRAP_ALGORITHM, KEY_WRAP_ALGORITHM_IDS, SEALED_BOX_ALGORITHM_IDS } from '@crypto-service/core';
+import { Base64, Encoding, Hex, Text } from './common.ts';
+
+const AeadAlgorithm = Type.Enum([...AEAD_ALGORITHM_IDS], { description: 'The AEAD: XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha).' });
+const SealedBoxAlgorithm = Type.Enum([...SEALED_BOX_ALGORITHM_IDS], { description: 'The sealed box: libsodium crypto_box_seal.' });
+const keyWrapAlgorithm = (options: { default?: string } = {}) => Type.Enum([...KEY_WRAP_ALGORITHM_IDS], {
+  description: 'aes-kw (RFC 3394; keys of 16 bytes or more, in whole 8-byte blocks) or aes-kwp (RFC 5649; any key of 1 byte or more).',
+  ...options,
+});
+
+const AeadKey = Hex('XChaCha20-Poly1305 key, 32 bytes');
+const Aad = Text('Additional authenticated data: authenticated, not encrypted; the same on both sides');
+const RecoveredPlaintext = Type.String({ description: 'The recovered plaintext, in the request\'s `encoding` (utf8 by default).' });
+
+// POST /v2/encrypt
+
+export const EncryptRequest = Type.Object(
+  {
+    key: AeadKey,
+    plaintext: Text('The message to encrypt'),
+    aad: Type.Optional(Aad),
+    encoding: Type.Optional(Encoding),
+  },
+  { additionalProperties: false },
+);
+export type EncryptRequest = Static<typeof EncryptRequest>;
+
+export const EncryptResponse = Type.Object(
+  {
+    data: Type.Object(
+      {
+        ciphertext: Base64('nonce (24 B) ‖ ciphertext ‖ tag (16 B)'),
+        algorithm: AeadAlgorithm,
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type EncryptResponse = Static<typeof EncryptResponse>;
+
+// POST /v2/decrypt
+
+export const DecryptRequest = Type.Object(
+  {
+    key: AeadKey,
+    ciphertext: Base64('The `ciphertext` from /v2/encrypt: nonce ‖ ciphertext ‖ tag'),
+    aad: Type.Optional(Aad),
+    encoding: Type.Optional(Encoding),
+  },
+  { additionalProperties: false },
+);
+export type DecryptRequest = Static<typeof DecryptRequest>;
+
+export const DecryptResponse = Type.Object({ data: RecoveredPlaintext }, { additionalProperties: false });
+export type DecryptResponse = Static<typeof DecryptResponse>;
+
+// POST /v2/secretbox/seal
+
+export const SecretboxSealRequest = Type.Object(
+  {
+    key: AeadKey,
+    plaintext: Text('The message to seal'),
+    aad: Type.Optional(Aad),
+    encoding: Type.Optional(Encoding),
+  },
+  { additionalProperties: false },
+);
+export type SecretboxSealRequest = Static<typeof SecretboxSealRequest>;
+
+export const SecretboxSealResponse = Type.Object(
+  {
+    data: Type.Object(
+      {
+        sealed: Base64('nonce (24 B) ‖ ciphertext ‖ tag (16 B)'),
+        algorithm: AeadAlgorithm,
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type SecretboxSealResponse = Static<typeof SecretboxSealResponse>;
+
+// POST /v2/secretbox/open
+
+export const SecretboxOpenRequest = Type.Object(
+  {
+    key: AeadKey,
+    ciphertext: Base64('The `sealed` value from /v2/secretbox/seal'),
+    aad: Type.Optional(Aad),
+    encoding: Type.Optional(Encoding),
+  },
+  { additionalProperties: false },
+);
+export type SecretboxOpenRequest = Static<typeof SecretboxOpenRequest>;
+
+export const SecretboxOpenResponse = Type.Object({ data: RecoveredPlaintext }, { additionalProperties: false });
+export type SecretboxOpenResponse = Static<typeof SecretboxOpenResponse>;
+
+// POST /v2/sealedbox/seal
+
+export const SealedBoxSealRequest = Type.Object(
+  {
+    recipientPublicKey: Hex('The recipient\'s X25519 public key, 32 bytes'),
+    plaintext: Text('The message to seal'),
+    encoding: Type.Optional(Encoding),
+  },
+  { additionalProperties: false },
+);
+export type SealedBoxSealRequest = Static<typeof SealedBoxSealRequest>;
+
+export const SealedBoxSealResponse = Type.Object(
+  {
+    data: Type.Object(
+      {
+        sealed: Base64('ephemeral X25519 public key (32 B) ‖ tag (16 B) ‖ ciphertext, as libsodium crypto_box_seal'),
+        algorithm: SealedBoxAlgorithm,
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type SealedBoxSealResponse = Static<typeof SealedBoxSealResponse>;
+
+// POST /v2/sealedbox/open
+
+export const SealedBoxOpenRequest = Type.Object(
+  {
+    recipientSecretKey: Hex('The recipient\'s X25519 secret key, 32 bytes'),
+    sealed: Base64('The `sealed` value from /v2/sealedbox/seal (or libsodium crypto_box_seal)'),
+    encoding: Type.Optional(Encoding),
+  },
+  { additionalProperties: false },
+);
+export type SealedBoxOpenRequest = Static<typeof SealedBoxOpenRequest>;
+
+export const SealedBoxOpenResponse = Type.Object({ data: RecoveredPlaintext }, { additionalProperties: false });
+export type SealedBoxOpenResponse = Static<typeof SealedBoxOpenResponse>;
+
+// POST /v2/keys/wrap
+
+export const KeyWrapRequest = Type.Object(
+  {
+    kek: Hex('Key-encryption key: an AES key of 16, 24 or 32 bytes'),
+    keyToWrap: Hex('The key to wrap'),
+    algorithm: Type.Optional(keyWrapAlgorithm({ default: DEFAULT_KEY_WRAP_ALGORITHM })),
+  },
+  { additionalProperties: false },
+);
+export type KeyWrapRequest = Static<typeof KeyWrapRequest>;
+
+export const KeyWrapResponse = Type.Object(
+  {
+    data: Type.Object(
+      {
+        wrapped: Base64('The wrapped key'),
+        algorithm: keyWrapAlgorithm(),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type KeyWrapResponse = Static<typeof KeyWrapResponse>;
+
+// POST /v2/keys/unwrap
+
+export const KeyUnwrapRequest = Type.Object(
+  {
+    kek: Hex('Key-encryption key: an AES key of 16, 24 or 32 bytes'),
+    wrappedKey: Base64('The `wrapped` value from /v2/keys/wrap'),
+    algorithm: Type.Optional(keyWrapAlgorithm({ default: DEFAULT_KEY_WRAP_ALGORITHM })),
+  },
+  { additionalProperties: false },
+);
+export type KeyUnwrapRequest = Static<typeof KeyUnwrapRequest>;
+
+export const KeyUnwrapResponse = Type.Object(
+  { data: Type.String({ description: 'The unwrapped key (lowercase hex).' }) },
+  { additionalProperties: false },
+);
+export type KeyUnwrapResponse = Static<typeof KeyUnwrapResponse>;

@@ -1,4 +1,212 @@
 import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import {
+  AEAD_ALGORITHM_IDS,
+  X25519_SEALED_BOX,
+  base64ToBytes,
+  bytesToBase64,
+  bytesToHex,
+  decodeText,
+  encodeText,
+  hexToBytes,
+  openBox,
+  sealBox,
+  unwrapKey,
+  wipe,
+  wrapKey,
+  xchachaOpen,
+  xchachaSeal,
+  type TextEncoding,
+} from '@crypto-service/core';
+import {
+  DecryptRequest,
+  DecryptResponse,
+  EncryptRequest,
+  EncryptResponse,
+  KeyUnwrapRequest,
+  KeyUnwrapResponse,
+  KeyWrapRequest,
+  KeyWrapResponse,
+  SealedBoxOpenRequest,
+  SealedBoxOpenResponse,
+  SealedBoxSealRequest,
+  SealedBoxSealResponse,
+  SecretboxOpenRequest,
+  SecretboxOpenResponse,
+  SecretboxSealRequest,
+  SecretboxSealResponse,
+} from '@crypto-service/protocol';
+import { problemResponses } from './responses.ts';
+import '../route-config.ts';
 
-/** Placeholder: these routes are being implemented. */
-export const symmetricRoutes: FastifyPluginAsync = async () => {};
+// XChaCha20-Poly1305 is the one AEAD (contract §5); the sealed box of these routes is the classical one.
+const AEAD = AEAD_ALGORITHM_IDS[0];
+const SEALED_BOX = X25519_SEALED_BOX;
+
+/** Decodes a hex secret, hands it to `work`, and zeroes our copy afterwards. */
+function withHexSecret<T>(hex: string, field: string, work: (secret: Uint8Array) => T): T {
+  const secret = hexToBytes(hex, field);
+  try {
+    return work(secret);
+  } finally {
+    wipe(secret);
+  }
+}
+
+/** `aad` is written in the same `encoding` as the plaintext, on both sides (see protocol/src/aead.ts). */
+function decodeAad(aad: string | undefined, encoding: TextEncoding): Uint8Array | undefined {
+  return aad === undefined ? undefined : decodeText(aad, encoding, '/aad');
+}
+
+/** Returns the recovered plaintext in the caller's `encoding`; non-UTF-8 asked for as utf8 is a 400. */
+function encodePlaintext(plaintext: Uint8Array, encoding: TextEncoding): string {
+  try {
+    return encodeText(plaintext, encoding, '/plaintext');
+  } finally {
+    wipe(plaintext);
+  }
+}
+
+/**
+ * The symmetric family: XChaCha20-Poly1305 (`/v2/encrypt`, `/v2/decrypt`, `/v2/secretbox/*`),
+ * libsodium sealed boxes (`/v2/sealedbox/seal|open`) and AES key wrap (`/v2/keys/wrap|unwrap`).
+ * Each handler decodes, calls core, and encodes; every open or unwrap failure is core's one
+ * DECRYPTION_FAILED.
+ */
+export const symmetricRoutes: FastifyPluginAsync = async (fastify) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.post('/v2/encrypt', {
+    config: { scope: 'crypto:encrypt' },
+    schema: {
+      tags: ['aead'],
+      summary: 'Encrypt with XChaCha20-Poly1305 under a 32-byte key (random nonce, prepended)',
+      body: EncryptRequest,
+      response: { 200: EncryptResponse, ...problemResponses },
+    },
+  }, async (request) => {
+    const { key, plaintext, aad, encoding = 'utf8' } = request.body;
+    const sealed = app.operations.run('encrypt', AEAD, () =>
+      withHexSecret(key, '/key', (keyBytes) => xchachaSeal(keyBytes, decodeText(plaintext, encoding, '/plaintext'), decodeAad(aad, encoding))));
+    return { data: { ciphertext: bytesToBase64(sealed), algorithm: AEAD } };
+  });
+
+  app.post('/v2/decrypt', {
+    config: { scope: 'crypto:decrypt' },
+    schema: {
+      tags: ['aead'],
+      summary: 'Decrypt the output of /v2/encrypt',
+      body: DecryptRequest,
+      response: { 200: DecryptResponse, ...problemResponses },
+    },
+  }, async (request) => {
+    const { key, ciphertext, aad, encoding = 'utf8' } = request.body;
+    const data = app.operations.run('decrypt', AEAD, () => {
+      const sealed = base64ToBytes(ciphertext, '/ciphertext');
+      const additional = decodeAad(aad, encoding);
+      return encodePlaintext(withHexSecret(key, '/key', (keyBytes) => xchachaOpen(keyBytes, sealed, additional)), encoding);
+    });
+    return { data };
+  });
+
+  app.post('/v2/secretbox/seal', {
+    config: { scope: 'crypto:encrypt' },
+    schema: {
+      tags: ['aead'],
+      summary: 'Seal with XChaCha20-Poly1305 under a 32-byte key (the /v2/encrypt format)',
+      body: SecretboxSealRequest,
+      response: { 200: SecretboxSealResponse, ...problemResponses },
+    },
+  }, async (request) => {
+    const { key, plaintext, aad, encoding = 'utf8' } = request.body;
+    const sealed = app.operations.run('secretbox.seal', AEAD, () =>
+      withHexSecret(key, '/key', (keyBytes) => xchachaSeal(keyBytes, decodeText(plaintext, encoding, '/plaintext'), decodeAad(aad, encoding))));
+    return { data: { sealed: bytesToBase64(sealed), algorithm: AEAD } };
+  });
+
+  app.post('/v2/secretbox/open', {
+    config: { scope: 'crypto:decrypt' },
+    schema: {
+      tags: ['aead'],
+      summary: 'Open the output of /v2/secretbox/seal',
+      body: SecretboxOpenRequest,
+      response: { 200: SecretboxOpenResponse, ...problemResponses },
+    },
+  }, async (request) => {
+    const { key, ciphertext, aad, encoding = 'utf8' } = request.body;
+    const data = app.operations.run('secretbox.open', AEAD, () => {
+      const sealed = base64ToBytes(ciphertext, '/ciphertext');
+      const additional = decodeAad(aad, encoding);
+      return encodePlaintext(withHexSecret(key, '/key', (keyBytes) => xchachaOpen(keyBytes, sealed, additional)), encoding);
+    });
+    return { data };
+  });
+
+  app.post('/v2/sealedbox/seal', {
+    config: { scope: 'crypto:encrypt' },
+    schema: {
+      tags: ['sealed-box'],
+      summary: 'Seal to an X25519 public key (libsodium crypto_box_seal)',
+      body: SealedBoxSealRequest,
+      response: { 200: SealedBoxSealResponse, ...problemResponses },
+    },
+  }, async (request) => {
+    const { recipientPublicKey, plaintext, encoding = 'utf8' } = request.body;
+    const sealed = app.operations.run('sealedbox.seal', SEALED_BOX, () =>
+      sealBox(hexToBytes(recipientPublicKey, '/recipientPublicKey'), decodeText(plaintext, encoding, '/plaintext')));
+    return { data: { sealed: bytesToBase64(sealed), algorithm: SEALED_BOX } };
+  });
+
+  app.post('/v2/sealedbox/open', {
+    config: { scope: 'crypto:decrypt' },
+    schema: {
+      tags: ['sealed-box'],
+      summary: 'Open a sealed box with the recipient\'s X25519 secret key (libsodium crypto_box_seal_open)',
+      body: SealedBoxOpenRequest,
+      response: { 200: SealedBoxOpenResponse, ...problemResponses },
+    },
+  }, async (request) => {
+    const { recipientSecretKey, sealed, encoding = 'utf8' } = request.body;
+    const data = app.operations.run('sealedbox.open', SEALED_BOX, () => {
+      const box = base64ToBytes(sealed, '/sealed');
+      return encodePlaintext(withHexSecret(recipientSecretKey, '/recipientSecretKey', (secretKey) => openBox(secretKey, box)), encoding);
+    });
+    return { data };
+  });
+
+  app.post('/v2/keys/wrap', {
+    config: { scope: 'crypto:keys' },
+    schema: {
+      tags: ['keys'],
+      summary: 'Wrap a key with AES-KW (RFC 3394) or AES-KWP (RFC 5649)',
+      body: KeyWrapRequest,
+      response: { 200: KeyWrapResponse, ...problemResponses },
+    },
+  }, async (request) => {
+    const { kek, keyToWrap, algorithm = 'aes-kw' } = request.body;
+    const wrapped = app.operations.run('keys.wrap', algorithm, () =>
+      withHexSecret(kek, '/kek', (kekBytes) => withHexSecret(keyToWrap, '/keyToWrap', (keyBytes) => wrapKey(algorithm, kekBytes, keyBytes))));
+    return { data: { wrapped: bytesToBase64(wrapped), algorithm } };
+  });
+
+  app.post('/v2/keys/unwrap', {
+    config: { scope: 'crypto:keys' },
+    schema: {
+      tags: ['keys'],
+      summary: 'Unwrap a key wrapped with AES-KW or AES-KWP',
+      body: KeyUnwrapRequest,
+      response: { 200: KeyUnwrapResponse, ...problemResponses },
+    },
+  }, async (request) => {
+    const { kek, wrappedKey, algorithm = 'aes-kw' } = request.body;
+    const key = app.operations.run('keys.unwrap', algorithm, () => {
+      const wrapped = base64ToBytes(wrappedKey, '/wrappedKey');
+      return withHexSecret(kek, '/kek', (kekBytes) => unwrapKey(algorithm, kekBytes, wrapped));
+    });
+    try {
+      return { data: bytesToHex(key) };
+    } finally {
+      wipe(key);
+    }
+  });
+};
