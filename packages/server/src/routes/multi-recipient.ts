@@ -1,4 +1,94 @@
 import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import {
+  base64ToBytes,
+  bytesToBase64,
+  decodeText,
+  encodeText,
+  hexToBytes,
+  MULTI_RECIPIENT_ALGORITHM,
+  multiRecipientDecrypt,
+  multiRecipientEncrypt,
+  wipe,
+} from '@crypto-service/core';
+import {
+  MultiRecipientDecryptRequest,
+  MultiRecipientDecryptResponse,
+  MultiRecipientEncryptRequest,
+  MultiRecipientEncryptResponse,
+} from '@crypto-service/protocol';
+import { problemResponses } from './responses.ts';
+import '../route-config.ts';
 
-/** Placeholder: these routes are being implemented. */
-export const multiRecipientRoutes: FastifyPluginAsync = async () => {};
+/** `POST /v2/multi-recipient/encrypt` and `/decrypt`: decode, call core, encode. */
+export const multiRecipientRoutes: FastifyPluginAsync = async (fastify) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.post('/v2/multi-recipient/encrypt', {
+    config: { scope: 'crypto:encrypt' },
+    schema: {
+      tags: ['multi-recipient'],
+      summary: 'Encrypt once for 1 to 100 recipients (HPKE slots around an XChaCha20-Poly1305 payload)',
+      body: MultiRecipientEncryptRequest,
+      response: { 200: MultiRecipientEncryptResponse, ...problemResponses },
+    },
+  }, async (request) => {
+    const { plaintext, recipients, encoding = 'utf8' } = request.body;
+    // Decoding runs inside operations.run, so that a refused key counts as a rejected operation.
+    const envelope = await app.operations.run('multi-recipient-encrypt', MULTI_RECIPIENT_ALGORITHM, async () => {
+      const keys = recipients.map((recipient, index) => ({
+        type: recipient.type,
+        publicKey: hexToBytes(recipient.publicKey, `/recipients/${index}/publicKey`),
+        mlKemPublicKey: recipient.mlKemPublicKey === undefined
+          ? undefined
+          : hexToBytes(recipient.mlKemPublicKey, `/recipients/${index}/mlKemPublicKey`),
+      }));
+      const data = decodeText(plaintext, encoding, '/plaintext');
+      try {
+        return await multiRecipientEncrypt(data, keys);
+      } finally {
+        wipe(data);
+      }
+    });
+    return {
+      data: {
+        ciphertext: bytesToBase64(envelope.ciphertext),
+        recipients: envelope.recipients.map((slot) => ({ type: slot.type, enc: bytesToBase64(slot.enc), wrappedKey: bytesToBase64(slot.wrappedKey) })),
+        algorithm: envelope.algorithm,
+      },
+    };
+  });
+
+  app.post('/v2/multi-recipient/decrypt', {
+    config: { scope: 'crypto:decrypt' },
+    schema: {
+      tags: ['multi-recipient'],
+      summary: "Decrypt a multi-recipient envelope with one recipient's secret key",
+      body: MultiRecipientDecryptRequest,
+      response: { 200: MultiRecipientDecryptResponse, ...problemResponses },
+    },
+  }, async (request) => {
+    const { ciphertext, recipients, recipientSecretKey, encoding = 'utf8' } = request.body;
+    const plaintext = await app.operations.run('multi-recipient-decrypt', MULTI_RECIPIENT_ALGORITHM, async () => {
+      const envelope = {
+        ciphertext: base64ToBytes(ciphertext, '/ciphertext'),
+        recipients: recipients.map((slot, index) => ({
+          type: slot.type,
+          enc: base64ToBytes(slot.enc, `/recipients/${index}/enc`),
+          wrappedKey: base64ToBytes(slot.wrappedKey, `/recipients/${index}/wrappedKey`),
+        })),
+      };
+      const secretKey = hexToBytes(recipientSecretKey, '/recipientSecretKey');
+      try {
+        return await multiRecipientDecrypt(envelope, { type: 'x25519', secretKey });
+      } finally {
+        wipe(secretKey);
+      }
+    });
+    try {
+      return { data: encodeText(plaintext, encoding, '/plaintext') };
+    } finally {
+      wipe(plaintext);
+    }
+  });
+};

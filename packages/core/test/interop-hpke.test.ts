@@ -1,0 +1,135 @@
+/**
+ * Interoperability of the multi-recipient slots with an independent RFC 9180 implementation:
+ * @hpke/core (DHKEM(X25519, HKDF-SHA256), HKDF-SHA256) in both directions.
+ *
+ * @hpke/core 1.9.0 ships no ChaCha20-Poly1305 (that lives in @hpke/chacha20poly1305, which is not
+ * a dependency), so its AEAD slot gets a small adapter over node:crypto's RFC 8439 cipher below.
+ * The adapter supplies only the raw AEAD primitive; the KEM, the labelled KDF calls, the key
+ * schedule and the nonce handling all come from @hpke/core. Our own HPKE uses @noble/ciphers for
+ * messages as short as a payload key, so the two sides do not share an AEAD backend either.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { AeadId, CipherSuite, DhkemX25519HkdfSha256, HkdfSha256, type AeadEncryptionContext, type AeadInterface } from '@hpke/core';
+import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
+import {
+  MULTI_RECIPIENT_INFO,
+  multiRecipientDecrypt,
+  multiRecipientEncrypt,
+  MULTI_RECIPIENT_PAYLOAD_KEY_LENGTH,
+} from '../src/multi-recipient.ts';
+import { DHKEM_X25519_HKDF_SHA256 as kem, hpkeOpen } from '../src/hpke.ts';
+import { xchachaSeal } from '../src/aead.ts';
+import { CryptoError } from '../src/errors.ts';
+
+const TAG_LENGTH = 16;
+
+function view(data: ArrayBufferLike | ArrayBufferView): Uint8Array {
+  return ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
+}
+
+/** A copy in an ArrayBuffer of its own (a Buffer from node:crypto may be a view into a shared pool). */
+function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
+  return new Uint8Array(bytes).buffer;
+}
+
+/** ChaCha20-Poly1305 (AEAD id 0x0003) for @hpke/core, over node:crypto. */
+class NodeChacha20Poly1305 implements AeadInterface {
+  readonly id = AeadId.Chacha20Poly1305;
+  readonly keySize = 32;
+  readonly nonceSize = 12;
+  readonly tagSize = TAG_LENGTH;
+
+  createEncryptionContext(key: ArrayBufferLike | ArrayBufferView): AeadEncryptionContext {
+    const raw = view(key).slice();
+    return {
+      async seal(iv, data, aad) {
+        const plaintext = view(data);
+        const cipher = createCipheriv('chacha20-poly1305', raw, view(iv), { authTagLength: TAG_LENGTH });
+        cipher.setAAD(view(aad), { plaintextLength: plaintext.byteLength });
+        return toArrayBuffer(Buffer.concat([cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]));
+      },
+      async open(iv, data, aad) {
+        const sealed = view(data);
+        const length = sealed.byteLength - TAG_LENGTH;
+        const decipher = createDecipheriv('chacha20-poly1305', raw, view(iv), { authTagLength: TAG_LENGTH });
+        decipher.setAAD(view(aad), { plaintextLength: length });
+        decipher.setAuthTag(sealed.subarray(length));
+        return toArrayBuffer(Buffer.concat([decipher.update(sealed.subarray(0, length)), decipher.final()]));
+      },
+    };
+  }
+}
+
+const suite = new CipherSuite({ kem: new DhkemX25519HkdfSha256(), kdf: new HkdfSha256(), aead: new NodeChacha20Poly1305() });
+
+describe('multi-recipient slots interoperate with @hpke/core', () => {
+  test('@hpke/core opens each of our slots with the recipient key and info, and the payload key opens our payload', async () => {
+    const pairs = [await kem.generateKeyPair(), await kem.generateKeyPair(), await kem.generateKeyPair()];
+    for (const length of [0, 1, 100, 3000]) {
+      const plaintext = new Uint8Array(length).map((_, i) => (i * 31 + 7) & 0xff);
+      const envelope = await multiRecipientEncrypt(plaintext, pairs.map((pair) => ({ type: 'x25519', publicKey: pair.publicKey })));
+      for (const [index, pair] of pairs.entries()) {
+        const slot = envelope.recipients[index]!;
+        const recipientKey = await suite.kem.deserializePrivateKey(pair.secretKey);
+        const payloadKey = new Uint8Array(await suite.open({ recipientKey, enc: slot.enc, info: MULTI_RECIPIENT_INFO }, slot.wrappedKey));
+        assert.equal(payloadKey.byteLength, MULTI_RECIPIENT_PAYLOAD_KEY_LENGTH);
+        // @noble/ciphers' XChaCha20-Poly1305 opens the payload: nonce (24 B) ‖ ciphertext ‖ tag.
+        const opened = xchacha20poly1305(payloadKey, envelope.ciphertext.subarray(0, 24)).decrypt(envelope.ciphertext.subarray(24));
+        assert.deepEqual(opened, plaintext, `length ${length}, recipient ${index}`);
+      }
+    }
+  });
+
+  test('a key pair that @hpke/core generates works on both sides: its public key for our envelope, its private key for both opens', async () => {
+    const theirs = await suite.kem.generateKeyPair();
+    const publicKey = new Uint8Array(await suite.kem.serializePublicKey(theirs.publicKey));
+    const secretKey = new Uint8Array(await suite.kem.serializePrivateKey(theirs.privateKey));
+    const plaintext = new TextEncoder().encode('to a key made by @hpke/core');
+    const envelope = await multiRecipientEncrypt(plaintext, [{ type: 'x25519', publicKey }]);
+    const slot = envelope.recipients[0]!;
+    const payloadKey = new Uint8Array(await suite.open({ recipientKey: theirs, enc: slot.enc, info: MULTI_RECIPIENT_INFO }, slot.wrappedKey));
+    assert.deepEqual(xchacha20poly1305(payloadKey, envelope.ciphertext.subarray(0, 24)).decrypt(envelope.ciphertext.subarray(24)), plaintext);
+    assert.deepEqual(await multiRecipientDecrypt(envelope, { type: 'x25519', secretKey }), plaintext);
+  });
+
+  test('@hpke/core refuses our slot under any other info string: the info is exactly the documented one', async () => {
+    const pair = await kem.generateKeyPair();
+    const envelope = await multiRecipientEncrypt(new Uint8Array([1, 2, 3]), [{ type: 'x25519', publicKey: pair.publicKey }]);
+    const slot = envelope.recipients[0]!;
+    const recipientKey = await suite.kem.deserializePrivateKey(pair.secretKey);
+    assert.equal(new TextDecoder().decode(MULTI_RECIPIENT_INFO), 'crypto-service/v2/multi-recipient');
+    for (const info of ['', 'crypto-service/v2/multi-recipient/', 'crypto-service/v2/sealedbox-pq']) {
+      await assert.rejects(suite.open({ recipientKey, enc: slot.enc, info: new TextEncoder().encode(info) }, slot.wrappedKey), `info '${info}'`);
+    }
+  });
+
+  test('a slot that @hpke/core seals to our public key is opened by our core, and the envelope decrypts', async () => {
+    const pair = await kem.generateKeyPair();
+    const recipientPublicKey = await suite.kem.deserializePublicKey(pair.publicKey);
+    for (const length of [0, 5, 4096]) {
+      const plaintext = new Uint8Array(length).map((_, i) => (i * 17 + 3) & 0xff);
+      const payloadKey = crypto.getRandomValues(new Uint8Array(MULTI_RECIPIENT_PAYLOAD_KEY_LENGTH));
+      const sealed = await suite.seal({ recipientPublicKey, info: MULTI_RECIPIENT_INFO }, payloadKey);
+      const enc = new Uint8Array(sealed.enc);
+      const wrappedKey = new Uint8Array(sealed.ct);
+      assert.deepEqual(await hpkeOpen(kem, pair.secretKey, enc, MULTI_RECIPIENT_INFO, new Uint8Array(0), wrappedKey), payloadKey);
+      const envelope = { ciphertext: xchachaSeal(payloadKey, plaintext), recipients: [{ type: 'x25519', enc, wrappedKey }] };
+      assert.deepEqual(await multiRecipientDecrypt(envelope, { type: 'x25519', secretKey: pair.secretKey }), plaintext, `length ${length}`);
+    }
+  });
+
+  test('our core opens a whole message that @hpke/core sealed with a non-empty AAD, and refuses it without that AAD', async () => {
+    const pair = await kem.generateKeyPair();
+    const recipientPublicKey = await suite.kem.deserializePublicKey(pair.publicKey);
+    const info = new TextEncoder().encode('interop info');
+    const aad = new TextEncoder().encode('interop aad');
+    const plaintext = new TextEncoder().encode('sealed by @hpke/core');
+    const sealed = await suite.seal({ recipientPublicKey, info }, plaintext, aad);
+    const enc = new Uint8Array(sealed.enc);
+    const ciphertext = new Uint8Array(sealed.ct);
+    assert.deepEqual(await hpkeOpen(kem, pair.secretKey, enc, info, aad, ciphertext), plaintext);
+    await assert.rejects(hpkeOpen(kem, pair.secretKey, enc, info, new Uint8Array(0), ciphertext), (error: unknown) => error instanceof CryptoError && error.code === 'DECRYPTION_FAILED');
+  });
+});

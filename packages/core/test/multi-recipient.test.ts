@@ -1,0 +1,312 @@
+/**
+ * Multi-recipient envelopes: round trips, the one decryption failure for every cause, input
+ * checks, and fast-check properties. The format's interoperability with an independent HPKE
+ * implementation is in interop-hpke.test.ts; the HPKE core's known answers are in hpke.test.ts.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
+import {
+  KEM_ALGORITHM_IDS,
+  MAX_RECIPIENTS,
+  MULTI_RECIPIENT_ALGORITHM,
+  MULTI_RECIPIENT_INFO,
+  multiRecipientDecrypt,
+  multiRecipientEncrypt,
+  RECIPIENT_TYPE_NAMES,
+  SLOT_WRAPPED_KEY_LENGTH,
+  type EnvelopeSlot,
+  type MultiRecipientEnvelope,
+} from '../src/multi-recipient.ts';
+import { DHKEM_X25519_HKDF_SHA256 as kem, hpkeSeal, type KemKeyPair } from '../src/hpke.ts';
+import { xchachaSeal, XCHACHA_OVERHEAD } from '../src/aead.ts';
+import { CryptoError, DECRYPTION_FAILED_MESSAGE } from '../src/errors.ts';
+
+const text = (value: string) => new TextEncoder().encode(value);
+const hex = (value: Uint8Array) => Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex');
+
+/** Fresh key pairs: DeriveKeyPair of random bytes, which is GenerateKeyPair (RFC 9180 §4). */
+function keyPairs(count: number): KemKeyPair[] {
+  return Array.from({ length: count }, () => kem.deriveKeyPair(randomBytes(32)));
+}
+
+function toX25519(pairs: readonly KemKeyPair[]) {
+  return pairs.map((pair) => ({ type: 'x25519', publicKey: pair.publicKey }));
+}
+
+function decrypt(envelope: { ciphertext: Uint8Array; recipients: readonly EnvelopeSlot[] }, pair: KemKeyPair): Promise<Uint8Array> {
+  return multiRecipientDecrypt(envelope, { type: 'x25519', secretKey: pair.secretKey });
+}
+
+function isDecryptionFailure(error: unknown): boolean {
+  return error instanceof CryptoError && error.code === 'DECRYPTION_FAILED' && error.message === DECRYPTION_FAILED_MESSAGE && error.field === undefined;
+}
+
+function isInputError(code: 'INVALID_INPUT' | 'UNSUPPORTED_ALGORITHM', field: string) {
+  return (error: unknown) => error instanceof CryptoError && error.code === code && error.field === field;
+}
+
+function flipBit(value: Uint8Array, bit: number): Uint8Array {
+  const copy = value.slice();
+  copy[bit >> 3]! ^= 1 << (bit & 7);
+  return copy;
+}
+
+function withSlot(envelope: MultiRecipientEnvelope, index: number, change: Partial<EnvelopeSlot>) {
+  return { ciphertext: envelope.ciphertext, recipients: envelope.recipients.map((slot, i) => (i === index ? { ...slot, ...change } : slot)) };
+}
+
+describe('multi-recipient round trips', () => {
+  test('one recipient: the envelope has the documented shape and opens', async () => {
+    const [alice] = keyPairs(1);
+    const envelope = await multiRecipientEncrypt(text('for alice'), toX25519([alice!]));
+    assert.equal(envelope.algorithm, MULTI_RECIPIENT_ALGORITHM);
+    assert.equal(envelope.algorithm, 'hpke-xchacha20-poly1305');
+    assert.equal(envelope.ciphertext.byteLength, 'for alice'.length + XCHACHA_OVERHEAD);
+    assert.equal(envelope.recipients.length, 1);
+    const [slot] = envelope.recipients;
+    assert.equal(slot!.type, 'x25519');
+    assert.equal(slot!.enc.byteLength, kem.Nenc);
+    assert.equal(slot!.wrappedKey.byteLength, SLOT_WRAPPED_KEY_LENGTH);
+    assert.equal(new TextDecoder().decode(await decrypt(envelope, alice!)), 'for alice');
+  });
+
+  test('two recipients each open the same payload; slots keep the order of the recipients', async () => {
+    const pairs = keyPairs(2);
+    const plaintext = text('for both');
+    const envelope = await multiRecipientEncrypt(plaintext, toX25519(pairs));
+    assert.equal(envelope.recipients.length, 2);
+    assert.notEqual(hex(envelope.recipients[0]!.enc), hex(envelope.recipients[1]!.enc));
+    for (const pair of pairs) assert.deepEqual(await decrypt(envelope, pair), plaintext);
+    // Each slot opens for its own recipient only: dropping the other's slot changes nothing for it.
+    assert.deepEqual(await decrypt({ ciphertext: envelope.ciphertext, recipients: [envelope.recipients[1]!] }, pairs[1]!), plaintext);
+    await assert.rejects(decrypt({ ciphertext: envelope.ciphertext, recipients: [envelope.recipients[1]!] }, pairs[0]!), isDecryptionFailure);
+  });
+
+  test('100 recipients, the most allowed: every one of them opens the envelope', async () => {
+    const pairs = keyPairs(MAX_RECIPIENTS);
+    const plaintext = text('for a hundred');
+    const envelope = await multiRecipientEncrypt(plaintext, toX25519(pairs));
+    assert.equal(envelope.recipients.length, 100);
+    assert.equal(new Set(envelope.recipients.map((slot) => hex(slot.enc))).size, 100, 'every slot has its own ephemeral key');
+    for (const pair of pairs) assert.deepEqual(await decrypt(envelope, pair), plaintext);
+  });
+
+  test('100 recipients do not hold the event loop in one piece: a queued callback runs before the work ends', async () => {
+    const pairs = keyPairs(MAX_RECIPIENTS);
+    const during = async (work: () => Promise<unknown>) => {
+      let done = false;
+      const running = work().then(() => {
+        done = true;
+      });
+      let ranBeforeEnd = false;
+      setImmediate(() => {
+        ranBeforeEnd = !done;
+      });
+      await running;
+      return ranBeforeEnd;
+    };
+    let envelope: MultiRecipientEnvelope | undefined;
+    assert.equal(await during(async () => {
+      envelope = await multiRecipientEncrypt(text('x'), toX25519(pairs));
+    }), true, 'encrypt');
+    assert.equal(await during(() => decrypt(envelope!, pairs[99]!)), true, 'decrypt');
+  });
+
+  test("'classical' is an alias of 'x25519', and the envelope names the canonical type", async () => {
+    const [pair] = keyPairs(1);
+    const envelope = await multiRecipientEncrypt(text('alias'), [{ type: 'classical', publicKey: pair!.publicKey }]);
+    assert.equal(envelope.recipients[0]!.type, 'x25519');
+    const aliased = withSlot(envelope, 0, { type: 'classical' });
+    assert.deepEqual(await decrypt(aliased, pair!), text('alias'));
+  });
+
+  test('slots of the hybrid type are not an X25519 recipient\'s: they are skipped, not an error', async () => {
+    const [pair] = keyPairs(1);
+    const envelope = await multiRecipientEncrypt(text('mixed'), toX25519([pair!]));
+    const hybrid: EnvelopeSlot = { type: 'x25519-ml-kem-768', enc: new Uint8Array(1120), wrappedKey: new Uint8Array(SLOT_WRAPPED_KEY_LENGTH) };
+    const mixed = { ciphertext: envelope.ciphertext, recipients: [hybrid, { ...hybrid, type: 'pq' }, envelope.recipients[0]!] };
+    assert.deepEqual(await decrypt(mixed, pair!), text('mixed'));
+  });
+
+  test('the registry lists x25519 as the one KEM, and every accepted type name is known', async () => {
+    assert.deepEqual([...KEM_ALGORITHM_IDS], ['x25519']);
+    assert.deepEqual([...RECIPIENT_TYPE_NAMES].sort(), ['classical', 'pq', 'x25519', 'x25519-ml-kem-768']);
+  });
+});
+
+describe('multi-recipient decryption failures: one error, no oracle', () => {
+  const pairs = keyPairs(2);
+  const plaintext = text('the secret payload');
+  let envelope: MultiRecipientEnvelope;
+  test.before(async () => {
+    envelope = await multiRecipientEncrypt(plaintext, toX25519(pairs));
+  });
+
+  test('a key that is not a recipient\'s fails with DECRYPTION_FAILED', async () => {
+    const [stranger] = keyPairs(1);
+    await assert.rejects(decrypt(envelope, stranger!), isDecryptionFailure);
+  });
+
+  test('any single-bit change of the payload is rejected', async () => {
+    for (let bit = 0; bit < envelope.ciphertext.byteLength * 8; bit++) {
+      await assert.rejects(decrypt({ ...envelope, ciphertext: flipBit(envelope.ciphertext, bit) }, pairs[0]!), isDecryptionFailure, `bit ${bit}`);
+    }
+  });
+
+  test('any single-bit change of a slot\'s enc or wrappedKey is rejected for that slot\'s recipient', async () => {
+    const slot = envelope.recipients[0]!;
+    for (let bit = 0; bit < slot.enc.byteLength * 8; bit++) {
+      await assert.rejects(decrypt(withSlot(envelope, 0, { enc: flipBit(slot.enc, bit) }), pairs[0]!), isDecryptionFailure, `enc bit ${bit}`);
+    }
+    for (let bit = 0; bit < slot.wrappedKey.byteLength * 8; bit++) {
+      await assert.rejects(decrypt(withSlot(envelope, 0, { wrappedKey: flipBit(slot.wrappedKey, bit) }), pairs[0]!), isDecryptionFailure, `wrappedKey bit ${bit}`);
+    }
+    // The other recipient's slot is untouched, so that recipient still opens the envelope.
+    assert.deepEqual(await decrypt(withSlot(envelope, 0, { enc: flipBit(slot.enc, 0) }), pairs[1]!), plaintext);
+  });
+
+  test('swapping the two slots\' encs, truncating, or emptying fields fails the same way', async () => {
+    const [first, second] = envelope.recipients;
+    const swapped = { ciphertext: envelope.ciphertext, recipients: [{ ...first!, enc: second!.enc }, { ...second!, enc: first!.enc }] };
+    for (const pair of pairs) await assert.rejects(decrypt(swapped, pair), isDecryptionFailure);
+    for (const length of [0, 1, 24, XCHACHA_OVERHEAD - 1, envelope.ciphertext.byteLength - 1]) {
+      await assert.rejects(decrypt({ ...envelope, ciphertext: envelope.ciphertext.subarray(0, length) }, pairs[0]!), isDecryptionFailure, `ciphertext ${length}`);
+    }
+    for (const length of [0, 16, 31, 33, 1120]) {
+      await assert.rejects(decrypt(withSlot(envelope, 0, { enc: new Uint8Array(length).fill(7) }), pairs[0]!), isDecryptionFailure, `enc ${length}`);
+    }
+    for (const length of [0, 16, 47, 49]) {
+      await assert.rejects(decrypt(withSlot(envelope, 0, { wrappedKey: new Uint8Array(length) }), pairs[0]!), isDecryptionFailure, `wrappedKey ${length}`);
+    }
+  });
+
+  test('an envelope with no slot of the recipient\'s type fails the same way', async () => {
+    const onlyHybrid = { ciphertext: envelope.ciphertext, recipients: [{ type: 'x25519-ml-kem-768', enc: new Uint8Array(1120), wrappedKey: new Uint8Array(48) }] };
+    await assert.rejects(decrypt(onlyHybrid, pairs[0]!), isDecryptionFailure);
+  });
+
+  test('a slot that opens to a key of the wrong size (anyone can seal to a public key) fails the same way', async () => {
+    for (const size of [0, 16, 31, 33, 64]) {
+      const forged = await hpkeSeal(kem, pairs[0]!.publicKey, MULTI_RECIPIENT_INFO, new Uint8Array(0), new Uint8Array(size).fill(1));
+      const payload = xchachaSeal(new Uint8Array(32).fill(1), plaintext);
+      await assert.rejects(decrypt({ ciphertext: payload, recipients: [{ type: 'x25519', enc: forged.enc, wrappedKey: forged.ciphertext }] }, pairs[0]!), isDecryptionFailure, `key size ${size}`);
+    }
+  });
+
+  test('a slot sealed with another info string does not open: the slot is bound to this use', async () => {
+    const payloadKey = new Uint8Array(32).fill(3);
+    const payload = xchachaSeal(payloadKey, plaintext);
+    const other = await hpkeSeal(kem, pairs[0]!.publicKey, text('crypto-service/v2/sealedbox-pq'), new Uint8Array(0), payloadKey);
+    const right = await hpkeSeal(kem, pairs[0]!.publicKey, MULTI_RECIPIENT_INFO, new Uint8Array(0), payloadKey);
+    await assert.rejects(decrypt({ ciphertext: payload, recipients: [{ type: 'x25519', enc: other.enc, wrappedKey: other.ciphertext }] }, pairs[0]!), isDecryptionFailure);
+    assert.deepEqual(await decrypt({ ciphertext: payload, recipients: [{ type: 'x25519', enc: right.enc, wrappedKey: right.ciphertext }] }, pairs[0]!), plaintext);
+  });
+
+  test('the envelope opens with the payload key of any slot: a later matching slot is tried after a failing one', async () => {
+    const duplicate = { ciphertext: envelope.ciphertext, recipients: [{ ...envelope.recipients[0]!, wrappedKey: new Uint8Array(48) }, envelope.recipients[0]!] };
+    assert.deepEqual(await decrypt(duplicate, pairs[0]!), plaintext);
+  });
+});
+
+describe('multi-recipient input checks', () => {
+  const [pair, other] = keyPairs(2);
+
+  test('0 and 101 recipients are refused, on encryption and on decryption', async () => {
+    await assert.rejects(multiRecipientEncrypt(text('x'), []), isInputError('INVALID_INPUT', '/recipients'));
+    const many = keyPairs(101);
+    await assert.rejects(multiRecipientEncrypt(text('x'), toX25519(many)), isInputError('INVALID_INPUT', '/recipients'));
+    const envelope = await multiRecipientEncrypt(text('x'), toX25519([pair!]));
+    await assert.rejects(decrypt({ ciphertext: envelope.ciphertext, recipients: [] }, pair!), isInputError('INVALID_INPUT', '/recipients'));
+    const tooMany = Array.from({ length: 101 }, () => envelope.recipients[0]!);
+    await assert.rejects(decrypt({ ciphertext: envelope.ciphertext, recipients: tooMany }, pair!), isInputError('INVALID_INPUT', '/recipients'));
+  });
+
+  test('a public key of any wrong length is refused with its index in the field', async () => {
+    for (const length of [0, 1, 16, 31, 33, 64, 1184, 1216]) {
+      const recipients = [{ type: 'x25519', publicKey: pair!.publicKey }, { type: 'x25519', publicKey: new Uint8Array(length).fill(5) }];
+      await assert.rejects(multiRecipientEncrypt(text('x'), recipients), isInputError('INVALID_INPUT', '/recipients/1/publicKey'), `length ${length}`);
+    }
+  });
+
+  test('a small-order public key is refused as an input error naming the recipient', async () => {
+    const zero = new Uint8Array(32);
+    await assert.rejects(multiRecipientEncrypt(text('x'), [{ type: 'x25519', publicKey: pair!.publicKey }, { type: 'x25519', publicKey: zero }]), isInputError('INVALID_INPUT', '/recipients/1/publicKey'));
+  });
+
+  test('the same public key listed twice is refused, also when one entry uses the alias', async () => {
+    await assert.rejects(
+      multiRecipientEncrypt(text('x'), [{ type: 'x25519', publicKey: pair!.publicKey }, { type: 'x25519', publicKey: other!.publicKey }, { type: 'classical', publicKey: pair!.publicKey.slice() }]),
+      (error: unknown) => isInputError('INVALID_INPUT', '/recipients/2/publicKey')(error) && /repeats recipients\/0\/publicKey/.test((error as Error).message),
+    );
+  });
+
+  test("the hybrid type (and its alias 'pq') is not available yet: UNSUPPORTED_ALGORITHM naming the type field", async () => {
+    for (const type of ['x25519-ml-kem-768', 'pq']) {
+      await assert.rejects(
+        multiRecipientEncrypt(text('x'), [{ type: 'x25519', publicKey: pair!.publicKey }, { type, publicKey: pair!.publicKey, mlKemPublicKey: new Uint8Array(1184) }]),
+        (error: unknown) => isInputError('UNSUPPORTED_ALGORITHM', '/recipients/1/type')(error) && /not available yet/.test((error as Error).message),
+      );
+    }
+  });
+
+  test('an unknown type is UNSUPPORTED_ALGORITHM, on encryption and in a slot on decryption', async () => {
+    for (const type of ['X25519', 'x448', '', 'ml-kem-768', '__proto__', 'toString']) {
+      await assert.rejects(multiRecipientEncrypt(text('x'), [{ type, publicKey: pair!.publicKey }]), isInputError('UNSUPPORTED_ALGORITHM', '/recipients/0/type'), type);
+      const envelope = await multiRecipientEncrypt(text('x'), toX25519([pair!]));
+      await assert.rejects(decrypt(withSlot(envelope, 0, { type }), pair!), isInputError('UNSUPPORTED_ALGORITHM', '/recipients/0/type'), type);
+    }
+  });
+
+  test('mlKemPublicKey on an x25519 recipient is refused rather than ignored', async () => {
+    await assert.rejects(
+      multiRecipientEncrypt(text('x'), [{ type: 'x25519', publicKey: pair!.publicKey, mlKemPublicKey: new Uint8Array(1184) }]),
+      isInputError('INVALID_INPUT', '/recipients/0/mlKemPublicKey'),
+    );
+  });
+
+  test('a secret key of the wrong length is an input error naming recipientSecretKey', async () => {
+    const envelope = await multiRecipientEncrypt(text('x'), toX25519([pair!]));
+    for (const length of [0, 31, 33, 64]) {
+      await assert.rejects(multiRecipientDecrypt(envelope, { type: 'x25519', secretKey: new Uint8Array(length) }), isInputError('INVALID_INPUT', '/recipientSecretKey'), `length ${length}`);
+    }
+  });
+});
+
+describe('multi-recipient properties (fast-check, fixed seed)', () => {
+  const pairs = keyPairs(3);
+
+  test('every plaintext of 0 to 4096 bytes round-trips for every recipient', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ minLength: 0, maxLength: 4096 }), fc.integer({ min: 1, max: 3 }), async (plaintext, count) => {
+        const chosen = pairs.slice(0, count);
+        const envelope = await multiRecipientEncrypt(plaintext, toX25519(chosen));
+        assert.equal(envelope.ciphertext.byteLength, plaintext.byteLength + XCHACHA_OVERHEAD);
+        for (const pair of chosen) assert.deepEqual(await decrypt(envelope, pair), plaintext);
+      }),
+      { seed: 0x6d72, numRuns: 60 },
+    );
+  });
+
+  test('the edge lengths 0 and 4096 round-trip', async () => {
+    for (const length of [0, 4096]) {
+      const plaintext = new Uint8Array(length).map((_, i) => (i * 13) & 0xff);
+      assert.deepEqual(await decrypt(await multiRecipientEncrypt(plaintext, toX25519(pairs)), pairs[2]!), plaintext);
+    }
+  });
+
+  test('a single-bit change anywhere in the envelope is rejected', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ minLength: 0, maxLength: 512 }), fc.nat(), fc.constantFrom('ciphertext', 'enc', 'wrappedKey'), async (plaintext, position, part) => {
+        const envelope = await multiRecipientEncrypt(plaintext, toX25519([pairs[0]!]));
+        const slot = envelope.recipients[0]!;
+        const target = part === 'ciphertext' ? envelope.ciphertext : slot[part];
+        const changed = flipBit(target, position % (target.byteLength * 8));
+        const tampered = part === 'ciphertext' ? { ...envelope, ciphertext: changed } : withSlot(envelope, 0, { [part]: changed });
+        await assert.rejects(decrypt(tampered, pairs[0]!), isDecryptionFailure);
+      }),
+      { seed: 0x6269, numRuns: 150 },
+    );
+  });
+});
