@@ -1,17 +1,12 @@
 /**
  * Interoperability of the multi-recipient slots with an independent RFC 9180 implementation:
- * @hpke/core (DHKEM(X25519, HKDF-SHA256), HKDF-SHA256) in both directions.
- *
- * @hpke/core 1.9.0 ships no ChaCha20-Poly1305 (that lives in @hpke/chacha20poly1305, which is not
- * a dependency), so its AEAD slot gets a small adapter over node:crypto's RFC 8439 cipher below.
- * The adapter supplies only the raw AEAD primitive; the KEM, the labelled KDF calls, the key
- * schedule and the nonce handling all come from @hpke/core. Our own HPKE uses @noble/ciphers for
- * messages as short as a payload key, so the two sides do not share an AEAD backend either.
+ * @hpke/core with @hpke/dhkem-x25519's sibling KEM, HKDF-SHA256 and @hpke/chacha20poly1305, in
+ * both directions. Nothing on that side is ours: KEM, labelled KDF, key schedule, nonces and AEAD.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createCipheriv, createDecipheriv } from 'node:crypto';
-import { AeadId, CipherSuite, DhkemX25519HkdfSha256, HkdfSha256, type AeadEncryptionContext, type AeadInterface } from '@hpke/core';
+import { CipherSuite, DhkemX25519HkdfSha256, HkdfSha256 } from '@hpke/core';
+import { Chacha20Poly1305 } from '@hpke/chacha20poly1305';
 import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import {
   MULTI_RECIPIENT_INFO,
@@ -23,46 +18,7 @@ import { DHKEM_X25519_HKDF_SHA256 as kem, hpkeOpen } from '../src/hpke.ts';
 import { xchachaSeal } from '../src/aead.ts';
 import { CryptoError } from '../src/errors.ts';
 
-const TAG_LENGTH = 16;
-
-function view(data: ArrayBufferLike | ArrayBufferView): Uint8Array {
-  return ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
-}
-
-/** A copy in an ArrayBuffer of its own (a Buffer from node:crypto may be a view into a shared pool). */
-function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
-  return new Uint8Array(bytes).buffer;
-}
-
-/** ChaCha20-Poly1305 (AEAD id 0x0003) for @hpke/core, over node:crypto. */
-class NodeChacha20Poly1305 implements AeadInterface {
-  readonly id = AeadId.Chacha20Poly1305;
-  readonly keySize = 32;
-  readonly nonceSize = 12;
-  readonly tagSize = TAG_LENGTH;
-
-  createEncryptionContext(key: ArrayBufferLike | ArrayBufferView): AeadEncryptionContext {
-    const raw = view(key).slice();
-    return {
-      async seal(iv, data, aad) {
-        const plaintext = view(data);
-        const cipher = createCipheriv('chacha20-poly1305', raw, view(iv), { authTagLength: TAG_LENGTH });
-        cipher.setAAD(view(aad), { plaintextLength: plaintext.byteLength });
-        return toArrayBuffer(Buffer.concat([cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]));
-      },
-      async open(iv, data, aad) {
-        const sealed = view(data);
-        const length = sealed.byteLength - TAG_LENGTH;
-        const decipher = createDecipheriv('chacha20-poly1305', raw, view(iv), { authTagLength: TAG_LENGTH });
-        decipher.setAAD(view(aad), { plaintextLength: length });
-        decipher.setAuthTag(sealed.subarray(length));
-        return toArrayBuffer(Buffer.concat([decipher.update(sealed.subarray(0, length)), decipher.final()]));
-      },
-    };
-  }
-}
-
-const suite = new CipherSuite({ kem: new DhkemX25519HkdfSha256(), kdf: new HkdfSha256(), aead: new NodeChacha20Poly1305() });
+const suite = new CipherSuite({ kem: new DhkemX25519HkdfSha256(), kdf: new HkdfSha256(), aead: new Chacha20Poly1305() });
 
 describe('multi-recipient slots interoperate with @hpke/core', () => {
   test('@hpke/core opens each of our slots with the recipient key and info, and the payload key opens our payload', async () => {

@@ -1,2 +1,81 @@
-/** Placeholder: the request and response schemas of this family are being written. */
-export {};
+import { Type, type Static } from 'typebox';
+import { DEFAULT_SIGNATURE_ALGORITHM, SIGNATURE_ALGORITHM_IDS, SIGNATURE_CONTEXT_MAX_BYTES } from '@crypto-service/core';
+import { Encoding, Hex, Text } from './common.ts';
+
+const SignatureAlgorithm = Type.Enum([...SIGNATURE_ALGORITHM_IDS], {
+  description: 'Signature algorithm; see GET /v2/algorithms. ed25519 by default.',
+  default: DEFAULT_SIGNATURE_ALGORITHM,
+});
+
+/**
+ * `context` of contract §5: UTF-8 text of at most 255 bytes (Ed448 here; ML-DSA and SLH-DSA
+ * later). The schema bounds characters; core bounds the UTF-8 bytes, which can be more.
+ */
+const Context = Type.String({
+  maxLength: SIGNATURE_CONTEXT_MAX_BYTES,
+  description: `Context string (UTF-8, at most ${SIGNATURE_CONTEXT_MAX_BYTES} bytes) for the schemes that take one (ed448); refused by the others.`,
+});
+
+/** A key field: hex of the raw key, or PEM text (no hex pattern here, core tells the two apart). */
+function KeyField(description: string) {
+  return Type.String({ minLength: 1, description });
+}
+
+export const SignRequest = Type.Object(
+  {
+    algorithm: Type.Optional(SignatureAlgorithm),
+    privateKey: KeyField(
+      'Private key as hex: the 32-byte Ed25519 seed, the 57-byte Ed448 seed, or the ECDSA scalar (32 / 48 bytes). '
+        + 'PEM text (-----BEGIN PRIVATE KEY-----, unencrypted PKCS#8) is accepted too.',
+    ),
+    message: Text('The message to sign'),
+    context: Type.Optional(Context),
+    encoding: Type.Optional(Encoding),
+  },
+  { additionalProperties: false },
+);
+export type SignRequest = Static<typeof SignRequest>;
+
+export const SignResponse = Type.Object(
+  {
+    data: Type.Object(
+      {
+        signature: Hex('The signature: 64 B Ed25519, 114 B Ed448, r ‖ s (IEEE P1363) 64 / 96 B ECDSA'),
+        algorithm: Type.Enum([...SIGNATURE_ALGORITHM_IDS]),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type SignResponse = Static<typeof SignResponse>;
+
+export const VerifyRequest = Type.Object(
+  {
+    algorithm: Type.Optional(SignatureAlgorithm),
+    publicKey: KeyField(
+      'Public key as hex: 32 B Ed25519, 57 B Ed448, or a SEC1 point for ECDSA (uncompressed 65 / 97 B, compressed 33 / 49 B). '
+        + 'PEM text (-----BEGIN PUBLIC KEY-----, SPKI) is accepted too.',
+    ),
+    message: Text('The signed message'),
+    signature: Hex('The signature, in the encoding that /v2/sign returns'),
+    context: Type.Optional(Context),
+    encoding: Type.Optional(Encoding),
+  },
+  { additionalProperties: false },
+);
+export type VerifyRequest = Static<typeof VerifyRequest>;
+
+export const VerifyResponse = Type.Object(
+  {
+    data: Type.Object(
+      {
+        valid: Type.Boolean({ description: 'Whether the signature verifies; false is not an error.' }),
+        algorithm: Type.Enum([...SIGNATURE_ALGORITHM_IDS]),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type VerifyResponse = Static<typeof VerifyResponse>;

@@ -1,4 +1,103 @@
 import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import {
+  bytesToHex,
+  decodeKeyField,
+  decodeText,
+  generateKeyMaterial,
+  hexToBytes,
+  signMessage,
+  utf8ToBytes,
+  verifySignature,
+  wipe,
+  type EncodedKey,
+  type KeyInput,
+} from '@crypto-service/core';
+import {
+  KeyGenerateRequest,
+  KeyGenerateResponse,
+  SignRequest,
+  SignResponse,
+  VerifyRequest,
+  VerifyResponse,
+} from '@crypto-service/protocol';
+import { problemResponses } from './responses.ts';
+import '../route-config.ts';
 
-/** Placeholder: these routes are being implemented. */
-export const signatureRoutes: FastifyPluginAsync = async () => {};
+/** Raw keys leave as hex; PEM text and JWK objects as they are. */
+function encodeKey(key: EncodedKey): string | Exclude<EncodedKey, Uint8Array | string> {
+  return key instanceof Uint8Array ? bytesToHex(key) : key;
+}
+
+function contextBytes(context: string | undefined): Uint8Array | undefined {
+  return context === undefined ? undefined : utf8ToBytes(context, '/context');
+}
+
+/** Raw private-key bytes decoded from this request are ours to wipe; PEM text is an immutable string. */
+function wipeKey(key: KeyInput): void {
+  if (key instanceof Uint8Array) wipe(key);
+}
+
+/** `POST /v2/sign`, `POST /v2/verify` and `POST /v2/keys/generate`: decode, call core, encode. */
+export const signatureRoutes: FastifyPluginAsync = async (fastify) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.post('/v2/sign', {
+    config: { scope: 'crypto:sign' },
+    schema: {
+      tags: ['signatures'],
+      summary: 'Sign a message with Ed25519 (default), Ed448 or ECDSA P-256 / P-384',
+      body: SignRequest,
+      response: { 200: SignResponse, ...problemResponses },
+    },
+  }, async (request) => {
+    const { algorithm = 'ed25519', privateKey, message, context, encoding = 'utf8' } = request.body;
+    const signature = await app.operations.run('sign', algorithm, async () => {
+      const key = decodeKeyField(privateKey, '/privateKey');
+      try {
+        return await signMessage(algorithm, key, decodeText(message, encoding, '/message'), { context: contextBytes(context) });
+      } finally {
+        wipeKey(key);
+      }
+    });
+    return { data: { signature: bytesToHex(signature), algorithm } };
+  });
+
+  app.post('/v2/verify', {
+    config: { scope: 'crypto:verify' },
+    schema: {
+      tags: ['signatures'],
+      summary: 'Verify a signature; a signature that does not verify is valid: false, not an error',
+      body: VerifyRequest,
+      response: { 200: VerifyResponse, ...problemResponses },
+    },
+  }, async (request) => {
+    const { algorithm = 'ed25519', publicKey, message, signature, context, encoding = 'utf8' } = request.body;
+    const valid = await app.operations.run('verify', algorithm, () =>
+      verifySignature(
+        algorithm,
+        decodeKeyField(publicKey, '/publicKey'),
+        decodeText(message, encoding, '/message'),
+        hexToBytes(signature, '/signature'),
+        { context: contextBytes(context) },
+      ));
+    return { data: { valid, algorithm } };
+  });
+
+  app.post('/v2/keys/generate', {
+    config: { scope: 'crypto:keys' },
+    schema: {
+      tags: ['keys'],
+      summary: 'Generate a key pair (signature or key agreement) or a symmetric key, as raw hex, PEM or JWK',
+      body: KeyGenerateRequest,
+      response: { 200: KeyGenerateResponse, ...problemResponses },
+    },
+  }, async (request) => {
+    const { algorithm = 'ed25519', format = 'raw' } = request.body;
+    const generated = await app.operations.run('keygen', algorithm, () => generateKeyMaterial(algorithm, format));
+    if (generated.kind === 'secret') {
+      return { data: { algorithm, format, key: encodeKey(generated.key) } };
+    }
+    return { data: { algorithm, format, publicKey: encodeKey(generated.publicKey), privateKey: encodeKey(generated.privateKey) } };
+  });
+};
