@@ -1,2 +1,61 @@
-/** Placeholder: the request and response schemas of this family are being written. */
-export {};
+/**
+ * Schemas of `POST /v2/hmac` and `POST /v2/hmac/verify` (contract §5).
+ *
+ * `key` and `mac` are hex (contract §1); `encoding` (utf8 by default, base64 or hex) applies to
+ * `data` only. Verification takes the algorithm's full output length only: a truncated MAC is a
+ * 400, not a comparison of prefixes. A MAC that does not match is `valid: false` with status 200.
+ */
+import { Type, type Static } from 'typebox';
+import { MAC_ALGORITHM_IDS } from '@crypto-service/core';
+import { Encoding, Hex, Text } from './common.ts';
+
+const MacAlgorithm = Type.Enum([...MAC_ALGORITHM_IDS], {
+  description: 'The hash under HMAC: sha256, sha384, sha512, sha3-256, sha3-384 or sha3-512; see GET /v2/algorithms.',
+});
+
+const hmacFields = {
+  algorithm: MacAlgorithm,
+  key: Hex('HMAC key, at least 1 byte (RFC 2104 recommends at least the output length)'),
+  data: Text('The data to authenticate'),
+  encoding: Type.Optional(Encoding),
+};
+
+export const HmacRequest = Type.Object(hmacFields, { additionalProperties: false });
+export type HmacRequest = Static<typeof HmacRequest>;
+
+export const HmacResponse = Type.Object(
+  {
+    data: Type.Object(
+      {
+        mac: Type.String({ description: 'The MAC (lowercase hex), the full output length of the algorithm.' }),
+        algorithm: MacAlgorithm,
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type HmacResponse = Static<typeof HmacResponse>;
+
+export const HmacVerifyRequest = Type.Object(
+  {
+    ...hmacFields,
+    mac: Hex('The MAC to check, of the full output length (32, 48 or 64 bytes); truncated MACs are refused'),
+  },
+  { additionalProperties: false },
+);
+export type HmacVerifyRequest = Static<typeof HmacVerifyRequest>;
+
+export const HmacVerifyResponse = Type.Object(
+  {
+    data: Type.Object(
+      {
+        valid: Type.Boolean({ description: 'Whether the MAC matches (compared in constant time).' }),
+        algorithm: MacAlgorithm,
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type HmacVerifyResponse = Static<typeof HmacVerifyResponse>;

@@ -1,0 +1,176 @@
+/**
+ * A small bounded executor for expensive asynchronous jobs (Argon2id, scrypt, PBKDF2).
+ *
+ * Why: these jobs run on libuv's thread pool, which every asynchronous native call shares (4
+ * threads by default: crypto, zlib compression of responses, fs, dns). Unbounded, a burst of
+ * password hashes would occupy the whole pool, make everything else wait behind them, and
+ * allocate memory without limit (64 MiB per default Argon2id hash, 128 MiB per default scrypt).
+ *
+ * What it bounds, each job declaring its memory cost up front:
+ * - `concurrency`: jobs running at once;
+ * - `memoryBudgetBytes`: the sum of the declared costs of the running jobs;
+ * - `maxQueued`: jobs waiting for a turn.
+ * Jobs start in arrival order; a job that does not fit yet waits at the head, and the jobs behind
+ * it wait too, so that a large job is not starved by a stream of small ones. A job that cannot be
+ * queued (the queue is full, or its cost exceeds the whole budget) fails at once with a 503
+ * SERVICE_UNAVAILABLE problem and a Retry-After header: overload is answered cleanly and quickly,
+ * never with a stall or an out-of-memory crash.
+ *
+ * Waiting is bounded too: at most `maxQueued / concurrency` rounds of jobs that each take a bounded
+ * time (core's caps bound every job's cost).
+ */
+import { ApiError } from './errors.ts';
+
+export interface WorkQueueOptions {
+  /** Names the queue in messages and metrics. */
+  name: string;
+  /** Jobs running at once. */
+  concurrency: number;
+  /** Jobs waiting beyond those running; one more is refused with a 503. */
+  maxQueued: number;
+  /** Sum of the declared memory of the running jobs, in bytes. */
+  memoryBudgetBytes: number;
+  /** The Retry-After of a refusal, in seconds. */
+  retryAfterSeconds: number;
+}
+
+export const MIB = 1024 * 1024;
+
+/**
+ * Argon2id, for all four password routes. Sized for the project's 2-core machine: two jobs at once
+ * keep both cores busy (a default hash is about 0.1 s of one core) and leave two of libuv's four
+ * threads to everything else. 256 MiB holds two default jobs (64 MiB each) with room, or one job
+ * at the cap (m = 262144 KiB). 32 waiting jobs are about 2 s of work at the defaults.
+ */
+export const PASSWORD_QUEUE_DEFAULTS: Readonly<WorkQueueOptions> = {
+  name: 'password',
+  concurrency: 2,
+  maxQueued: 32,
+  memoryBudgetBytes: 256 * MIB,
+  retryAfterSeconds: 1,
+};
+
+/**
+ * scrypt and PBKDF2 (`/v2/kdf`). One at a time: a default scrypt is 128 MiB and 0.35 s, and a
+ * separate queue keeps a flood of KDF requests from delaying sign-ins. 256 MiB is one job at the
+ * cap (128 · N · r = 256 MiB). 16 waiting jobs are about 6 s of default scrypt.
+ */
+export const KDF_QUEUE_DEFAULTS: Readonly<WorkQueueOptions> = {
+  name: 'kdf',
+  concurrency: 1,
+  maxQueued: 16,
+  memoryBudgetBytes: 256 * MIB,
+  retryAfterSeconds: 1,
+};
+
+/** Observers of a queue (metrics). */
+export interface WorkQueueHooks {
+  /** Called once for every job refused with a 503. */
+  onRefused?: (() => void) | undefined;
+}
+
+interface Waiting {
+  readonly cost: number;
+  readonly start: () => void;
+}
+
+export class WorkQueue {
+  readonly options: Readonly<WorkQueueOptions>;
+  readonly #hooks: WorkQueueHooks;
+  #running = 0;
+  #memoryInUse = 0;
+  #rejected = 0;
+  readonly #waiting: Waiting[] = [];
+
+  constructor(options: WorkQueueOptions, hooks: WorkQueueHooks = {}) {
+    for (const key of ['concurrency', 'maxQueued', 'memoryBudgetBytes', 'retryAfterSeconds'] as const) {
+      const value = options[key];
+      const min = key === 'maxQueued' ? 0 : 1;
+      if (!Number.isSafeInteger(value) || value < min) {
+        throw new RangeError(`work queue ${options.name}: ${key} must be an integer of at least ${min} (got ${value})`);
+      }
+    }
+    this.options = { ...options };
+    this.#hooks = hooks;
+  }
+
+  /** Jobs running now. */
+  get running(): number {
+    return this.#running;
+  }
+
+  /** Jobs waiting for a turn. */
+  get queued(): number {
+    return this.#waiting.length;
+  }
+
+  /** Declared memory of the running jobs, in bytes. */
+  get memoryInUse(): number {
+    return this.#memoryInUse;
+  }
+
+  /** Jobs refused since the queue was made. */
+  get rejected(): number {
+    return this.#rejected;
+  }
+
+  /**
+   * Runs `job` when a slot and `memoryBytes` of the budget are free, and settles as it does. Refuses
+   * at once, with a 503 ApiError, when the job can never fit or the queue is full.
+   */
+  run<T>(memoryBytes: number, job: () => Promise<T>): Promise<T> {
+    if (!Number.isSafeInteger(memoryBytes) || memoryBytes < 0) {
+      // A programming error in the caller, not the client's fault: let it surface as a 500.
+      return Promise.reject(new RangeError(`work queue ${this.options.name}: memory cost must be a non-negative integer`));
+    }
+    if (memoryBytes > this.options.memoryBudgetBytes) {
+      return Promise.reject(this.#refuse('this operation needs more memory than the server allows for such work'));
+    }
+    if (this.#waiting.length === 0 && this.#fits(memoryBytes)) {
+      return this.#start(memoryBytes, job);
+    }
+    if (this.#waiting.length >= this.options.maxQueued) {
+      return Promise.reject(this.#refuse('too many expensive operations are in progress'));
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.#waiting.push({ cost: memoryBytes, start: () => void this.#start(memoryBytes, job).then(resolve, reject) });
+    });
+  }
+
+  #fits(cost: number): boolean {
+    return this.#running < this.options.concurrency && this.#memoryInUse + cost <= this.options.memoryBudgetBytes;
+  }
+
+  #start<T>(cost: number, job: () => Promise<T>): Promise<T> {
+    this.#running += 1;
+    this.#memoryInUse += cost;
+    let work: Promise<T>;
+    try {
+      work = job();
+    } catch (error) {
+      work = Promise.reject(error);
+    }
+    // The slot and the memory come back whether the job succeeds or fails.
+    return Promise.resolve(work).finally(() => {
+      this.#running -= 1;
+      this.#memoryInUse -= cost;
+      this.#drain();
+    });
+  }
+
+  #drain(): void {
+    for (let head = this.#waiting[0]; head !== undefined && this.#fits(head.cost); head = this.#waiting[0]) {
+      this.#waiting.shift();
+      head.start();
+    }
+  }
+
+  #refuse(reason: string): ApiError {
+    this.#rejected += 1;
+    this.#hooks.onRefused?.();
+    const seconds = this.options.retryAfterSeconds;
+    return new ApiError('SERVICE_UNAVAILABLE', `server busy: ${reason} (${this.options.name}); retry after ${seconds} s`, {
+      headers: { 'retry-after': String(seconds) },
+    });
+  }
+}
