@@ -439,6 +439,10 @@ describe('overload: a full queue answers 503 with Retry-After at once', () => {
       }
       assert.equal((await postJson(app, '/v2/kdf', { algorithm: 'hkdf-sha512', password: 'x' })).statusCode, 200);
       assert.equal((await postJson(app, '/v2/password/hash', { password: 'x', ...FLOOR })).statusCode, 200);
+      // Turned away is not a bug: the operations metric says `unavailable`, never `error`.
+      const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+      assert.match(metrics, /crypto_operations_total\{operation="kdf",algorithm="scrypt",outcome="unavailable"\} 1/);
+      assert.doesNotMatch(metrics, /outcome="error"/);
     } finally {
       await full.release();
     }

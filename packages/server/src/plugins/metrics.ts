@@ -6,13 +6,15 @@
 import fp from 'fastify-plugin';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { CryptoError } from '@crypto-service/core';
+import { ApiError } from '../errors.ts';
 
-export type Outcome = 'success' | 'rejected' | 'error';
+export type Outcome = 'success' | 'rejected' | 'unavailable' | 'error';
 
 export interface Operations {
   /**
    * Runs one crypto operation and counts it: `rejected` when the input was refused (a CryptoError,
-   * the caller's fault), `error` for anything else.
+   * the caller's fault), `unavailable` when the server turned it away (a full work queue: an
+   * ApiError), `error` for anything else (a bug).
    */
   run<T>(operation: string, algorithm: string, work: () => T): T;
 }
@@ -44,13 +46,15 @@ export default fp(async function metrics(app) {
   });
   const operations = new Counter({
     name: 'crypto_operations_total',
-    help: 'Crypto operations by operation, algorithm and outcome (success, rejected, error)',
+    help: 'Crypto operations by operation, algorithm and outcome (success, rejected, unavailable, error)',
     labelNames: ['operation', 'algorithm', 'outcome'] as const,
     registers: [registry],
   });
 
   const count = (operation: string, algorithm: string, outcome: Outcome) =>
     operations.inc({ operation, algorithm, outcome });
+  const failure = (error: unknown): Outcome =>
+    error instanceof CryptoError ? 'rejected' : error instanceof ApiError ? 'unavailable' : 'error';
 
   app.decorate('metricsRegistry', registry);
   app.decorate('operations', {
@@ -59,14 +63,14 @@ export default fp(async function metrics(app) {
       try {
         result = work();
       } catch (error) {
-        count(operation, algorithm, error instanceof CryptoError ? 'rejected' : 'error');
+        count(operation, algorithm, failure(error));
         throw error;
       }
       if (result instanceof Promise) {
         return result.then(
           (value) => (count(operation, algorithm, 'success'), value),
           (error: unknown) => {
-            count(operation, algorithm, error instanceof CryptoError ? 'rejected' : 'error');
+            count(operation, algorithm, failure(error));
             throw error;
           },
         ) as T;
