@@ -88,7 +88,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(hashRoutes);
   await app.register(symmetricRoutes);
   await app.register(signatureRoutes);
-  await app.register(derivationRoutes);
+  await app.register(derivationRoutes, { passwordQueue: config.workQueues.password, kdfQueue: config.workQueues.kdf });
   await app.register(multiRecipientRoutes);
   await app.register(pqRoutes);
   return app;

@@ -20,6 +20,13 @@ export interface AuthConfig {
   allowAnonymous: boolean;
 }
 
+/** A bounded queue for expensive work (see work-queue.ts). */
+export interface QueueConfig {
+  concurrency: number;
+  maxQueued: number;
+  memoryBudgetBytes: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -36,6 +43,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   rateLimit: { max: number; windowMs: number };
   bodyLimitBytes: number;
+  /** Argon2id (password routes) and scrypt/PBKDF2 (`/v2/kdf`) queues. */
+  workQueues: { password: QueueConfig; kdf: QueueConfig };
   tls: { cert: Buffer; key: Buffer } | undefined;
   /** Things worth a warning at start (development mode, short keys); not fatal. */
   warnings: string[];
@@ -193,6 +202,21 @@ function readAuth(env: Env, nodeEnv: NodeEnv, warnings: string[]): AuthConfig {
   };
 }
 
+const MIB = 1024 * 1024;
+/**
+ * The largest single job each queue must admit: Argon2id at its cap (m = 256 MiB) and scrypt at
+ * its cap (128 · N · r = 256 MiB). A smaller budget would turn every capped request into a 503.
+ */
+const MIN_QUEUE_BUDGET_MIB = 256;
+
+function readQueue(env: Env, prefix: 'PASSWORD' | 'KDF', defaults: { concurrency: number; maxQueued: number; budgetMib: number }): QueueConfig {
+  return {
+    concurrency: readInteger(env, `${prefix}_CONCURRENCY`, defaults.concurrency, 1, 64),
+    maxQueued: readInteger(env, `${prefix}_QUEUE_LIMIT`, defaults.maxQueued, 0, 10_000),
+    memoryBudgetBytes: readInteger(env, `${prefix}_MEMORY_BUDGET_MIB`, defaults.budgetMib, MIN_QUEUE_BUDGET_MIB, 65_536) * MIB,
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const warnings: string[] = [];
   const nodeEnv = readEnum<NodeEnv>(env, 'NODE_ENV', ['development', 'production', 'test'], 'development');
@@ -214,6 +238,10 @@ export function loadConfig(env: Env = process.env): Config {
       windowMs: readInteger(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1000, 86_400_000),
     },
     bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 67_108_864),
+    workQueues: {
+      password: readQueue(env, 'PASSWORD', { concurrency: 2, maxQueued: 32, budgetMib: 256 }),
+      kdf: readQueue(env, 'KDF', { concurrency: 1, maxQueued: 16, budgetMib: 256 }),
+    },
     tls: protocol === 'https' ? { cert: readFile(env, 'TLS_CERT_FILE'), key: readFile(env, 'TLS_KEY_FILE') } : undefined,
     warnings,
   };

@@ -29,6 +29,10 @@ describe('configuration', () => {
     assert.equal(config.shutdownTimeoutMs, 30000);
     assert.deepEqual(config.rateLimit, { max: 1000, windowMs: 60000 });
     assert.equal(config.bodyLimitBytes, 1048576);
+    assert.deepEqual(config.workQueues, {
+      password: { concurrency: 2, maxQueued: 32, memoryBudgetBytes: 256 * 1024 * 1024 },
+      kdf: { concurrency: 1, maxQueued: 16, memoryBudgetBytes: 256 * 1024 * 1024 },
+    });
     assert.equal(config.tls, undefined);
     assert.equal(config.keyDir, undefined);
     assert.match(config.warnings.join('\n'), /development mode/);
@@ -73,6 +77,10 @@ describe('configuration', () => {
     failsOn({ RATE_LIMIT_WINDOW_MS: '10' }, 'RATE_LIMIT_WINDOW_MS');
     failsOn({ BODY_LIMIT_BYTES: 'lots' }, 'BODY_LIMIT_BYTES');
     failsOn({ ALLOW_ANONYMOUS: 'maybe' }, 'ALLOW_ANONYMOUS');
+    failsOn({ PASSWORD_CONCURRENCY: '0' }, 'PASSWORD_CONCURRENCY');
+    failsOn({ PASSWORD_MEMORY_BUDGET_MIB: '128' }, 'PASSWORD_MEMORY_BUDGET_MIB');
+    failsOn({ KDF_QUEUE_LIMIT: '-1' }, 'KDF_QUEUE_LIMIT');
+    failsOn({ KDF_MEMORY_BUDGET_MIB: 'lots' }, 'KDF_MEMORY_BUDGET_MIB');
     failsOn({ CORS_ORIGIN: 'not a url' }, 'CORS_ORIGIN');
     failsOn({ CORS_ORIGIN: 'https://a.example/path' }, 'CORS_ORIGIN');
     failsOn({ CORS_ORIGIN: 'null' }, 'CORS_ORIGIN');

@@ -501,3 +501,15 @@ describe('the listing and the OpenAPI document agree with the routes', () => {
     }
   });
 });
+
+describe('queue sizes come from the configuration', () => {
+  test('PASSWORD_* and KDF_* variables size the queues', async (t) => {
+    const app = await testApp({ PASSWORD_CONCURRENCY: '3', PASSWORD_QUEUE_LIMIT: '5', PASSWORD_MEMORY_BUDGET_MIB: '512', KDF_CONCURRENCY: '2', KDF_QUEUE_LIMIT: '7' });
+    t.after(() => app.close());
+    assert.equal(app.derivationQueues.password.options.concurrency, 3);
+    assert.equal(app.derivationQueues.password.options.maxQueued, 5);
+    assert.equal(app.derivationQueues.password.options.memoryBudgetBytes, 512 * 1024 * 1024);
+    assert.equal(app.derivationQueues.kdf.options.concurrency, 2);
+    assert.equal(app.derivationQueues.kdf.options.maxQueued, 7);
+  });
+});
