@@ -12,6 +12,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import { after } from 'node:test';
 import { resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../../../..');
@@ -59,12 +60,16 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
   return address.port;
 }
 
-// Every child started here, so that none outlives the test process even if a test forgets it.
+// Every child started here, so that none outlives the test file even if a test forgets it (its
+// pipes would otherwise keep the test process waiting): killed after the file's last test, and
+// at exit.
 const children = new Set<ChildProcess>();
 const exits = new WeakMap<ChildProcess, Promise<Exit>>();
-process.on('exit', () => {
+function killAll(): void {
   for (const child of children) child.kill('SIGKILL');
-});
+}
+after(killAll);
+process.on('exit', killAll);
 
 function hasExited(child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null;
@@ -180,8 +185,18 @@ export class ServerProcess {
   }
 
   /** The first log line (already printed or still to come) that matches; rejects on timeout or exit. */
-  waitForLog(match: (line: LogLine) => boolean, timeoutMs = 5000, what = 'the expected log line'): Promise<LogLine> {
-    return new Promise<LogLine>((resolveLine, reject) => {
+  async waitForLog(match: (line: LogLine) => boolean, timeoutMs = 5000, what = 'the expected log line'): Promise<LogLine> {
+    const [line] = await this.waitForLogs(match, 1, timeoutMs, what);
+    return line as LogLine;
+  }
+
+  /**
+   * The first `count` matching log lines, once that many are printed; rejects on timeout or exit.
+   * (A response can reach the test before the log line written ahead of it: they travel on
+   * different pipes. Wait for log lines rather than reading logs() right after a response.)
+   */
+  waitForLogs(match: (line: LogLine) => boolean, count: number, timeoutMs = 5000, what = `${count} matching log lines`): Promise<LogLine[]> {
+    return new Promise<LogLine[]>((resolveLines, reject) => {
       const timer = setTimeout(() => {
         done();
         reject(new Error(`no ${what} within ${timeoutMs} ms; output so far:\n${this.output()}`));
@@ -191,10 +206,10 @@ export class ServerProcess {
         this.#waiters.delete(check);
       };
       const check = (): boolean => {
-        const found = this.#logs.find(match);
-        if (found !== undefined) {
+        const found = this.#logs.filter(match);
+        if (found.length >= count) {
           done();
-          resolveLine(found);
+          resolveLines(found.slice(0, count));
           return true;
         }
         if (this.#closed) {
@@ -209,7 +224,7 @@ export class ServerProcess {
   }
 
   /** Waits for "Server listening at <url>" and records the address. */
-  async ready(timeoutMs = 8000): Promise<this> {
+  async ready(timeoutMs = 10_000): Promise<this> {
     const prefix = 'Server listening at ';
     const line = await this.waitForLog((log) => log.msg.startsWith(prefix), timeoutMs, `"${prefix}…" line`);
     this.baseUrl = line.msg.slice(prefix.length).trim();
@@ -246,7 +261,7 @@ export type StartedServer = ServerProcess;
  * If it exits or stays silent instead, it is killed and the error carries its output. A port taken
  * between freePort() and the server's listen() is retried with another port.
  */
-export async function startServer(env: Env = {}, { readyTimeoutMs = 8000 } = {}): Promise<StartedServer> {
+export async function startServer(env: Env = {}, { readyTimeoutMs = 10_000 } = {}): Promise<StartedServer> {
   for (let attempt = 1; ; attempt += 1) {
     const port = env.PORT ?? String(await freePort());
     const server = new ServerProcess({ ...env, PORT: port });
@@ -267,7 +282,7 @@ export interface RunResult extends Exit {
 }
 
 /** Runs the server expecting it to stop by itself (a configuration error); kills it after timeoutMs. */
-export async function runServerToExit(env: Env, timeoutMs = 8000): Promise<RunResult> {
+export async function runServerToExit(env: Env, timeoutMs = 10_000): Promise<RunResult> {
   const server = new ServerProcess({ PORT: String(await freePort()), ...env });
   try {
     const exit = await waitForExit(server.process, timeoutMs);
