@@ -24,6 +24,7 @@ import {
 const ABC_SHA256 = 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad';
 const TIMEOUT = { timeout: 20_000 };
 
+// Arrivals are logged at debug (completions at info): tests that wait for one start with LOG_LEVEL=debug.
 const isIncomingHash = (line: LogLine) => line.msg === 'incoming request' && (line.req as { url?: string } | undefined)?.url === '/v2/hash';
 const isShuttingDown = (line: LogLine) => line.msg.startsWith('shutting down');
 
@@ -46,7 +47,7 @@ test('the server starts, answers /live, and hashes "abc" with SHA-256 (FIPS 180-
 });
 
 test('SIGTERM drains: a request in flight completes, new connections are refused, exit code 0', TIMEOUT, async (t) => {
-  const server = await startServer();
+  const server = await startServer({ LOG_LEVEL: 'debug' });
   t.after(() => server.kill());
 
   const body = JSON.stringify({ algorithm: 'sha256', data: 'abc' });
@@ -104,8 +105,20 @@ test('SIGINT shuts down gracefully with exit code 0', TIMEOUT, async (t) => {
   assert.ok(server.logs().some((line) => line.msg === 'shutdown complete'), server.output());
 });
 
+test('SIGTERM still ends the process when nobody reads its stdout any more (a dead log shipper)', TIMEOUT, async (t) => {
+  const server = await startServer({ SHUTDOWN_TIMEOUT_MS: '2000' });
+  t.after(() => server.kill());
+  assert.equal((await request(`${server.baseUrl}/live`)).status, 200);
+  // Closing our end of the pipe makes every later write to the server's stdout fail with EPIPE.
+  server.process.stdout?.destroy();
+  server.signal('SIGTERM');
+  const exit = await waitForExit(server.process, 5000);
+  assert.equal(exit.signal, null);
+  assert.equal(exit.code, 0);
+});
+
 test('SHUTDOWN_TIMEOUT_MS: a request that never completes cannot hold the exit; exit code 1', TIMEOUT, async (t) => {
-  const server = await startServer({ SHUTDOWN_TIMEOUT_MS: '500' });
+  const server = await startServer({ SHUTDOWN_TIMEOUT_MS: '500', LOG_LEVEL: 'debug' });
   t.after(() => server.kill());
 
   const body = JSON.stringify({ algorithm: 'sha256', data: 'abc' });
@@ -222,7 +235,7 @@ async function statuses(baseUrl: string, clients: string[]): Promise<number[]> {
 }
 
 test('TRUSTED_PROXY_CIDRS: clients behind a trusted proxy are rate-limited by X-Forwarded-For', TIMEOUT, async (t) => {
-  const server = await startServer({ TRUSTED_PROXY_CIDRS: '127.0.0.1/32', RATE_LIMIT_MAX: '2' });
+  const server = await startServer({ TRUSTED_PROXY_CIDRS: '127.0.0.1/32', RATE_LIMIT_MAX: '2', LOG_LEVEL: 'debug' });
   t.after(() => server.kill());
   const [a, b] = ['203.0.113.10', '198.51.100.20'];
 
@@ -233,7 +246,7 @@ test('TRUSTED_PROXY_CIDRS: clients behind a trusted proxy are rate-limited by X-
 });
 
 test('without TRUSTED_PROXY_CIDRS, X-Forwarded-For is ignored: every request counts for the socket address', TIMEOUT, async (t) => {
-  const server = await startServer({ RATE_LIMIT_MAX: '2' });
+  const server = await startServer({ RATE_LIMIT_MAX: '2', LOG_LEVEL: 'debug' });
   t.after(() => server.kill());
 
   assert.deepEqual(await statuses(server.baseUrl, ['203.0.113.10', '203.0.113.10', '198.51.100.20']), [200, 200, 429]);
