@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import { handleError, sendProblem } from './errors.ts';
-import { logRequests, loggerOptions } from './logging.ts';
+import { loggerOptions, requestLogController } from './logging.ts';
 import { Readiness } from './readiness.ts';
 import securityHeaders from './plugins/security-headers.ts';
 import corsPolicy from './plugins/cors.ts';
@@ -46,7 +46,7 @@ declare module 'fastify' {
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
   const serverOptions: FastifyServerOptions = {
     logger: options.quiet === true ? false : loggerOptions(config.logLevel, options.logStream),
-    disableRequestLogging: true,
+    logController: requestLogController(),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustedProxyCidrs.length > 0 ? config.trustedProxyCidrs : false,
     // Unknown fields are errors, not silently dropped; a number is never coerced into a string.
@@ -63,7 +63,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const readiness = options.readiness ?? new Readiness();
   app.decorate('readiness', readiness);
   app.setErrorHandler(handleError);
-  logRequests(app);
 
   // The pipeline. Each stage adds onRequest hooks on the root instance, which run in this order.
   await app.register(securityHeaders);
