@@ -13,3 +13,8 @@ export * from './mac.ts';
 export * from './password.ts';
 export * from './multi-recipient.ts';
 export * from './registry.ts';
+export * from './ml-kem.ts';
+export * from './ml-dsa.ts';
+export * from './slh-dsa.ts';
+export * from './xwing.ts';
+export { PQ_NATIVE_SUPPORT, type PqBackend } from './pq-common.ts';

@@ -1,4 +1,374 @@
-import type { FastifyPluginAsync } from 'fastify';
+/**
+ * The post-quantum routes (contract §5): ML-KEM `/v2/pq/keygen|encapsulate|decapsulate`, X-Wing
+ * `/v2/pq/hybrid/*`, ML-DSA `/v2/pq/dsa/*`, SLH-DSA `/v2/pq/slh-dsa/*` and the same SLH-DSA routes
+ * under the typed client's name, `/v2/pq/hash-sign/*`. Scope `crypto:pq` for all.
+ *
+ * Every core call goes through the offload (../pq-offload.ts), which keeps the work off the event
+ * loop and bounds the queue: a full queue is a 503 with Retry-After (counted as `unavailable`).
+ */
+import fp from 'fastify-plugin';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Counter, Gauge } from 'prom-client';
+import { bytesToHex, decodeText, hexToBytes, invalidInput, utf8ToBytes, wipe } from '@crypto-service/core';
+import {
+  PqDecapsulateRequest,
+  PqDecapsulateResponse,
+  PqDsaKeygenRequest,
+  PqDsaKeygenResponse,
+  PqDsaSignRequest,
+  PqDsaSignResponse,
+  PqDsaVerifyRequest,
+  PqDsaVerifyResponse,
+  PqEncapsulateRequest,
+  PqEncapsulateResponse,
+  PqHybridDecapsulateRequest,
+  PqHybridDecapsulateResponse,
+  PqHybridEncapsulateRequest,
+  PqHybridEncapsulateResponse,
+  PqHybridKeygenRequest,
+  PqHybridKeygenResponse,
+  PqKeygenRequest,
+  PqKeygenResponse,
+  PqSlhDsaKeygenRequest,
+  PqSlhDsaKeygenResponse,
+  PqSlhDsaSignRequest,
+  PqSlhDsaSignResponse,
+  PqSlhDsaVerifyRequest,
+  PqSlhDsaVerifyResponse,
+} from '@crypto-service/protocol';
+import { mlKemAlgorithmForLevel, mlKemAlgorithmForPublicKey, mlKemAlgorithmForSecretKey } from '@crypto-service/core';
+import { mlDsaAlgorithmForLevel, mlDsaAlgorithmForPublicKey, mlDsaAlgorithmForSecretKey } from '@crypto-service/core';
+import { slhDsaAlgorithmForVariant } from '@crypto-service/core';
+import { XWING_ALGORITHM } from '@crypto-service/core';
+import { PqOffload, type PqOffloadOptions } from '../pq-offload.ts';
+import { problemResponses } from './responses.ts';
+import '../route-config.ts';
 
-/** Placeholder: these routes are being implemented. */
-export const pqRoutes: FastifyPluginAsync = async () => {};
+/**
+ * Rate-limit units (contract §4). One unit is one ordinary request: a hash of a small body, about
+ * 50 µs of CPU here. The limit is charged before the body is read, so a route's cost cannot depend
+ * on the variant; it is set from the range of the route's variants, measured natively on Node 24
+ * (pure JavaScript on Node 22 is 5–20× slower, which the bounded queue absorbs):
+ *   SLH-DSA signing          12 ms (sha2-128f) … 2.3 s (shake-192s)        25 units
+ *   SLH-DSA key generation   1–6 ms (f sets) … 70–270 ms (s sets)          10 units
+ *   ML-DSA sign and keygen   1–3 ms (10–20 ms in pure JavaScript)           2 units
+ *   everything else          ML-KEM, X-Wing, verification: 0.1–5 ms          1 unit
+ * Costs proportional to CPU time would price one SLH-DSA signature at hundreds of hash requests
+ * and leave a client a handful per minute; with these weights a client at the default limit (1000
+ * units a minute) may sign 40 times a minute, while the bounded queue caps the work in progress
+ * for all clients together.
+ */
+export const PQ_RATE_LIMIT_COSTS = {
+  slhDsaSign: 25,
+  slhDsaKeygen: 10,
+  mlDsaSign: 2,
+  mlDsaKeygen: 2,
+} as const;
+
+export interface PqRoutesOptions {
+  /** The offload to use (tests pass a small one); by default one is built and closed with the app. */
+  offload?: PqOffload;
+  /** Sizes of the default offload (workers, queue), e.g. from the configuration. */
+  queue?: Omit<PqOffloadOptions, 'execute'>;
+}
+
+const TAGS = ['post-quantum'];
+const SCOPE = 'crypto:pq' as const;
+
+/**
+ * Which of a hybrid route's two field forms the body uses. Mixing them, or giving only part of
+ * one, is a 400 that lists the fields each form needs.
+ */
+function chooseForm(body: Record<string, unknown>, parts: readonly string[], combined: readonly string[]): 'parts' | 'combined' {
+  const list = (names: readonly string[]) => (names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
+  const expected = `give ${list(parts)}, or ${list(combined)}`;
+  const givenParts = parts.filter((name) => body[name] !== undefined);
+  const givenCombined = combined.filter((name) => body[name] !== undefined);
+  if (givenParts.length > 0 && givenCombined.length > 0) {
+    throw invalidInput(`the two forms cannot be mixed: ${expected}`, `/${givenCombined[0]}`);
+  }
+  if (givenParts.length === parts.length) return 'parts';
+  if (givenCombined.length === combined.length) return 'combined';
+  if (givenParts.length === 0 && givenCombined.length === 0) throw invalidInput(`no key given: ${expected}`, '/');
+  const form = givenParts.length > 0 ? parts : combined;
+  const missing = form.filter((name) => body[name] === undefined);
+  throw invalidInput(`${list(missing)} ${missing.length === 1 ? 'is' : 'are'} missing: ${expected}`, `/${missing[0]}`);
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * The post-quantum offload, for every route that runs ML-DSA or SLH-DSA (the generic signature
+     * and key routes too): on Node 22 it is what keeps @noble/post-quantum off the event loop.
+     */
+    pqOffload: PqOffload;
+  }
+}
+
+/**
+ * Wrapped with fastify-plugin so that the offload is visible on the app as `app.pqOffload`, for the
+ * other routes that will sign and generate keys with these schemes; its routes are the same either way.
+ */
+export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, options) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const offload = options.offload ?? new PqOffload(options.queue);
+  if (options.offload === undefined) app.addHook('onClose', () => offload.close());
+  fastify.decorate('pqOffload', offload);
+  if (app.hasDecorator('metricsRegistry')) {
+    // Both read the offload at scrape time, whether it was built here or passed in.
+    let reported = 0;
+    new Counter({
+      name: 'crypto_pq_queue_rejected_total',
+      help: 'Post-quantum jobs refused with 503 because the post-quantum queue was full',
+      registers: [app.metricsRegistry],
+      collect() {
+        this.inc(offload.rejected - reported);
+        reported = offload.rejected;
+      },
+    });
+    new Gauge({
+      name: 'crypto_pq_queue_jobs',
+      help: 'Post-quantum jobs in the bounded queue (worker threads, or native SLH-DSA signing and key generation), by state (running, waiting)',
+      labelNames: ['state'] as const,
+      registers: [app.metricsRegistry],
+      collect() {
+        this.set({ state: 'running' }, offload.running);
+        this.set({ state: 'waiting' }, offload.queued);
+      },
+    });
+  }
+
+  // ML-KEM -----------------------------------------------------------------------------------
+
+  app.post('/v2/pq/keygen', {
+    config: { scope: SCOPE },
+    schema: { tags: TAGS, summary: 'ML-KEM key pair (FIPS 203); the secret key is the 64-byte seed', body: PqKeygenRequest, response: { 200: PqKeygenResponse, ...problemResponses } },
+  }, async (request) => {
+    const { level } = request.body;
+    const keys = await app.operations.run('ml-kem.keygen', mlKemAlgorithmForLevel(level), () => offload.run('ml-kem.keygen', level));
+    try {
+      return { data: { publicKey: bytesToHex(keys.publicKey), secretKey: bytesToHex(keys.secretKey), algorithm: keys.algorithm } };
+    } finally {
+      wipe(keys.secretKey);
+    }
+  });
+
+  app.post('/v2/pq/encapsulate', {
+    config: { scope: SCOPE },
+    schema: { tags: TAGS, summary: 'ML-KEM encapsulation to a public key (its length gives the level)', body: PqEncapsulateRequest, response: { 200: PqEncapsulateResponse, ...problemResponses } },
+  }, async (request) => {
+    const publicKey = hexToBytes(request.body.publicKey, '/publicKey');
+    const label = mlKemAlgorithmForPublicKey(publicKey.byteLength) ?? 'ml-kem';
+    const result = await app.operations.run('ml-kem.encapsulate', label, () => offload.run('ml-kem.encapsulate', publicKey));
+    try {
+      return { data: { ciphertext: bytesToHex(result.ciphertext), sharedSecret: bytesToHex(result.sharedSecret), algorithm: result.algorithm } };
+    } finally {
+      wipe(result.sharedSecret);
+    }
+  });
+
+  app.post('/v2/pq/decapsulate', {
+    config: { scope: SCOPE },
+    schema: { tags: TAGS, summary: 'ML-KEM decapsulation with the seed or the expanded key', body: PqDecapsulateRequest, response: { 200: PqDecapsulateResponse, ...problemResponses } },
+  }, async (request) => {
+    const { level } = request.body;
+    const secretKey = hexToBytes(request.body.secretKey, '/secretKey');
+    try {
+      const ciphertext = hexToBytes(request.body.ciphertext, '/ciphertext');
+      const label = mlKemAlgorithmForSecretKey(secretKey.byteLength, level) ?? 'ml-kem';
+      const result = await app.operations.run('ml-kem.decapsulate', label, () => offload.run('ml-kem.decapsulate', secretKey, ciphertext, level));
+      const sharedSecret = bytesToHex(result.sharedSecret);
+      wipe(result.sharedSecret);
+      return { data: { sharedSecret, algorithm: result.algorithm } };
+    } finally {
+      wipe(secretKey);
+    }
+  });
+
+  // X-Wing -----------------------------------------------------------------------------------
+
+  app.post('/v2/pq/hybrid/keygen', {
+    config: { scope: SCOPE },
+    schema: { tags: TAGS, summary: 'X-Wing (X25519 + ML-KEM-768) key pair, with its parts; the body may be omitted', body: PqHybridKeygenRequest, response: { 200: PqHybridKeygenResponse, ...problemResponses } },
+  }, async () => {
+    const keys = await app.operations.run('x-wing.keygen', XWING_ALGORITHM, () => offload.run('x-wing.keygen'));
+    try {
+      return {
+        data: {
+          x25519PublicKey: bytesToHex(keys.x25519PublicKey),
+          x25519PrivateKey: bytesToHex(keys.x25519PrivateKey),
+          mlKemPublicKey: bytesToHex(keys.mlKemPublicKey),
+          mlKemSecretKey: bytesToHex(keys.mlKemSecretKey),
+          publicKey: bytesToHex(keys.publicKey),
+          secretKey: bytesToHex(keys.secretKey),
+          algorithm: keys.algorithm,
+        },
+      };
+    } finally {
+      wipe(keys.secretKey, keys.x25519PrivateKey, keys.mlKemSecretKey);
+    }
+  });
+
+  app.post('/v2/pq/hybrid/encapsulate', {
+    config: { scope: SCOPE },
+    schema: { tags: TAGS, summary: 'X-Wing encapsulation to x25519PublicKey + mlKemPublicKey, or to the combined publicKey', body: PqHybridEncapsulateRequest, response: { 200: PqHybridEncapsulateResponse, ...problemResponses } },
+  }, async (request) => {
+    const body = request.body;
+    const form = chooseForm(body, ['x25519PublicKey', 'mlKemPublicKey'], ['publicKey']);
+    let start;
+    if (form === 'parts') {
+      const x25519PublicKey = hexToBytes(body.x25519PublicKey ?? '', '/x25519PublicKey');
+      const mlKemPublicKey = hexToBytes(body.mlKemPublicKey ?? '', '/mlKemPublicKey');
+      start = () => offload.run('x-wing.encapsulate-parts', x25519PublicKey, mlKemPublicKey);
+    } else {
+      const publicKey = hexToBytes(body.publicKey ?? '', '/publicKey');
+      start = () => offload.run('x-wing.encapsulate', publicKey);
+    }
+    const result = await app.operations.run('x-wing.encapsulate', XWING_ALGORITHM, start);
+    try {
+      return {
+        data: {
+          x25519EphemeralPublic: bytesToHex(result.x25519EphemeralPublic),
+          mlKemCiphertext: bytesToHex(result.mlKemCiphertext),
+          ciphertext: bytesToHex(result.ciphertext),
+          sharedSecret: bytesToHex(result.sharedSecret),
+          algorithm: result.algorithm,
+        },
+      };
+    } finally {
+      wipe(result.sharedSecret);
+    }
+  });
+
+  app.post('/v2/pq/hybrid/decapsulate', {
+    config: { scope: SCOPE },
+    schema: { tags: TAGS, summary: 'X-Wing decapsulation with the four parts, or with secretKey + ciphertext', body: PqHybridDecapsulateRequest, response: { 200: PqHybridDecapsulateResponse, ...problemResponses } },
+  }, async (request) => {
+    const body = request.body;
+    const form = chooseForm(body, ['x25519PrivateKey', 'mlKemSecretKey', 'x25519EphemeralPublic', 'mlKemCiphertext'], ['secretKey', 'ciphertext']);
+    const secrets: Uint8Array[] = [];
+    const secret = (value: string | undefined, field: string) => {
+      const bytes = hexToBytes(value ?? '', field);
+      secrets.push(bytes);
+      return bytes;
+    };
+    try {
+      let start;
+      if (form === 'parts') {
+        const parts = {
+          x25519PrivateKey: secret(body.x25519PrivateKey, '/x25519PrivateKey'),
+          mlKemSecretKey: secret(body.mlKemSecretKey, '/mlKemSecretKey'),
+          x25519EphemeralPublic: hexToBytes(body.x25519EphemeralPublic ?? '', '/x25519EphemeralPublic'),
+          mlKemCiphertext: hexToBytes(body.mlKemCiphertext ?? '', '/mlKemCiphertext'),
+        };
+        start = () => offload.run('x-wing.decapsulate-parts', parts);
+      } else {
+        const secretKey = secret(body.secretKey, '/secretKey');
+        const ciphertext = hexToBytes(body.ciphertext ?? '', '/ciphertext');
+        start = () => offload.run('x-wing.decapsulate', secretKey, ciphertext);
+      }
+      const result = await app.operations.run('x-wing.decapsulate', XWING_ALGORITHM, start);
+      const sharedSecret = bytesToHex(result.sharedSecret);
+      wipe(result.sharedSecret);
+      return { data: { sharedSecret, algorithm: result.algorithm } };
+    } finally {
+      wipe(...secrets);
+    }
+  });
+
+  // ML-DSA -----------------------------------------------------------------------------------
+
+  app.post('/v2/pq/dsa/keygen', {
+    config: { scope: SCOPE, rateLimitCost: PQ_RATE_LIMIT_COSTS.mlDsaKeygen },
+    schema: { tags: TAGS, summary: 'ML-DSA key pair (FIPS 204); the secret key is the 32-byte seed', body: PqDsaKeygenRequest, response: { 200: PqDsaKeygenResponse, ...problemResponses } },
+  }, async (request) => {
+    const { level } = request.body;
+    const keys = await app.operations.run('ml-dsa.keygen', mlDsaAlgorithmForLevel(level), () => offload.run('ml-dsa.keygen', level));
+    try {
+      return { data: { publicKey: bytesToHex(keys.publicKey), secretKey: bytesToHex(keys.secretKey), algorithm: keys.algorithm } };
+    } finally {
+      wipe(keys.secretKey);
+    }
+  });
+
+  app.post('/v2/pq/dsa/sign', {
+    config: { scope: SCOPE, rateLimitCost: PQ_RATE_LIMIT_COSTS.mlDsaSign },
+    schema: { tags: TAGS, summary: 'ML-DSA signature (hedged), with an optional context', body: PqDsaSignRequest, response: { 200: PqDsaSignResponse, ...problemResponses } },
+  }, async (request) => {
+    const { level, encoding = 'utf8' } = request.body;
+    const secretKey = hexToBytes(request.body.secretKey, '/secretKey');
+    try {
+      const message = decodeText(request.body.message, encoding, '/message');
+      const context = request.body.context === undefined ? undefined : utf8ToBytes(request.body.context, '/context');
+      const label = mlDsaAlgorithmForSecretKey(secretKey.byteLength, level) ?? 'ml-dsa';
+      const result = await app.operations.run('ml-dsa.sign', label, () => offload.run('ml-dsa.sign', secretKey, message, { level, context }));
+      return { data: { signature: bytesToHex(result.signature), algorithm: result.algorithm } };
+    } finally {
+      wipe(secretKey);
+    }
+  });
+
+  app.post('/v2/pq/dsa/verify', {
+    config: { scope: SCOPE },
+    schema: { tags: TAGS, summary: 'ML-DSA verification; a signature that does not verify is valid: false', body: PqDsaVerifyRequest, response: { 200: PqDsaVerifyResponse, ...problemResponses } },
+  }, async (request) => {
+    const { level, encoding = 'utf8' } = request.body;
+    const publicKey = hexToBytes(request.body.publicKey, '/publicKey');
+    const message = decodeText(request.body.message, encoding, '/message');
+    const signature = hexToBytes(request.body.signature, '/signature');
+    const context = request.body.context === undefined ? undefined : utf8ToBytes(request.body.context, '/context');
+    const label = mlDsaAlgorithmForPublicKey(publicKey.byteLength, level) ?? 'ml-dsa';
+    const result = await app.operations.run('ml-dsa.verify', label, () => offload.run('ml-dsa.verify', publicKey, message, signature, { level, context }));
+    return { data: { valid: result.valid, algorithm: result.algorithm } };
+  });
+
+  // SLH-DSA, under both names ------------------------------------------------------------------
+
+  for (const prefix of ['/v2/pq/slh-dsa', '/v2/pq/hash-sign']) {
+    const alias = prefix === '/v2/pq/hash-sign' ? ' (the typed client\'s name for /v2/pq/slh-dsa)' : '';
+
+    app.post(`${prefix}/keygen`, {
+      config: { scope: SCOPE, rateLimitCost: PQ_RATE_LIMIT_COSTS.slhDsaKeygen },
+      schema: { tags: TAGS, summary: `SLH-DSA key pair (FIPS 205)${alias}`, body: PqSlhDsaKeygenRequest, response: { 200: PqSlhDsaKeygenResponse, ...problemResponses } },
+    }, async (request) => {
+      const { variant } = request.body;
+      const keys = await app.operations.run('slh-dsa.keygen', slhDsaAlgorithmForVariant(variant), () => offload.run('slh-dsa.keygen', variant));
+      try {
+        return { data: { publicKey: bytesToHex(keys.publicKey), secretKey: bytesToHex(keys.secretKey), algorithm: keys.algorithm } };
+      } finally {
+        wipe(keys.secretKey);
+      }
+    });
+
+    app.post(`${prefix}/sign`, {
+      config: { scope: SCOPE, rateLimitCost: PQ_RATE_LIMIT_COSTS.slhDsaSign },
+      schema: { tags: TAGS, summary: `SLH-DSA signature (hedged), with an optional context${alias}`, body: PqSlhDsaSignRequest, response: { 200: PqSlhDsaSignResponse, ...problemResponses } },
+    }, async (request) => {
+      const { variant, encoding = 'utf8' } = request.body;
+      const secretKey = hexToBytes(request.body.secretKey, '/secretKey');
+      try {
+        const message = decodeText(request.body.message, encoding, '/message');
+        const context = request.body.context === undefined ? undefined : utf8ToBytes(request.body.context, '/context');
+        const algorithm = slhDsaAlgorithmForVariant(variant);
+        const result = await app.operations.run('slh-dsa.sign', algorithm, () => offload.run('slh-dsa.sign', secretKey, message, { variant, context }));
+        return { data: { signature: bytesToHex(result.signature), algorithm: result.algorithm } };
+      } finally {
+        wipe(secretKey);
+      }
+    });
+
+    app.post(`${prefix}/verify`, {
+      config: { scope: SCOPE },
+      schema: { tags: TAGS, summary: `SLH-DSA verification; a signature that does not verify is valid: false${alias}`, body: PqSlhDsaVerifyRequest, response: { 200: PqSlhDsaVerifyResponse, ...problemResponses } },
+    }, async (request) => {
+      const { variant, encoding = 'utf8' } = request.body;
+      const publicKey = hexToBytes(request.body.publicKey, '/publicKey');
+      const message = decodeText(request.body.message, encoding, '/message');
+      const signature = hexToBytes(request.body.signature, '/signature');
+      const context = request.body.context === undefined ? undefined : utf8ToBytes(request.body.context, '/context');
+      const algorithm = slhDsaAlgorithmForVariant(variant);
+      const result = await app.operations.run('slh-dsa.verify', algorithm, () => offload.run('slh-dsa.verify', publicKey, message, signature, { variant, context }));
+      return { data: { valid: result.valid, algorithm: result.algorithm } };
+    });
+  }
+}, { name: 'pq-routes' });

@@ -1,0 +1,230 @@
+/**
+ * SLH-DSA (FIPS 205): the twelve parameter sets SLH-DSA-{SHA2,SHAKE}-{128,192,256}{s,f}, pure
+ * signatures with an optional context string, for `/v2/pq/slh-dsa/*` (and `/v2/pq/hash-sign/*`).
+ *
+ * Encodings (contract §6): the public key is PK.seed ‖ PK.root (2n bytes) and the secret key
+ * SK.seed ‖ SK.prf ‖ PK.seed ‖ PK.root (4n bytes), FIPS 205 §9.1, the same on both backends.
+ * SLH-DSA has no seed form. Lengths are shared between parameter sets (the SHA2 and SHAKE sets of
+ * one security level, and their s and f variants), so `variant` names the set: `sha2-128f` by
+ * default (the fastest to sign). Signatures of any other length than the set's are INVALID_INPUT.
+ *
+ * Signing is hedged (FIPS 205 §9.2: opt_rand is fresh randomness), the default of both backends;
+ * the deterministic variant (opt_rand = PK.seed) exists for tests only, on the noble backend
+ * (node:crypto has no input for it). A context is at most 255 bytes.
+ *
+ * Cost: natively, signing takes 12 ms (sha2-128f) to 2.3 s (shake-192s), key generation of the
+ * s sets 30–300 ms; pure JavaScript is 5–20× slower. Everything here is asynchronous: node:crypto's
+ * thread-pool forms on Node 24; on Node 22 the server runs these calls in worker threads
+ * (packages/server/src/pq-offload.ts), since noble's work is synchronous. The secret key's PK.root
+ * is not recomputed on input (that is a key generation's work); neither backend does, and a wrong
+ * one yields signatures that do not verify.
+ */
+import { randomFillSync } from 'node:crypto';
+import {
+  slh_dsa_sha2_128f,
+  slh_dsa_sha2_128s,
+  slh_dsa_sha2_192f,
+  slh_dsa_sha2_192s,
+  slh_dsa_sha2_256f,
+  slh_dsa_sha2_256s,
+  slh_dsa_shake_128f,
+  slh_dsa_shake_128s,
+  slh_dsa_shake_192f,
+  slh_dsa_shake_192s,
+  slh_dsa_shake_256f,
+  slh_dsa_shake_256s,
+} from '@noble/post-quantum/slh-dsa.js';
+import { checkLength } from './checks.ts';
+import { wipe } from './ct.ts';
+import { invalidInput } from './errors.ts';
+import {
+  PQ_NATIVE_SUPPORT,
+  exportRaw,
+  importNativePublicKey,
+  importRawPrivateKey,
+  nativeGenerateKeyPair,
+  nativeSign,
+  nativeVerify,
+  selectBackend,
+  type PqBackend,
+} from './pq-common.ts';
+
+interface SlhDsaSpec {
+  readonly variant: string;
+  /** The security parameter n in bytes (FIPS 205 Table 2). */
+  readonly n: 16 | 24 | 32;
+  readonly signatureLength: number;
+  readonly noble: typeof slh_dsa_sha2_128f;
+}
+
+/** FIPS 205 Table 2. The algorithm registry and the request schemas are built from its keys. */
+export const SLH_DSA_PARAMETERS = {
+  'slh-dsa-sha2-128s': { variant: 'sha2-128s', n: 16, signatureLength: 7856, noble: slh_dsa_sha2_128s },
+  'slh-dsa-sha2-128f': { variant: 'sha2-128f', n: 16, signatureLength: 17088, noble: slh_dsa_sha2_128f },
+  'slh-dsa-sha2-192s': { variant: 'sha2-192s', n: 24, signatureLength: 16224, noble: slh_dsa_sha2_192s },
+  'slh-dsa-sha2-192f': { variant: 'sha2-192f', n: 24, signatureLength: 35664, noble: slh_dsa_sha2_192f },
+  'slh-dsa-sha2-256s': { variant: 'sha2-256s', n: 32, signatureLength: 29792, noble: slh_dsa_sha2_256s },
+  'slh-dsa-sha2-256f': { variant: 'sha2-256f', n: 32, signatureLength: 49856, noble: slh_dsa_sha2_256f },
+  'slh-dsa-shake-128s': { variant: 'shake-128s', n: 16, signatureLength: 7856, noble: slh_dsa_shake_128s },
+  'slh-dsa-shake-128f': { variant: 'shake-128f', n: 16, signatureLength: 17088, noble: slh_dsa_shake_128f },
+  'slh-dsa-shake-192s': { variant: 'shake-192s', n: 24, signatureLength: 16224, noble: slh_dsa_shake_192s },
+  'slh-dsa-shake-192f': { variant: 'shake-192f', n: 24, signatureLength: 35664, noble: slh_dsa_shake_192f },
+  'slh-dsa-shake-256s': { variant: 'shake-256s', n: 32, signatureLength: 29792, noble: slh_dsa_shake_256s },
+  'slh-dsa-shake-256f': { variant: 'shake-256f', n: 32, signatureLength: 49856, noble: slh_dsa_shake_256f },
+} as const satisfies Record<string, SlhDsaSpec>;
+
+export type SlhDsaAlgorithm = keyof typeof SLH_DSA_PARAMETERS;
+export const SLH_DSA_ALGORITHM_IDS = Object.keys(SLH_DSA_PARAMETERS) as SlhDsaAlgorithm[];
+export type SlhDsaVariant = (typeof SLH_DSA_PARAMETERS)[SlhDsaAlgorithm]['variant'];
+/** The `variant` values of the requests: the identifiers without the `slh-dsa-` prefix. */
+export const SLH_DSA_VARIANTS = SLH_DSA_ALGORITHM_IDS.map((id) => SLH_DSA_PARAMETERS[id].variant);
+export const SLH_DSA_DEFAULT_VARIANT: SlhDsaVariant = 'sha2-128f';
+export const SLH_DSA_CONTEXT_MAX_BYTES = 255;
+
+export interface SlhDsaKeyPair {
+  algorithm: SlhDsaAlgorithm;
+  /** PK.seed ‖ PK.root, 2n bytes. */
+  publicKey: Uint8Array;
+  /** SK.seed ‖ SK.prf ‖ PK.seed ‖ PK.root, 4n bytes. */
+  secretKey: Uint8Array;
+}
+
+export interface SlhDsaOptions {
+  /** The parameter set without the `slh-dsa-` prefix; `sha2-128f` by default. */
+  variant?: string;
+  /** Tests choose; otherwise node:crypto where the runtime has it. */
+  backend?: PqBackend;
+  /**
+   * The request fields that errors name, where a route calls them otherwise (`/v2/sign` has
+   * `privateKey`). Defaults: the names of `/v2/pq/slh-dsa/*`.
+   */
+  fields?: Partial<SlhDsaFields>;
+}
+
+export interface SlhDsaFields {
+  secretKey: string;
+  publicKey: string;
+  signature: string;
+  context: string;
+  variant: string;
+}
+
+const DEFAULT_FIELDS: SlhDsaFields = { secretKey: 'secretKey', publicKey: 'publicKey', signature: 'signature', context: 'context', variant: 'variant' };
+
+function fieldsOf(options: SlhDsaOptions | undefined): SlhDsaFields {
+  return { ...DEFAULT_FIELDS, ...options?.fields };
+}
+
+export interface SlhDsaSignOptions extends SlhDsaOptions {
+  context?: Uint8Array;
+  /** Tests only: the deterministic variant (opt_rand = PK.seed); selects the noble backend. */
+  deterministic?: boolean;
+}
+
+export interface SlhDsaVerifyOptions extends SlhDsaOptions {
+  context?: Uint8Array;
+}
+
+function backendFor(options: SlhDsaOptions | undefined): PqBackend {
+  return selectBackend(options?.backend, PQ_NATIVE_SUPPORT.slhDsa, 'SLH-DSA');
+}
+
+/** The identifier for a variant (`sha2-128f` … `shake-256s`); the default when none is given. */
+export function slhDsaAlgorithmForVariant(variant: string | undefined, field = 'variant'): SlhDsaAlgorithm {
+  const id = `slh-dsa-${variant ?? SLH_DSA_DEFAULT_VARIANT}`;
+  if (!Object.hasOwn(SLH_DSA_PARAMETERS, id)) {
+    throw invalidInput(`${field} must be one of ${SLH_DSA_VARIANTS.join(', ')}`, `/${field}`);
+  }
+  return id as SlhDsaAlgorithm;
+}
+
+function checkContext(context: Uint8Array | undefined, field: string): void {
+  if (context !== undefined && context.byteLength > SLH_DSA_CONTEXT_MAX_BYTES) {
+    throw invalidInput(`${field} must be at most ${SLH_DSA_CONTEXT_MAX_BYTES} bytes of UTF-8 (got ${context.byteLength})`, `/${field}`);
+  }
+}
+
+/**
+ * A key pair of `variant`. With `options.seed` (SK.seed ‖ SK.prf ‖ PK.seed, 3n bytes) the key pair
+ * is the deterministic one of slh_keygen_internal; node:crypto takes no seed, so a seed selects
+ * the noble backend.
+ */
+export async function slhDsaKeygen(variant?: string, options?: SlhDsaOptions & { seed?: Uint8Array }): Promise<SlhDsaKeyPair> {
+  const algorithm = slhDsaAlgorithmForVariant(variant ?? options?.variant, fieldsOf(options).variant);
+  const spec: SlhDsaSpec = SLH_DSA_PARAMETERS[algorithm];
+  const seed = options?.seed;
+  if (seed !== undefined) {
+    if (options?.backend === 'native') throw new Error('node:crypto cannot generate SLH-DSA keys from a seed; use the noble backend');
+    checkLength(seed, 3 * spec.n, 'seed');
+    return { algorithm, ...spec.noble.keygen(seed) };
+  }
+  if (backendFor(options) === 'native') {
+    const { publicKey, privateKey } = await nativeGenerateKeyPair(algorithm);
+    return { algorithm, publicKey: exportRaw(publicKey, 'raw-public'), secretKey: exportRaw(privateKey, 'raw-private') };
+  }
+  const fresh = randomFillSync(new Uint8Array(3 * spec.n));
+  try {
+    return { algorithm, ...spec.noble.keygen(fresh) };
+  } finally {
+    wipe(fresh);
+  }
+}
+
+/** Signs `message` with the secret key of `variant` (hedged). */
+export async function slhDsaSign(
+  secretKey: Uint8Array,
+  message: Uint8Array,
+  options?: SlhDsaSignOptions,
+): Promise<{ algorithm: SlhDsaAlgorithm; signature: Uint8Array }> {
+  const fields = fieldsOf(options);
+  const algorithm = slhDsaAlgorithmForVariant(options?.variant, fields.variant);
+  const spec: SlhDsaSpec = SLH_DSA_PARAMETERS[algorithm];
+  if (secretKey.byteLength !== 4 * spec.n) {
+    throw invalidInput(`${fields.secretKey} must be ${4 * spec.n} bytes for ${algorithm} (got ${secretKey.byteLength})`, `/${fields.secretKey}`);
+  }
+  const context = options?.context;
+  checkContext(context, fields.context);
+  let backend: PqBackend;
+  if (options?.deterministic === true) {
+    if (options.backend === 'native') throw new Error('node:crypto cannot sign deterministically; use the noble backend');
+    backend = 'noble';
+  } else {
+    backend = backendFor(options);
+  }
+  if (backend === 'native') {
+    // Every 4n-byte string imports (OpenSSL does not recompute PK.root), so this cannot fail.
+    const key = importRawPrivateKey(algorithm, 'raw-private', secretKey);
+    return { algorithm, signature: await nativeSign(key, message, context) };
+  }
+  // extraEntropy: false is FIPS 205's deterministic variant; undefined draws a fresh opt_rand.
+  const extraEntropy = options?.deterministic === true ? false : undefined;
+  return { algorithm, signature: spec.noble.sign(message, secretKey, { context, extraEntropy }) };
+}
+
+/**
+ * Verifies a signature. A public key or signature of the wrong length for `variant` is an
+ * INVALID_INPUT; a well-formed signature that does not verify is `valid: false`.
+ */
+export async function slhDsaVerify(
+  publicKey: Uint8Array,
+  message: Uint8Array,
+  signature: Uint8Array,
+  options?: SlhDsaVerifyOptions,
+): Promise<{ algorithm: SlhDsaAlgorithm; valid: boolean }> {
+  const fields = fieldsOf(options);
+  const algorithm = slhDsaAlgorithmForVariant(options?.variant, fields.variant);
+  const spec: SlhDsaSpec = SLH_DSA_PARAMETERS[algorithm];
+  if (publicKey.byteLength !== 2 * spec.n) {
+    throw invalidInput(`${fields.publicKey} must be ${2 * spec.n} bytes for ${algorithm} (got ${publicKey.byteLength})`, `/${fields.publicKey}`);
+  }
+  if (signature.byteLength !== spec.signatureLength) {
+    throw invalidInput(`${fields.signature} must be ${spec.signatureLength} bytes for ${algorithm} (got ${signature.byteLength})`, `/${fields.signature}`);
+  }
+  const context = options?.context;
+  checkContext(context, fields.context);
+  if (backendFor(options) === 'native') {
+    const key = importNativePublicKey(algorithm, publicKey);
+    return { algorithm, valid: await nativeVerify(key, message, signature, context) };
+  }
+  return { algorithm, valid: spec.noble.verify(signature, message, publicKey, { context }) };
+}

@@ -1,0 +1,383 @@
+/**
+ * X-Wing (draft-connolly-cfrg-xwing-kem), identifier `x25519-ml-kem-768`: the hybrid KEM of
+ * `/v2/pq/hybrid/*`, and the KEM (HPKE id 0x647a) of the post-quantum sealed box and of the
+ * multi-recipient envelope's hybrid slots.
+ *
+ *   secret key     the 32-byte seed
+ *   expand(seed)   SHAKE256(seed, 96): bytes 0..64 the ML-KEM-768 seed d ‖ z, bytes 64..96 the X25519
+ *                  private key
+ *   public key     ML-KEM-768 ek (1184) ‖ X25519 public key (32) = 1216 bytes
+ *   ciphertext     ML-KEM-768 ct (1088) ‖ X25519 ephemeral public key (32) = 1120 bytes
+ *   shared secret  SHA3-256(ss_M ‖ ss_X ‖ ct_X ‖ pk_X ‖ "\.//^\")  (label 5c2e2f2f5e5c)
+ *
+ * Contract §6 also exposes the parts: `x25519PrivateKey` and `mlKemSecretKey` (the 64-byte ML-KEM
+ * seed) that the seed expands to, and the two halves of the public key and of the ciphertext.
+ *
+ * Backends: X25519, SHAKE256 and SHA3-256 are node:crypto on every runtime (Node 22 imports X25519
+ * keys as DER, as Node 24 does); ML-KEM-768 is node:crypto on Node 24 and @noble/post-quantum on
+ * Node 22 (ml-kem.ts). The result is byte-identical to @noble/post-quantum's ml_kem768_x25519
+ * (test/pq-differential.test.ts) and to the draft's vectors (test/vectors/xwing.test.ts).
+ *
+ * A low-order X25519 point (as the recipient key, or as the ephemeral key in a ciphertext) makes
+ * the X25519 shared secret all zero. OpenSSL, @noble/curves and Go's crypto/ecdh all refuse to
+ * compute it, and so does this module: an INVALID_INPUT naming the field. The refusal depends only
+ * on the public point, never on a secret, so it is no oracle.
+ */
+import { createHash, createPrivateKey, createPublicKey, diffieHellman, randomFillSync, type KeyObject } from 'node:crypto';
+import { checkLength } from './checks.ts';
+import { wipe } from './ct.ts';
+import { CryptoError, invalidInput } from './errors.ts';
+import {
+  ML_KEM_PARAMETERS,
+  ML_KEM_SEED_LENGTH,
+  mlKemDecapsulate,
+  mlKemEncapsulate,
+  mlKemKeyPairFromSeed,
+} from './ml-kem.ts';
+import { asBytes, type PqBackend } from './pq-common.ts';
+
+export const XWING_ALGORITHM = 'x25519-ml-kem-768';
+export const XWING_ALGORITHM_IDS = [XWING_ALGORITHM] as const;
+export type XWingAlgorithm = typeof XWING_ALGORITHM;
+/** The HPKE KEM identifier of X-Wing (IANA HPKE registry). */
+export const XWING_HPKE_KEM_ID = 0x647a;
+export const XWING_SEED_LENGTH = 32;
+export const XWING_PUBLIC_KEY_LENGTH = 1216;
+export const XWING_CIPHERTEXT_LENGTH = 1120;
+export const XWING_SHARED_SECRET_LENGTH = 32;
+/** The 64 bytes of EncapsulateDerand: ML-KEM's m (0..32) ‖ the X25519 ephemeral key (32..64). */
+export const XWING_ENCAPSULATION_SEED_LENGTH = 64;
+export const X25519_KEY_LENGTH = 32;
+
+const ML_KEM_768 = ML_KEM_PARAMETERS['ml-kem-768'];
+const ML_KEM_PUBLIC_KEY_LENGTH = ML_KEM_768.publicKeyLength;
+const ML_KEM_CIPHERTEXT_LENGTH = ML_KEM_768.ciphertextLength;
+const LABEL = Uint8Array.of(0x5c, 0x2e, 0x2f, 0x2f, 0x5e, 0x5c);
+
+export interface XWingKeyPair {
+  algorithm: XWingAlgorithm;
+  /** The 32-byte X-Wing seed. */
+  secretKey: Uint8Array;
+  /** mlKemPublicKey ‖ x25519PublicKey. */
+  publicKey: Uint8Array;
+  x25519PrivateKey: Uint8Array;
+  x25519PublicKey: Uint8Array;
+  /** The 64-byte ML-KEM-768 seed d ‖ z. */
+  mlKemSecretKey: Uint8Array;
+  mlKemPublicKey: Uint8Array;
+}
+
+export interface XWingEncapsulation {
+  algorithm: XWingAlgorithm;
+  /** mlKemCiphertext ‖ x25519EphemeralPublic: HPKE's `enc`. */
+  ciphertext: Uint8Array;
+  sharedSecret: Uint8Array;
+  mlKemCiphertext: Uint8Array;
+  x25519EphemeralPublic: Uint8Array;
+}
+
+export interface XWingDecapsulation {
+  algorithm: XWingAlgorithm;
+  sharedSecret: Uint8Array;
+}
+
+export interface XWingOptions {
+  /** The ML-KEM backend; tests choose, otherwise node:crypto where the runtime has ML-KEM. */
+  backend?: PqBackend;
+  /**
+   * The request fields that errors name, where a route calls them otherwise (the post-quantum
+   * sealed box has `x25519SecretKey`). Defaults: the names of `/v2/pq/hybrid/*`.
+   */
+  fields?: Partial<XWingFields>;
+}
+
+export interface XWingFields {
+  publicKey: string;
+  secretKey: string;
+  ciphertext: string;
+  x25519PublicKey: string;
+  mlKemPublicKey: string;
+  x25519PrivateKey: string;
+  mlKemSecretKey: string;
+  x25519EphemeralPublic: string;
+  mlKemCiphertext: string;
+}
+
+const DEFAULT_FIELDS: XWingFields = {
+  publicKey: 'publicKey',
+  secretKey: 'secretKey',
+  ciphertext: 'ciphertext',
+  x25519PublicKey: 'x25519PublicKey',
+  mlKemPublicKey: 'mlKemPublicKey',
+  x25519PrivateKey: 'x25519PrivateKey',
+  mlKemSecretKey: 'mlKemSecretKey',
+  x25519EphemeralPublic: 'x25519EphemeralPublic',
+  mlKemCiphertext: 'mlKemCiphertext',
+};
+
+function fieldsOf(options: XWingOptions | undefined): XWingFields {
+  return { ...DEFAULT_FIELDS, ...options?.fields };
+}
+
+export interface XWingEncapsulateOptions extends XWingOptions {
+  /**
+   * Known-answer tests only: the 64-byte seed of EncapsulateDerand. ML-KEM takes no given randomness
+   * in node:crypto, so this selects the noble backend for the ML-KEM half.
+   */
+  encapsulationSeed?: Uint8Array;
+}
+
+/** The parts form of decapsulation (contract §5, `/v2/pq/hybrid/decapsulate`). */
+export interface XWingDecapsulationParts {
+  x25519PrivateKey: Uint8Array;
+  /** The 64-byte ML-KEM-768 seed (or the 2400-byte expanded decapsulation key). */
+  mlKemSecretKey: Uint8Array;
+  x25519EphemeralPublic: Uint8Array;
+  mlKemCiphertext: Uint8Array;
+}
+
+// ---------------------------------------------------------------------------------------------
+// X25519 through node:crypto, with DER framing (RFC 8410) so that Node 22, which lacks the raw
+// key formats, runs the same code as Node 24.
+
+const X25519_PKCS8_PREFIX = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x6e, 0x04, 0x22, 0x04, 0x20]);
+const X25519_SPKI_PREFIX = Uint8Array.from([0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x6e, 0x03, 0x21, 0x00]);
+
+function framed(prefix: Uint8Array, key: Uint8Array): Buffer {
+  const der = Buffer.alloc(prefix.byteLength + key.byteLength);
+  der.set(prefix, 0);
+  der.set(key, prefix.byteLength);
+  return der;
+}
+
+function x25519PrivateKeyObject(privateKey: Uint8Array): KeyObject {
+  const der = framed(X25519_PKCS8_PREFIX, privateKey);
+  try {
+    return createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
+  } finally {
+    der.fill(0);
+  }
+}
+
+function x25519PublicKeyObject(publicKey: Uint8Array): KeyObject {
+  return createPublicKey({ key: framed(X25519_SPKI_PREFIX, publicKey), format: 'der', type: 'spki' });
+}
+
+/** X25519(k, 9): the public key of a 32-byte private key (RFC 7748 §6.1). */
+export function x25519PublicKeyOf(privateKey: Uint8Array): Uint8Array {
+  const spki = createPublicKey(x25519PrivateKeyObject(privateKey)).export({ format: 'der', type: 'spki' });
+  return new Uint8Array(spki.subarray(X25519_SPKI_PREFIX.byteLength));
+}
+
+/** X25519(k, u). A low-order u makes the output all zero, which is refused (see the top of the file). */
+function x25519(privateKey: Uint8Array, publicKey: Uint8Array, field: string, what: string): Uint8Array {
+  try {
+    return asBytes(diffieHellman({ privateKey: x25519PrivateKeyObject(privateKey), publicKey: x25519PublicKeyObject(publicKey) }));
+  } catch {
+    throw invalidInput(`${what} is a low-order X25519 point (the shared secret would be all zero)`, `/${field}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** The combiner: SHA3-256(ss_M ‖ ss_X ‖ ct_X ‖ pk_X ‖ label). */
+export function xwingCombiner(ssM: Uint8Array, ssX: Uint8Array, ctX: Uint8Array, pkX: Uint8Array): Uint8Array {
+  return asBytes(createHash('sha3-256').update(ssM).update(ssX).update(ctX).update(pkX).update(LABEL).digest());
+}
+
+/**
+ * The key pair of a 32-byte seed (expandDecapsulationKey, then the public key). Deterministic and
+ * synchronous: one SHAKE256, one ML-KEM-768 key generation, one X25519 base-point multiplication.
+ */
+export function xwingKeyPairFromSeed(seed: Uint8Array, options?: XWingOptions & { field?: string }): XWingKeyPair {
+  checkLength(seed, XWING_SEED_LENGTH, options?.field ?? fieldsOf(options).secretKey);
+  const expanded = asBytes(createHash('shake256', { outputLength: 96 }).update(seed).digest());
+  try {
+    const mlKem = mlKemKeyPairFromSeed(expanded.subarray(0, ML_KEM_SEED_LENGTH), 768, options?.backend === undefined ? {} : { backend: options.backend });
+    const x25519PrivateKey = expanded.slice(ML_KEM_SEED_LENGTH, 96);
+    const x25519PublicKey = x25519PublicKeyOf(x25519PrivateKey);
+    const publicKey = new Uint8Array(XWING_PUBLIC_KEY_LENGTH);
+    publicKey.set(mlKem.publicKey, 0);
+    publicKey.set(x25519PublicKey, ML_KEM_PUBLIC_KEY_LENGTH);
+    return {
+      algorithm: XWING_ALGORITHM,
+      secretKey: seed.slice(),
+      publicKey,
+      x25519PrivateKey,
+      x25519PublicKey,
+      mlKemSecretKey: mlKem.secretKey,
+      mlKemPublicKey: mlKem.publicKey,
+    };
+  } finally {
+    wipe(expanded);
+  }
+}
+
+/** A fresh key pair (32 random bytes as the seed), or the key pair of `options.seed`. */
+export async function xwingKeygen(options?: XWingOptions & { seed?: Uint8Array }): Promise<XWingKeyPair> {
+  if (options?.seed !== undefined) return xwingKeyPairFromSeed(options.seed, { ...options, field: 'seed' });
+  const seed = randomFillSync(new Uint8Array(XWING_SEED_LENGTH));
+  try {
+    return xwingKeyPairFromSeed(seed, options);
+  } finally {
+    wipe(seed);
+  }
+}
+
+/**
+ * HPKE's DeriveKeyPair(ikm) for X-Wing: the seed is SHAKE256(ikm, 32) (as in the draft from
+ * version 06 and in @hpke/hybridkem-x-wing), then xwingKeyPairFromSeed.
+ */
+export function xwingDeriveKeyPair(ikm: Uint8Array, options?: XWingOptions): XWingKeyPair {
+  const seed = asBytes(createHash('shake256', { outputLength: XWING_SEED_LENGTH }).update(ikm).digest());
+  try {
+    return xwingKeyPairFromSeed(seed, options);
+  } finally {
+    wipe(seed);
+  }
+}
+
+interface EncapsulationFields {
+  mlKem: string;
+  x25519: string;
+  mlKemWhat: string;
+  x25519What: string;
+}
+
+async function encapsulateParts(
+  mlKemPublicKey: Uint8Array,
+  x25519PublicKey: Uint8Array,
+  options: XWingEncapsulateOptions | undefined,
+  fields: EncapsulationFields,
+): Promise<XWingEncapsulation> {
+  const eseed = options?.encapsulationSeed;
+  if (eseed !== undefined) checkLength(eseed, XWING_ENCAPSULATION_SEED_LENGTH, 'encapsulationSeed');
+  // The ML-KEM key is checked first (FIPS 203 §7.2): its error is the more useful one.
+  const mlKem = await mlKemEncapsulate(mlKemPublicKey, {
+    ...(options?.backend === undefined ? {} : { backend: options.backend }),
+    ...(eseed === undefined ? {} : { randomness: eseed.subarray(0, 32) }),
+    field: fields.mlKem,
+  }).catch((error: unknown) => {
+    throw rephrase(error, fields.mlKemWhat, fields.mlKem);
+  });
+  const ephemeral = eseed === undefined ? randomFillSync(new Uint8Array(X25519_KEY_LENGTH)) : eseed.slice(32, 64);
+  try {
+    const ctX = x25519PublicKeyOf(ephemeral);
+    const ssX = x25519(ephemeral, x25519PublicKey, fields.x25519, fields.x25519What);
+    const sharedSecret = xwingCombiner(mlKem.sharedSecret, ssX, ctX, x25519PublicKey);
+    wipe(ssX, mlKem.sharedSecret);
+    const ciphertext = new Uint8Array(XWING_CIPHERTEXT_LENGTH);
+    ciphertext.set(mlKem.ciphertext, 0);
+    ciphertext.set(ctX, ML_KEM_CIPHERTEXT_LENGTH);
+    return { algorithm: XWING_ALGORITHM, ciphertext, sharedSecret, mlKemCiphertext: mlKem.ciphertext, x25519EphemeralPublic: ctX };
+  } finally {
+    wipe(ephemeral);
+  }
+}
+
+/** ml-kem.ts words its errors for a standalone ML-KEM key; inside X-Wing the field may be a part. */
+function rephrase(error: unknown, what: string, field: string): unknown {
+  if (error instanceof CryptoError && error.code === 'INVALID_INPUT' && what !== field) {
+    return invalidInput(`${what} is not a valid ML-KEM-768 encapsulation key: a coefficient is not reduced modulo q (FIPS 203 §7.2)`, `/${field}`);
+  }
+  return error;
+}
+
+/** Encapsulate(pk) with the combined 1216-byte public key. */
+export async function xwingEncapsulate(publicKey: Uint8Array, options?: XWingEncapsulateOptions): Promise<XWingEncapsulation> {
+  const { publicKey: field } = fieldsOf(options);
+  checkLength(publicKey, XWING_PUBLIC_KEY_LENGTH, field);
+  return encapsulateParts(publicKey.subarray(0, ML_KEM_PUBLIC_KEY_LENGTH), publicKey.subarray(ML_KEM_PUBLIC_KEY_LENGTH), options, {
+    mlKem: field,
+    x25519: field,
+    mlKemWhat: `the ML-KEM-768 part of ${field}`,
+    x25519What: `the X25519 part of ${field}`,
+  });
+}
+
+/** Encapsulate(pk) with the public key given as its two parts. */
+export async function xwingEncapsulateParts(
+  x25519PublicKey: Uint8Array,
+  mlKemPublicKey: Uint8Array,
+  options?: XWingEncapsulateOptions,
+): Promise<XWingEncapsulation> {
+  const fields = fieldsOf(options);
+  checkLength(x25519PublicKey, X25519_KEY_LENGTH, fields.x25519PublicKey);
+  checkLength(mlKemPublicKey, ML_KEM_PUBLIC_KEY_LENGTH, fields.mlKemPublicKey);
+  return encapsulateParts(mlKemPublicKey, x25519PublicKey, options, {
+    mlKem: fields.mlKemPublicKey,
+    x25519: fields.x25519PublicKey,
+    mlKemWhat: fields.mlKemPublicKey,
+    x25519What: fields.x25519PublicKey,
+  });
+}
+
+interface DecapsulationFields {
+  mlKemSecretKey: string;
+  mlKemCiphertext: string;
+  x25519EphemeralPublic: string;
+  x25519What: string;
+}
+
+async function decapsulateParts(parts: XWingDecapsulationParts, x25519PublicKey: Uint8Array, options: XWingOptions | undefined, fields: DecapsulationFields): Promise<XWingDecapsulation> {
+  const mlKem = await mlKemDecapsulate(parts.mlKemSecretKey, parts.mlKemCiphertext, 768, {
+    ...(options?.backend === undefined ? {} : { backend: options.backend }),
+    fields: { secretKey: fields.mlKemSecretKey, ciphertext: fields.mlKemCiphertext },
+  });
+  const ssX = x25519(parts.x25519PrivateKey, parts.x25519EphemeralPublic, fields.x25519EphemeralPublic, fields.x25519What);
+  try {
+    return {
+      algorithm: XWING_ALGORITHM,
+      sharedSecret: xwingCombiner(mlKem.sharedSecret, ssX, parts.x25519EphemeralPublic, x25519PublicKey),
+    };
+  } finally {
+    wipe(ssX, mlKem.sharedSecret);
+  }
+}
+
+/**
+ * Decapsulate(ct, sk) with the 32-byte seed and the combined 1120-byte ciphertext. As with ML-KEM, a
+ * tampered ciphertext of the right length gives an unrelated shared secret, not an error.
+ */
+export async function xwingDecapsulate(secretKey: Uint8Array, ciphertext: Uint8Array, options?: XWingOptions): Promise<XWingDecapsulation> {
+  const fields = fieldsOf(options);
+  checkLength(secretKey, XWING_SEED_LENGTH, fields.secretKey);
+  checkLength(ciphertext, XWING_CIPHERTEXT_LENGTH, fields.ciphertext);
+  const keys = xwingKeyPairFromSeed(secretKey, options);
+  try {
+    return await decapsulateParts(
+      {
+        x25519PrivateKey: keys.x25519PrivateKey,
+        mlKemSecretKey: keys.mlKemSecretKey,
+        x25519EphemeralPublic: ciphertext.subarray(ML_KEM_CIPHERTEXT_LENGTH),
+        mlKemCiphertext: ciphertext.subarray(0, ML_KEM_CIPHERTEXT_LENGTH),
+      },
+      keys.x25519PublicKey,
+      options,
+      {
+        mlKemSecretKey: fields.secretKey,
+        mlKemCiphertext: fields.ciphertext,
+        x25519EphemeralPublic: fields.ciphertext,
+        x25519What: `the X25519 part of ${fields.ciphertext}`,
+      },
+    );
+  } finally {
+    wipe(keys.secretKey, keys.x25519PrivateKey, keys.mlKemSecretKey);
+  }
+}
+
+/** Decapsulate with the secret key and the ciphertext given as their parts. */
+export async function xwingDecapsulateParts(parts: XWingDecapsulationParts, options?: XWingOptions): Promise<XWingDecapsulation> {
+  const fields = fieldsOf(options);
+  checkLength(parts.x25519PrivateKey, X25519_KEY_LENGTH, fields.x25519PrivateKey);
+  checkLength(parts.x25519EphemeralPublic, X25519_KEY_LENGTH, fields.x25519EphemeralPublic);
+  checkLength(parts.mlKemCiphertext, ML_KEM_CIPHERTEXT_LENGTH, fields.mlKemCiphertext);
+  // The ML-KEM-768 seed, or its expanded key: never another level's (no `level` field here).
+  checkLength(parts.mlKemSecretKey, [ML_KEM_SEED_LENGTH, ML_KEM_768.expandedSecretKeyLength], fields.mlKemSecretKey);
+  return decapsulateParts(parts, x25519PublicKeyOf(parts.x25519PrivateKey), options, {
+    mlKemSecretKey: fields.mlKemSecretKey,
+    mlKemCiphertext: fields.mlKemCiphertext,
+    x25519EphemeralPublic: fields.x25519EphemeralPublic,
+    x25519What: fields.x25519EphemeralPublic,
+  });
+}

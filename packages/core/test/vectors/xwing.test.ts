@@ -1,0 +1,93 @@
+/**
+ * X-Wing (draft-connolly-cfrg-xwing-kem) against its published vectors (SOURCES.md):
+ *
+ *   xwing/xwing.json            the draft's vectors as published by RustCrypto/KEMs: seed, pk,
+ *                               eseed, ct, ss (3)
+ *   xwing/mlkem768-x25519.json  more vectors of the same KEM from noble-post-quantum: seed (= sk),
+ *                               randomness (= eseed), pk, ct, ss (10)
+ *
+ * Every vector: the key pair from the seed (public key, and its parts), EncapsulateDerand with the
+ * vector's eseed (ct and ss; the ML-KEM half runs on noble, the only backend that takes given
+ * randomness), and decapsulation of the vector's ct, from the seed and from the parts, on every
+ * ML-KEM backend this runtime has. Both files hold only valid vectors; each is counted.
+ *
+ * The directory comes from CRYPTO_VECTORS_DIR; without it this file fails and says so.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PQ_NATIVE_SUPPORT, type PqBackend } from '../../src/pq-common.ts';
+import { xwingDecapsulate, xwingDecapsulateParts, xwingEncapsulate, xwingEncapsulateParts, xwingKeyPairFromSeed } from '../../src/xwing.ts';
+
+const vectorsDir = process.env.CRYPTO_VECTORS_DIR;
+const BACKENDS: PqBackend[] = PQ_NATIVE_SUPPORT.mlKem ? ['native', 'noble'] : ['noble'];
+
+interface Vector { seed: string; pk: string; eseed: string; ct: string; ss: string }
+
+const hex = (text: string) => new Uint8Array(Buffer.from(text, 'hex'));
+const toHex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+
+function read(name: string): unknown {
+  assert.ok(vectorsDir, 'CRYPTO_VECTORS_DIR is not set');
+  return JSON.parse(readFileSync(join(vectorsDir, 'xwing', name), 'utf8'));
+}
+
+async function check(vector: Vector, label: string): Promise<void> {
+  const seed = hex(vector.seed);
+  const ciphertext = hex(vector.ct);
+  for (const backend of BACKENDS) {
+    const keys = xwingKeyPairFromSeed(seed, { backend });
+    assert.equal(toHex(keys.publicKey), vector.pk, `${label} pk (${backend})`);
+    assert.equal(toHex(keys.mlKemPublicKey) + toHex(keys.x25519PublicKey), vector.pk, `${label} the parts make the pk (${backend})`);
+    const fromSeed = await xwingDecapsulate(seed, ciphertext, { backend });
+    assert.equal(toHex(fromSeed.sharedSecret), vector.ss, `${label} decapsulation from the seed (${backend})`);
+    const fromParts = await xwingDecapsulateParts({
+      x25519PrivateKey: keys.x25519PrivateKey,
+      mlKemSecretKey: keys.mlKemSecretKey,
+      mlKemCiphertext: ciphertext.subarray(0, 1088),
+      x25519EphemeralPublic: ciphertext.subarray(1088),
+    }, { backend });
+    assert.equal(toHex(fromParts.sharedSecret), vector.ss, `${label} decapsulation from the parts (${backend})`);
+  }
+  const encapsulationSeed = hex(vector.eseed);
+  const combined = await xwingEncapsulate(hex(vector.pk), { encapsulationSeed });
+  assert.equal(toHex(combined.ciphertext), vector.ct, `${label} ct`);
+  assert.equal(toHex(combined.sharedSecret), vector.ss, `${label} ss`);
+  assert.equal(toHex(combined.mlKemCiphertext) + toHex(combined.x25519EphemeralPublic), vector.ct, `${label} ct parts`);
+  const pk = hex(vector.pk);
+  const parts = await xwingEncapsulateParts(pk.subarray(1184), pk.subarray(0, 1184), { encapsulationSeed });
+  assert.equal(toHex(parts.ciphertext), vector.ct, `${label} ct from the parts`);
+  assert.equal(toHex(parts.sharedSecret), vector.ss, `${label} ss from the parts`);
+}
+
+if (vectorsDir === undefined || vectorsDir === '') {
+  test('CRYPTO_VECTORS_DIR names the test-vector directory', () => {
+    assert.fail('CRYPTO_VECTORS_DIR is not set, so the X-Wing vectors cannot run. Run `npm run test:vectors`, or set CRYPTO_VECTORS_DIR to the directory that holds xwing/.');
+  });
+} else {
+  test('xwing/xwing.json: the draft vectors (RustCrypto/KEMs)', async (t) => {
+    const data = read('xwing.json') as { vectors: (Vector & { sk: string })[] };
+    let valid = 0;
+    for (const [index, vector] of data.vectors.entries()) {
+      // The secret key of X-Wing is the seed itself.
+      assert.equal(vector.sk, vector.seed);
+      await check(vector, `xwing.json #${index}`);
+      valid++;
+    }
+    assert.equal(valid, 3);
+    t.diagnostic(`xwing.json: ${valid} valid; ML-KEM backends: ${BACKENDS.join(', ')}`);
+  });
+
+  test('xwing/mlkem768-x25519.json: noble-post-quantum vectors of the same KEM', async (t) => {
+    const data = read('mlkem768-x25519.json') as { seed: string; sk: string; randomness: string; pk: string; ct: string; ss: string }[];
+    let valid = 0;
+    for (const [index, vector] of data.entries()) {
+      assert.equal(vector.sk, vector.seed);
+      await check({ seed: vector.seed, pk: vector.pk, eseed: vector.randomness, ct: vector.ct, ss: vector.ss }, `mlkem768-x25519.json #${index}`);
+      valid++;
+    }
+    assert.equal(valid, 10);
+    t.diagnostic(`mlkem768-x25519.json: ${valid} valid; ML-KEM backends: ${BACKENDS.join(', ')}`);
+  });
+}
