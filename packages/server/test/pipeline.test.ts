@@ -5,7 +5,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gunzipSync, brotliDecompressSync } from 'node:zlib';
-import { postJson, testApp, TEST_API_KEY } from './helpers.ts';
+import { postJson, testApp, testConfig, TEST_API_KEY } from './helpers.ts';
+import { buildApp } from '../src/app.ts';
 
 const ORIGIN = 'https://app.example.com';
 const HASH_BODY = { algorithm: 'sha256', data: 'abc' };
@@ -136,5 +137,26 @@ describe('compression', () => {
     const response = await app.inject({ method: 'GET', url: '/docs/json' });
     assert.equal(response.headers['content-encoding'], undefined);
     assert.equal(response.json().openapi, '3.1.0');
+  });
+});
+
+describe('charging more once the body is known', () => {
+  test('reply.chargeRateLimit adds units, updates the header, and answers 429 past the limit', async (t) => {
+    const app = await buildApp(testConfig({ RATE_LIMIT_MAX: '10' }), { quiet: true });
+    t.after(() => app.close());
+    // A route for this test only: it charges what its body asks, as an expensive operation would.
+    app.post('/charge', { config: { public: true } }, async (request, reply) => {
+      await reply.chargeRateLimit((request.body as { units: number }).units);
+      return { ok: true };
+    });
+    const charge = (units: number) => postJson(app, '/charge', { units });
+    const first = await charge(4);
+    assert.equal(first.statusCode, 200);
+    assert.match(String(first.headers.ratelimit), /^"default";r=5;t=\d+$/);
+    assert.equal((await charge(4)).statusCode, 200);
+    const over = await charge(4);
+    assert.equal(over.statusCode, 429);
+    assert.equal(over.json().code, 'RATE_LIMITED');
+    assert.ok(Number(over.headers['retry-after']) >= 1);
   });
 });

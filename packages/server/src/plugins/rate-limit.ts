@@ -12,6 +12,7 @@
  * which comes before authentication by design: an unauthenticated flood must be cut off cheaply.
  */
 import fp from 'fastify-plugin';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
 import { MemoryStore, type RateLimitStore } from '../rate-limit/store.ts';
 import '../route-config.ts';
@@ -24,17 +25,25 @@ export interface RateLimitOptions {
 
 const POLICY_NAME = 'default';
 
+declare module 'fastify' {
+  interface FastifyReply {
+    /**
+     * Charges `units` more to this client, once the body shows what the request will cost (an
+     * SLH-DSA signature through `/v2/sign`, say). Throws the same 429 as the first stage when the
+     * client is over its limit; updates the RateLimit header either way.
+     */
+    chargeRateLimit(units: number): Promise<void>;
+  }
+}
+
 export default fp<RateLimitOptions>(async function rateLimit(app, options) {
   const store = options.store ?? new MemoryStore(options.windowMs);
   const windowSeconds = Math.ceil(options.windowMs / 1000);
   const policy = `"${POLICY_NAME}";q=${options.max};w=${windowSeconds}`;
 
-  app.addHook('onClose', async () => store.close());
-  app.addHook('onRequest', async (request, reply) => {
-    const cost = request.routeOptions.config.rateLimitCost ?? 1;
-    if (cost === false) return;
+  async function charge(request: FastifyRequest, reply: FastifyReply, units: number): Promise<void> {
     const now = Date.now();
-    const { used, resetAt } = await store.consume(request.ip, cost, options.windowMs, now);
+    const { used, resetAt } = await store.consume(request.ip, units, options.windowMs, now);
     const resetSeconds = Math.max(0, Math.ceil((resetAt - now) / 1000));
     reply.header('ratelimit-policy', policy);
     reply.header('ratelimit', `"${POLICY_NAME}";r=${Math.max(0, options.max - used)};t=${resetSeconds}`);
@@ -43,5 +52,17 @@ export default fp<RateLimitOptions>(async function rateLimit(app, options) {
         headers: { 'retry-after': String(Math.max(1, resetSeconds)) },
       });
     }
+  }
+
+  app.decorateReply('chargeRateLimit', async function chargeRateLimit(this: FastifyReply, units: number) {
+    if (units > 0 && this.request.routeOptions.config.rateLimitCost !== false) {
+      await charge(this.request, this, units);
+    }
+  });
+  app.addHook('onClose', async () => store.close());
+  app.addHook('onRequest', async (request, reply) => {
+    const cost = request.routeOptions.config.rateLimitCost ?? 1;
+    if (cost === false) return;
+    await charge(request, reply, cost);
   });
 }, { name: 'rate-limit' });
