@@ -25,6 +25,7 @@ import { signatureRoutes } from './routes/signatures.ts';
 import { derivationRoutes } from './routes/derivation.ts';
 import { multiRecipientRoutes } from './routes/multi-recipient.ts';
 import { pqRoutes } from './routes/pq.ts';
+import { v1Routes } from './v1/routes.ts';
 import type { RateLimitStore } from './rate-limit/store.ts';
 import { SERVICE_VERSION } from './version.ts';
 
@@ -92,5 +93,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(derivationRoutes, { passwordQueue: config.workQueues.password, kdfQueue: config.workQueues.kdf });
   await app.register(multiRecipientRoutes);
   await app.register(pqRoutes);
+  await app.register(v1Routes, { config });
   return app;
 }

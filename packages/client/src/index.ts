@@ -1,0 +1,2 @@
+/** Placeholder: the typed client is being written. */
+export {};
