@@ -159,6 +159,11 @@ export interface EncapOptions {
   seed?: Uint8Array;
   /** The request field that carries the public key, named by the error if the key is refused. */
   label?: string;
+  /**
+   * For a hybrid KEM whose public key joins two keys (X-Wing: ML-KEM-768 pk ‖ X25519 pk) that the
+   * request sent as two fields: those fields, so that an error names the part at fault.
+   */
+  partLabels?: { readonly mlKem: string; readonly x25519: string };
 }
 
 /**
@@ -171,6 +176,11 @@ export interface KemPrivateKey {
   readonly publicKey: Uint8Array;
   /** Decap(enc, skR); every failure is decryptionFailed(). */
   decap(enc: Uint8Array): Promise<Uint8Array>;
+  /**
+   * Clears the secret bytes the object holds, where it holds any in JavaScript memory (X-Wing keeps
+   * the expanded parts of its seed; DHKEM's key lives inside OpenSSL and has nothing to clear).
+   */
+  wipe?(): void;
 }
 
 /**

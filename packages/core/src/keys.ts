@@ -1,11 +1,14 @@
 /**
- * Key generation (`POST /v2/keys/generate`) for every classical algorithm of the service.
+ * Key generation (`POST /v2/keys/generate`) for every algorithm of the service.
  *
  * - Signature keys (ed25519, ed448, ecdsa-p256, ecdsa-p384) come from the signature schemes'
  *   own generate/export, so a generated raw key is exactly what sign and verify take.
  * - Key-agreement keys (x25519, x448): raw private = the 32 / 56-byte scalar (the form of
  *   libsodium's crypto_box secret keys and of the sealed box), raw public = 32 / 56 bytes.
  * - Symmetric keys: random bytes of the algorithm's key size, as { key }.
+ * - Post-quantum keys (ML-KEM, X-Wing, ML-DSA, SLH-DSA): the encodings of the `/v2/pq` routes, with
+ *   X-Wing's parts besides in raw form; PEM and JWK as pq-keys.ts describes them. Their generation
+ *   runs through a PostQuantumRunner (the server's offload), on the calling thread by default.
  *
  * Formats: 'raw' (bytes; hex on the wire), 'pem' (PKCS#8 private / SPKI public) and 'jwk'
  * (RFC 7517: OKP per RFC 8037, EC per RFC 7518 §6.2, oct per §6.4). A symmetric key has no PEM
@@ -17,6 +20,15 @@
 import { randomBytes } from 'node:crypto';
 import { wipe } from './ct.ts';
 import { invalidInput, unsupportedAlgorithm } from './errors.ts';
+import {
+  POST_QUANTUM_KEY_ALGORITHM_IDS,
+  checkPostQuantumKeyFormat,
+  exportPostQuantumKeyPair,
+  generatePostQuantumKeyPair,
+  type PostQuantumKeyAlgorithm,
+  type PostQuantumRunner,
+  type XWingKeyParts,
+} from './pq-keys.ts';
 import {
   KEY_FORMATS,
   SIGNATURE_SCHEMES,
@@ -38,7 +50,12 @@ interface SecretGenerator {
   readonly length: number;
 }
 
-type KeyGenerator = PairGenerator | SecretGenerator;
+/** A post-quantum key pair, made by pq-keys.ts. */
+interface PostQuantumGenerator {
+  readonly kind: 'post-quantum';
+}
+
+type KeyGenerator = PairGenerator | SecretGenerator | PostQuantumGenerator;
 
 const X25519: OkpCurve = { nodeType: 'x25519', jwkCurve: 'X25519', oidArc: 110, privateKeyLength: 32, publicKeyLength: 32 };
 const X448: OkpCurve = { nodeType: 'x448', jwkCurve: 'X448', oidArc: 111, privateKeyLength: 56, publicKeyLength: 56 };
@@ -51,8 +68,7 @@ function secret(length: number): SecretGenerator {
   return { kind: 'secret', length };
 }
 
-/** Every identifier key generation accepts; the same identifier names the algorithm on every route. */
-export const KEY_GENERATORS = {
+const CLASSICAL_KEY_GENERATORS = {
   ed25519: pair(SIGNATURE_SCHEMES.ed25519),
   ed448: pair(SIGNATURE_SCHEMES.ed448),
   'ecdsa-p256': pair(SIGNATURE_SCHEMES['ecdsa-p256']),
@@ -73,8 +89,16 @@ export const KEY_GENERATORS = {
   'hmac-sha3-512': secret(64),
 } as const satisfies Record<string, KeyGenerator>;
 
-export type KeyGenerationAlgorithm = keyof typeof KEY_GENERATORS;
-export const KEY_GENERATION_IDS = Object.keys(KEY_GENERATORS) as KeyGenerationAlgorithm[];
+export type KeyGenerationAlgorithm = keyof typeof CLASSICAL_KEY_GENERATORS | PostQuantumKeyAlgorithm;
+/** Every identifier key generation accepts; the same identifier names the algorithm on every route. */
+export const KEY_GENERATION_IDS: readonly KeyGenerationAlgorithm[] = [
+  ...(Object.keys(CLASSICAL_KEY_GENERATORS) as (keyof typeof CLASSICAL_KEY_GENERATORS)[]),
+  ...POST_QUANTUM_KEY_ALGORITHM_IDS,
+];
+export const KEY_GENERATORS: Readonly<Record<KeyGenerationAlgorithm, KeyGenerator>> = Object.freeze({
+  ...CLASSICAL_KEY_GENERATORS,
+  ...(Object.fromEntries(POST_QUANTUM_KEY_ALGORITHM_IDS.map((id) => [id, { kind: 'post-quantum' }])) as Record<PostQuantumKeyAlgorithm, PostQuantumGenerator>),
+});
 export const DEFAULT_KEY_GENERATION_ALGORITHM: KeyGenerationAlgorithm = 'ed25519';
 
 export function isKeyGenerationAlgorithm(id: string): id is KeyGenerationAlgorithm {
@@ -90,6 +114,8 @@ export interface GeneratedKeyPair {
   readonly kind: 'pair';
   readonly publicKey: EncodedKey;
   readonly privateKey: EncodedKey;
+  /** X-Wing in raw form: the parts of the pair (contract §6), as `/v2/pq/hybrid/keygen` returns them. */
+  readonly parts?: XWingKeyParts;
 }
 
 export interface GeneratedSecretKey {
@@ -99,8 +125,11 @@ export interface GeneratedSecretKey {
 
 export type GeneratedKey = GeneratedKeyPair | GeneratedSecretKey;
 
-/** A fresh key (pair) for `algorithm`, written in `format`. */
-export async function generateKeyMaterial(algorithm: string, format: KeyFormat = 'raw'): Promise<GeneratedKey> {
+/**
+ * A fresh key (pair) for `algorithm`, written in `format`. A format the algorithm has no form in
+ * is refused before any work. `runner` says where post-quantum generation runs.
+ */
+export async function generateKeyMaterial(algorithm: string, format: KeyFormat = 'raw', options: { runner?: PostQuantumRunner } = {}): Promise<GeneratedKey> {
   if (!isKeyGenerationAlgorithm(algorithm)) {
     throw unsupportedAlgorithm(`unsupported key generation algorithm '${algorithm}'`, '/algorithm');
   }
@@ -108,6 +137,20 @@ export async function generateKeyMaterial(algorithm: string, format: KeyFormat =
     throw invalidInput(`format must be one of: ${KEY_FORMATS.join(', ')}`, '/format');
   }
   const generator: KeyGenerator = KEY_GENERATORS[algorithm];
+  if (generator.kind === 'post-quantum') {
+    checkPostQuantumKeyFormat(algorithm, format);
+    const pair = await generatePostQuantumKeyPair(algorithm, options.runner);
+    if (format === 'raw') {
+      return { kind: 'pair', publicKey: pair.publicKey, privateKey: pair.privateKey, ...(pair.parts === undefined ? {} : { parts: pair.parts }) };
+    }
+    try {
+      const encoded = exportPostQuantumKeyPair(algorithm, pair, format);
+      return { kind: 'pair', publicKey: encoded.publicKey, privateKey: encoded.privateKey };
+    } finally {
+      // As below: the raw private key (and X-Wing's secret parts) leave only in the form asked for.
+      wipe(pair.privateKey, pair.parts?.x25519PrivateKey, pair.parts?.mlKemSecretKey);
+    }
+  }
   if (generator.kind === 'secret') {
     if (format === 'pem') {
       throw invalidInput(`${algorithm} is a symmetric key, which has no PEM form; ask for format raw or jwk`, '/format');

@@ -4,11 +4,17 @@
  * - A fresh 32-byte payload key; the payload is XChaCha20-Poly1305 under it, nonce ‖ ct ‖ tag
  *   (the format of /v2/encrypt), with empty AAD.
  * - One slot per recipient, `{ type, enc, wrappedKey }`: an HPKE (RFC 9180) base-mode single-shot
- *   seal of the payload key to that recipient's public key, suite KEM by slot type (DHKEM(X25519,
- *   HKDF-SHA256), 0x0020, for `x25519`), HKDF-SHA256, ChaCha20-Poly1305, info =
- *   "crypto-service/v2/multi-recipient", empty AAD. Any RFC 9180 implementation opens a slot.
+ *   seal of the payload key to that recipient's public key, suite KEM by slot type
+ *   (DHKEM(X25519, HKDF-SHA256), 0x0020, for `x25519`; X-Wing, 0x647a, for `x25519-ml-kem-768`),
+ *   HKDF-SHA256, ChaCha20-Poly1305, info = "crypto-service/v2/multi-recipient", empty AAD. Any
+ *   RFC 9180 implementation with the slot's KEM opens a slot.
  * - Slots carry no recipient identifier (the recipients' keys are not disclosed by the envelope); a
  *   recipient finds its slot by trying the slots of its type.
+ *
+ * A hybrid recipient's public key is the X-Wing public key, ML-KEM-768 pk ‖ X25519 pk (1216 B),
+ * given whole as `publicKey`, or as its parts: `publicKey` the X25519 key (32 B) and
+ * `mlKemPublicKey` the ML-KEM-768 key (1184 B). Its secret key is the 32-byte X-Wing seed, or the
+ * seed's two parts (the X25519 private key and the 64-byte ML-KEM-768 seed).
  *
  * What the format does not give: sender authentication. HPKE base mode is anonymous, so anyone who
  * knows a recipient's public key can make an envelope for it, and any recipient, holding the
@@ -22,7 +28,9 @@ import { checkLength } from './checks.ts';
 import { bytesToHex } from './codec.ts';
 import { wipe } from './ct.ts';
 import { CryptoError, decryptionFailed, invalidInput, unsupportedAlgorithm } from './errors.ts';
-import { DHKEM_X25519_HKDF_SHA256, hpkeOpen, hpkeSeal, type HpkeKem, type KemPrivateKey } from './hpke.ts';
+import { DHKEM_X25519_HKDF_SHA256, hpkeOpen, hpkeSeal, type EncapOptions, type HpkeKem, type KemPrivateKey } from './hpke.ts';
+import { ML_KEM_PARAMETERS } from './ml-kem.ts';
+import { X25519_KEY_LENGTH, XWING_HPKE_KEM, XWING_PUBLIC_KEY_LENGTH, xwingHpkePrivateKeyFromParts } from './xwing.ts';
 
 /**
  * The envelope's algorithm identifier: HPKE slots (KEM by slot type, HKDF-SHA256,
@@ -37,23 +45,37 @@ export const MAX_RECIPIENTS = 100;
 export const MULTI_RECIPIENT_PAYLOAD_KEY_LENGTH = XCHACHA_KEY_LENGTH;
 /** A slot's wrappedKey: the sealed payload key and its Poly1305 tag, whatever the slot type. */
 export const SLOT_WRAPPED_KEY_LENGTH = MULTI_RECIPIENT_PAYLOAD_KEY_LENGTH + POLY1305_TAG_LENGTH;
-/**
- * The longest `enc` any slot type will carry: X-Wing's 1120 bytes (contract §6). The request
- * schemas bound their fields with it, so that they need no change when the hybrid slot arrives.
- */
-export const MAX_SLOT_ENC_LENGTH = 1120;
+/** The longest `enc` any slot type carries: X-Wing's 1120 bytes (contract §6). The request schemas bound their fields with it. */
+export const MAX_SLOT_ENC_LENGTH = XWING_HPKE_KEM.Nenc;
 /** The longest recipient public key: the combined X-Wing key, ML-KEM-768 pk (1184 B) ‖ X25519 pk (32 B). */
-export const MAX_RECIPIENT_PUBLIC_KEY_LENGTH = 1216;
-export const HYBRID_ML_KEM_PUBLIC_KEY_LENGTH = 1184;
+export const MAX_RECIPIENT_PUBLIC_KEY_LENGTH = XWING_PUBLIC_KEY_LENGTH;
+export const HYBRID_ML_KEM_PUBLIC_KEY_LENGTH = ML_KEM_PARAMETERS['ml-kem-768'].publicKeyLength;
+/** The longest ML-KEM-768 secret key part of a hybrid credential: the expanded decapsulation key. */
+export const HYBRID_ML_KEM_SECRET_KEY_MAX_LENGTH = ML_KEM_PARAMETERS['ml-kem-768'].expandedSecretKeyLength;
 
 const EMPTY = new Uint8Array(0);
 
 /**
- * Slots handled between two turns of the event loop. A slot costs about 0.3-0.8 ms of X25519 and
- * HMAC work on the event loop (on a loaded 2-core host), so 100 recipients would hold it for tens
- * of milliseconds in one piece; yielding every few slots lets probes and other requests through.
+ * Work between two turns of the event loop, in X25519 slots. An X25519 slot costs about 0.3-0.8 ms
+ * of X25519 and HMAC work on the event loop (on a loaded 2-core host), so 100 recipients would
+ * hold it for tens of milliseconds in one piece; yielding every few slots lets probes and other
+ * requests through. An X-Wing slot adds an ML-KEM-768 operation (pure JavaScript on Node 22,
+ * 0.5-1.6 ms), so it weighs as several.
  */
-const SLOTS_PER_TURN = 8;
+const WORK_PER_TURN = 8;
+const SLOT_WEIGHT: { readonly [Type in RecipientType]: number } = { x25519: 1, 'x25519-ml-kem-768': 4 };
+
+/** Counts work and yields to the event loop whenever a turn's worth has been done. */
+function turnTaker(): (weight: number) => Promise<void> {
+  let done = 0;
+  return async (weight) => {
+    if (done >= WORK_PER_TURN) {
+      done = 0;
+      await nextTurn();
+    }
+    done += weight;
+  };
+}
 
 /** The slot types of contract §5, by their canonical names (the names written into envelopes). */
 export const RECIPIENT_TYPES = ['x25519', 'x25519-ml-kem-768'] as const;
@@ -63,22 +85,21 @@ export const RECIPIENT_TYPE_ALIASES = { classical: 'x25519', pq: 'x25519-ml-kem-
 /** Every name a request may use for a slot type: canonical names and aliases. */
 export const RECIPIENT_TYPE_NAMES: readonly string[] = [...RECIPIENT_TYPES, ...Object.keys(RECIPIENT_TYPE_ALIASES)];
 
-/**
- * The parameter table: the HPKE KEM of each slot type this service can seal to. The hybrid type
- * `x25519-ml-kem-768` (X-Wing, 0x647a) joins it with the post-quantum work.
- */
-const SLOT_KEMS: { readonly [Type in RecipientType]?: HpkeKem } = {
+/** The parameter table: the HPKE KEM of each slot type. */
+const SLOT_KEMS: { readonly [Type in RecipientType]: HpkeKem } = {
   x25519: DHKEM_X25519_HKDF_SHA256,
+  'x25519-ml-kem-768': XWING_HPKE_KEM,
 };
-
-/** The registry's `kem` family: KEM identifiers the service accepts (ML-KEM and X-Wing join later). */
-export const KEM_ALGORITHM_IDS: readonly string[] = RECIPIENT_TYPES.filter((type) => SLOT_KEMS[type] !== undefined);
 
 export interface RecipientPublicKey {
   /** A slot type: a canonical name or an alias. */
   readonly type: string;
+  /**
+   * `x25519`: the X25519 public key. `x25519-ml-kem-768`: the whole X-Wing public key (1216 B),
+   * or, with `mlKemPublicKey`, its X25519 part (32 B).
+   */
   readonly publicKey: Uint8Array;
-  /** The ML-KEM-768 half of a hybrid recipient's key; refused for an `x25519` recipient. */
+  /** The ML-KEM-768 part of a hybrid recipient's key; refused for an `x25519` recipient. */
   readonly mlKemPublicKey?: Uint8Array | undefined;
 }
 
@@ -101,12 +122,25 @@ export interface MultiRecipientEnvelope {
   readonly algorithm: typeof MULTI_RECIPIENT_ALGORITHM;
 }
 
-/** The credential of one recipient. Hybrid recipients (X-Wing seed, or its two parts) join later. */
+/** The credential of one recipient; errors name the request fields of contract §6 (in comments). */
 export interface X25519RecipientSecret {
   readonly type: 'x25519';
+  /** `recipientSecretKey`. */
   readonly secretKey: Uint8Array;
 }
-export type RecipientSecret = X25519RecipientSecret;
+export interface HybridRecipientSeed {
+  readonly type: 'x25519-ml-kem-768';
+  /** `secretKey`: the 32-byte X-Wing seed. */
+  readonly secretKey: Uint8Array;
+}
+export interface HybridRecipientParts {
+  readonly type: 'x25519-ml-kem-768';
+  /** `x25519SecretKey`: the X25519 private key the seed expands to. */
+  readonly x25519SecretKey: Uint8Array;
+  /** `mlKemSecretKey`: the 64-byte ML-KEM-768 seed the seed expands to (or its expanded key). */
+  readonly mlKemSecretKey: Uint8Array;
+}
+export type RecipientSecret = X25519RecipientSecret | HybridRecipientSeed | HybridRecipientParts;
 
 /** Canonical slot type of a name, or undefined when the name is not one. */
 export function canonicalRecipientType(name: string): RecipientType | undefined {
@@ -119,17 +153,46 @@ function slotKem(name: string, field: string): { type: RecipientType; kem: HpkeK
   if (type === undefined) {
     throw unsupportedAlgorithm(`unknown recipient type; use one of: ${RECIPIENT_TYPE_NAMES.join(', ')}`, field);
   }
-  const kem = SLOT_KEMS[type];
-  if (kem === undefined) {
-    throw unsupportedAlgorithm(`recipient type '${type}' (hybrid X25519 + ML-KEM-768) is not available yet; use 'x25519'`, field);
-  }
-  return { type, kem };
+  return { type, kem: SLOT_KEMS[type] };
 }
 
 function checkRecipientCount(count: number): void {
   if (count < MIN_RECIPIENTS || count > MAX_RECIPIENTS) {
     throw invalidInput(`recipients must list ${MIN_RECIPIENTS} to ${MAX_RECIPIENTS} entries (got ${count})`, '/recipients');
   }
+}
+
+/**
+ * The public key a slot is sealed to, checked for its type, and the labels that errors name.
+ * A hybrid key given as parts is joined into the X-Wing public key (ML-KEM-768 pk ‖ X25519 pk).
+ */
+function slotPublicKey(type: RecipientType, recipient: RecipientPublicKey, entry: string): { publicKey: Uint8Array; options: EncapOptions } {
+  const label = `${entry}/publicKey`;
+  const mlKemLabel = `${entry}/mlKemPublicKey`;
+  if (type === 'x25519') {
+    if (recipient.mlKemPublicKey !== undefined) {
+      throw invalidInput(`${mlKemLabel} applies only to x25519-ml-kem-768 recipients`, `/${mlKemLabel}`);
+    }
+    checkLength(recipient.publicKey, X25519_KEY_LENGTH, label);
+    return { publicKey: recipient.publicKey, options: { label } };
+  }
+  if (recipient.mlKemPublicKey === undefined) {
+    if (recipient.publicKey.byteLength !== XWING_PUBLIC_KEY_LENGTH) {
+      throw invalidInput(
+        `${label} must be the ${XWING_PUBLIC_KEY_LENGTH}-byte X-Wing public key, or the ${X25519_KEY_LENGTH}-byte X25519 public key given with mlKemPublicKey (got ${recipient.publicKey.byteLength})`,
+        `/${label}`,
+      );
+    }
+    return { publicKey: recipient.publicKey, options: { label } };
+  }
+  if (recipient.publicKey.byteLength !== X25519_KEY_LENGTH) {
+    throw invalidInput(`${label} must be the ${X25519_KEY_LENGTH}-byte X25519 public key when mlKemPublicKey is given (got ${recipient.publicKey.byteLength})`, `/${label}`);
+  }
+  checkLength(recipient.mlKemPublicKey, HYBRID_ML_KEM_PUBLIC_KEY_LENGTH, mlKemLabel);
+  const publicKey = new Uint8Array(XWING_PUBLIC_KEY_LENGTH);
+  publicKey.set(recipient.mlKemPublicKey, 0);
+  publicKey.set(recipient.publicKey, HYBRID_ML_KEM_PUBLIC_KEY_LENGTH);
+  return { publicKey, options: { label, partLabels: { mlKem: mlKemLabel, x25519: label } } };
 }
 
 /**
@@ -142,20 +205,18 @@ export async function multiRecipientEncrypt(plaintext: Uint8Array, recipients: r
   checkRecipientCount(recipients.length);
   const seen = new Map<string, number>();
   const plan = recipients.map((recipient, index) => {
-    const label = `recipients/${index}/publicKey`;
-    const { type, kem } = slotKem(recipient.type, `/recipients/${index}/type`);
-    if (recipient.mlKemPublicKey !== undefined && type !== 'x25519-ml-kem-768') {
-      throw invalidInput(`recipients/${index}/mlKemPublicKey applies only to x25519-ml-kem-768 recipients`, `/recipients/${index}/mlKemPublicKey`);
-    }
-    checkLength(recipient.publicKey, kem.Npk, label);
-    // Public keys: an ordinary map lookup is fine, nothing secret is compared.
-    const key = `${type}:${bytesToHex(recipient.publicKey)}`;
+    const entry = `recipients/${index}`;
+    const { type, kem } = slotKem(recipient.type, `/${entry}/type`);
+    const { publicKey, options } = slotPublicKey(type, recipient, entry);
+    // Public keys: an ordinary map lookup is fine, nothing secret is compared. A hybrid key is
+    // compared whole, so one recipient given once whole and once as parts is caught too.
+    const key = `${type}:${bytesToHex(publicKey)}`;
     const first = seen.get(key);
     if (first !== undefined) {
-      throw invalidInput(`${label} repeats recipients/${first}/publicKey; list each recipient once`, `/${label}`);
+      throw invalidInput(`${entry}/publicKey repeats recipients/${first}/publicKey; list each recipient once`, `/${entry}/publicKey`);
     }
     seen.set(key, index);
-    return { type, kem, publicKey: recipient.publicKey, label };
+    return { type, kem, publicKey, options };
   });
 
   const payloadKey = new Uint8Array(randomBytes(MULTI_RECIPIENT_PAYLOAD_KEY_LENGTH));
@@ -164,9 +225,10 @@ export async function multiRecipientEncrypt(plaintext: Uint8Array, recipients: r
     // One slot after another: a KEM that works on the thread pool should not take all of it for
     // one request of 100 recipients.
     const slots: RecipientSlot[] = [];
-    for (const [index, { type, kem, publicKey, label }] of plan.entries()) {
-      if (index > 0 && index % SLOTS_PER_TURN === 0) await nextTurn();
-      const { enc, ciphertext: wrappedKey } = await hpkeSeal(kem, publicKey, MULTI_RECIPIENT_INFO, EMPTY, payloadKey, { label });
+    const takeTurn = turnTaker();
+    for (const { type, kem, publicKey, options } of plan) {
+      await takeTurn(SLOT_WEIGHT[type]);
+      const { enc, ciphertext: wrappedKey } = await hpkeSeal(kem, publicKey, MULTI_RECIPIENT_INFO, EMPTY, payloadKey, options);
       slots.push({ type, enc, wrappedKey });
     }
     return { ciphertext, recipients: slots, algorithm: MULTI_RECIPIENT_ALGORITHM };
@@ -192,11 +254,22 @@ async function openSlot(kem: HpkeKem, privateKey: KemPrivateKey, slot: EnvelopeS
   return payloadKey;
 }
 
+/** Reads a recipient's secret key once (INVALID_INPUT naming its field if malformed). */
+async function recipientPrivateKey(recipient: RecipientSecret): Promise<KemPrivateKey> {
+  if (recipient.type === 'x25519') return DHKEM_X25519_HKDF_SHA256.importPrivateKey(recipient.secretKey, 'recipientSecretKey');
+  if ('secretKey' in recipient) return XWING_HPKE_KEM.importPrivateKey(recipient.secretKey, 'secretKey');
+  return xwingHpkePrivateKeyFromParts(
+    { x25519PrivateKey: recipient.x25519SecretKey, mlKemSecretKey: recipient.mlKemSecretKey },
+    { x25519: 'x25519SecretKey', mlKem: 'mlKemSecretKey' },
+  );
+}
+
 /**
  * Decrypts an envelope with one recipient's secret key: every slot of the recipient's type is
  * tried in order until one yields a key that opens the payload. Every failure (no slot of that
  * type, a wrong key, a tampered slot or payload) is the one decryptionFailed(): no oracle. A
- * malformed secret key is the caller's input error (invalidInput naming `/recipientSecretKey`).
+ * malformed secret key is the caller's input error (invalidInput naming its field:
+ * `/recipientSecretKey`, `/secretKey`, `/x25519SecretKey` or `/mlKemSecretKey`).
  */
 export async function multiRecipientDecrypt(
   envelope: { readonly ciphertext: Uint8Array; readonly recipients: readonly EnvelopeSlot[] },
@@ -204,30 +277,30 @@ export async function multiRecipientDecrypt(
 ): Promise<Uint8Array> {
   checkRecipientCount(envelope.recipients.length);
   const slots = envelope.recipients.map((slot, index) => ({ slot, type: slotType(slot.type, index) }));
-  const { kem } = slotKem(recipient.type, '/recipientSecretKey');
-  const privateKey = await kem.importPrivateKey(recipient.secretKey, 'recipientSecretKey');
-  let tried = 0;
-  for (const { slot, type } of slots) {
-    if (type !== recipient.type) continue;
-    if (tried > 0 && tried % SLOTS_PER_TURN === 0) await nextTurn();
-    tried += 1;
-    const payloadKey = await openSlot(kem, privateKey, slot);
-    if (payloadKey === undefined) continue;
-    try {
-      return xchachaOpen(payloadKey, envelope.ciphertext);
-    } catch (error) {
-      if (!(error instanceof CryptoError && error.code === 'DECRYPTION_FAILED')) throw error;
-    } finally {
-      wipe(payloadKey);
+  const kem = SLOT_KEMS[recipient.type];
+  const privateKey = await recipientPrivateKey(recipient);
+  try {
+    const takeTurn = turnTaker();
+    for (const { slot, type } of slots) {
+      if (type !== recipient.type) continue;
+      await takeTurn(SLOT_WEIGHT[type]);
+      const payloadKey = await openSlot(kem, privateKey, slot);
+      if (payloadKey === undefined) continue;
+      try {
+        return xchachaOpen(payloadKey, envelope.ciphertext);
+      } catch (error) {
+        if (!(error instanceof CryptoError && error.code === 'DECRYPTION_FAILED')) throw error;
+      } finally {
+        wipe(payloadKey);
+      }
     }
+    throw decryptionFailed();
+  } finally {
+    privateKey.wipe?.();
   }
-  throw decryptionFailed();
 }
 
-/**
- * The canonical type of a slot in a request. A slot of a known type that this build cannot open
- * yet (a hybrid slot) is kept: it is simply not an X25519 recipient's slot.
- */
+/** The canonical type of a slot in a request; an unknown type is the caller's error. */
 function slotType(name: string, index: number): RecipientType {
   const type = canonicalRecipientType(name);
   if (type === undefined) {

@@ -219,14 +219,5 @@ export function exportRaw(key: KeyObject, format: 'raw-public' | 'raw-seed' | 'r
   return asBytes(key.export({ format }));
 }
 
-/** The DER content of a dotted OBJECT IDENTIFIER (all arcs here are below 2^14). */
-export function oidContent(dotted: string): Uint8Array {
-  const arcs = dotted.split('.').map(Number);
-  const [first = 0, second = 0, ...rest] = arcs;
-  const out: number[] = [first * 40 + second];
-  for (const arc of rest) {
-    if (arc >= 0x80) out.push(0x80 | (arc >> 7));
-    out.push(arc & 0x7f);
-  }
-  return Uint8Array.from(out);
-}
+/** The DER content of a dotted OBJECT IDENTIFIER; one implementation for every key format (der.ts). */
+export { oidContent } from './der.ts';

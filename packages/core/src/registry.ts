@@ -12,8 +12,17 @@ import { MAC_ALGORITHM_IDS } from './mac.ts';
 import { PASSWORD_ALGORITHM_IDS } from './password.ts';
 import { KEY_WRAP_ALGORITHM_IDS } from './keywrap.ts';
 import { SEALED_BOX_ALGORITHM_IDS } from './sealedbox.ts';
-import { KEM_ALGORITHM_IDS } from './multi-recipient.ts';
+import { ML_KEM_ALGORITHM_IDS } from './ml-kem.ts';
+import { XWING_ALGORITHM } from './xwing.ts';
 import { KEY_GENERATION_IDS } from './keys.ts';
+
+/**
+ * The `kem` family: X25519 (the classical multi-recipient slot, DHKEM(X25519) in HPKE), ML-KEM
+ * (`/v2/pq/keygen|encapsulate|decapsulate`, by level) and X-Wing, `x25519-ml-kem-768`
+ * (`/v2/pq/hybrid/*`, the hybrid multi-recipient slot and the post-quantum sealed box). Every one
+ * is also a `/v2/keys/generate` identifier.
+ */
+export const KEM_ALGORITHM_IDS: readonly string[] = ['x25519', ...ML_KEM_ALGORITHM_IDS, XWING_ALGORITHM];
 
 export const ALGORITHM_REGISTRY = {
   hash: HASH_ALGORITHM_IDS,

@@ -22,11 +22,15 @@ import { blake2b } from '@noble/hashes/blake2.js';
 import { checkLength } from './checks.ts';
 import { wipe } from './ct.ts';
 import { CryptoError, decryptionFailed, invalidInput } from './errors.ts';
+import { PQ_SEALED_BOX } from './sealedbox-pq.ts';
 
 /** The identifier of this module's box, the one `/v2/sealedbox/seal` answers with. */
 export const X25519_SEALED_BOX = 'x25519-xsalsa20-poly1305' as const;
-/** The identifiers of `/v2/sealedbox/*`. The post-quantum sealed box (HPKE with X-Wing) joins later. */
-export const SEALED_BOX_ALGORITHM_IDS = [X25519_SEALED_BOX] as const;
+/**
+ * The identifiers of `/v2/sealedbox/*`: this box (`seal` / `open`) and the post-quantum one of
+ * sealedbox-pq.ts (`seal-pq` / `open-pq`, HPKE with X-Wing).
+ */
+export const SEALED_BOX_ALGORITHM_IDS = [X25519_SEALED_BOX, PQ_SEALED_BOX] as const;
 export type SealedBoxAlgorithm = (typeof SEALED_BOX_ALGORITHM_IDS)[number];
 
 export const SEALED_BOX_KEY_LENGTH = 32;

@@ -12,9 +12,13 @@
  * A key field may also hold PEM text (PKCS#8 `PRIVATE KEY` / SPKI `PUBLIC KEY`), a convenience
  * for keys made by OpenSSL; it is read into the raw form above and checked the same way.
  *
- * Every scheme is an entry of SIGNATURE_SCHEMES: key and signature lengths, context rule, sign,
- * verify, generate and export. The identifier list, the request schemas, `GET /v2/algorithms` and
- * key generation are built from it, so a new scheme (ML-DSA, SLH-DSA) is one more entry.
+ * Every classical scheme is an entry of SIGNATURE_SCHEMES: key and signature lengths, context
+ * rule, sign, verify, generate and export. The post-quantum schemes, ML-DSA-44/65/87 (FIPS 204)
+ * and the twelve SLH-DSA sets (FIPS 205), are those of ml-dsa.ts and slh-dsa.ts behind the same
+ * entry points, in the encodings of `/v2/pq/*` (private key: ML-DSA's 32-byte seed or expanded
+ * key, SLH-DSA's 4n-byte secret key; PEM as pq-keys.ts reads it); their work goes through a
+ * PostQuantumRunner, which the server points at its offload. SIGNATURE_ALGORITHM_IDS lists both
+ * kinds; the request schemas, `GET /v2/algorithms` and key generation are built from it.
  *
  * Backend: node:crypto (OpenSSL) on Node 22 and 24. Keys are imported from DER / JWK, which both
  * runtimes read (Node 22 has no 'raw-private' / 'raw-public' formats). One gap: Node 22 ignores
@@ -34,9 +38,12 @@ import {
 } from 'node:crypto';
 import { ed448 } from '@noble/curves/ed448.js';
 import { checkLength } from './checks.ts';
-import { base64ToBytes } from './codec.ts';
 import { wipe } from './ct.ts';
+import { pemToDer } from './der.ts';
 import { invalidInput, unsupportedAlgorithm } from './errors.ts';
+import { ML_DSA_ALGORITHM_IDS, ML_DSA_CONTEXT_MAX_BYTES, ML_DSA_PARAMETERS, ML_DSA_SEED_LENGTH, type MlDsaAlgorithm } from './ml-dsa.ts';
+import { SLH_DSA_ALGORITHM_IDS, SLH_DSA_CONTEXT_MAX_BYTES, SLH_DSA_PARAMETERS, type SlhDsaAlgorithm } from './slh-dsa.ts';
+import { DIRECT_POST_QUANTUM_RUNNER, postQuantumPublicKeyFromPem, type PostQuantumRunner } from './pq-keys.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Key formats shared with key generation (keys.ts)
@@ -47,8 +54,9 @@ export type KeyFormat = 'raw' | 'pem' | 'jwk';
 export const KEY_FORMATS: readonly KeyFormat[] = ['raw', 'pem', 'jwk'];
 
 /**
- * A JSON Web Key (RFC 7517): OKP (RFC 8037), EC (RFC 7518 §6.2) or oct (RFC 7518 §6.4). A type
- * alias, not an interface, so that it is assignable to node:crypto's JsonWebKey.
+ * A JSON Web Key (RFC 7517): OKP (RFC 8037), EC (RFC 7518 §6.2), oct (RFC 7518 §6.4) or AKP
+ * (RFC 9964: `alg`, `pub`, `priv`) for the post-quantum keys. A type alias, not an interface, so
+ * that it is assignable to node:crypto's JsonWebKey.
  */
 export type Jwk = {
   kty: string;
@@ -57,6 +65,9 @@ export type Jwk = {
   y?: string;
   d?: string;
   k?: string;
+  alg?: string;
+  pub?: string;
+  priv?: string;
 };
 
 /** One key in a requested format: bytes for raw, PEM text, or a JWK object. */
@@ -152,8 +163,6 @@ function hexBytes(hex: string): Uint8Array {
 // PEM input
 // ---------------------------------------------------------------------------------------------
 
-const PEM_LABELS = { private: 'PRIVATE KEY', public: 'PUBLIC KEY' } as const;
-const PEM_PATTERN = /^-----BEGIN ([A-Z0-9 ]+)-----\r?\n([A-Za-z0-9+/=\r\n]+)-----END \1-----\s*$/;
 const PEM_PREFIX = '-----BEGIN';
 
 /**
@@ -179,15 +188,7 @@ function fieldOf(kind: 'private' | 'public'): string {
  */
 function readPem(pem: string, kind: 'private' | 'public'): KeyObject {
   const field = fieldOf(kind);
-  const label = PEM_LABELS[kind];
-  const match = PEM_PATTERN.exec(pem);
-  if (match === null || match[1] !== label) {
-    throw invalidInput(
-      `${field} as PEM must be one '-----BEGIN ${label}-----' block (${kind === 'private' ? 'PKCS#8, unencrypted: openssl pkcs8 -topk8 -nocrypt' : 'SPKI'})`,
-      `/${field}`,
-    );
-  }
-  const der = base64ToBytes((match[2] ?? '').replace(/\r?\n/g, ''), `/${field}`);
+  const der = pemToDer(pem, kind, field);
   try {
     return kind === 'private'
       ? createPrivateKey({ key: Buffer.from(der.buffer, der.byteOffset, der.byteLength), format: 'der', type: 'pkcs8' })
@@ -547,7 +548,7 @@ function ecdsaScheme(curve: EcdsaCurve): SignatureScheme {
 // The table and the entry points
 // ---------------------------------------------------------------------------------------------
 
-/** Every signature scheme, by the identifier of the contract. Ed25519 is the default. */
+/** Every classical signature scheme, by the identifier of the contract. Ed25519 is the default. */
 export const SIGNATURE_SCHEMES = {
   ed25519: ed25519Scheme,
   ed448: ed448Scheme,
@@ -555,37 +556,48 @@ export const SIGNATURE_SCHEMES = {
   'ecdsa-p384': ecdsaScheme(P384),
 } as const satisfies Record<string, SignatureScheme>;
 
-export type SignatureAlgorithm = keyof typeof SIGNATURE_SCHEMES;
-export const SIGNATURE_ALGORITHM_IDS = Object.keys(SIGNATURE_SCHEMES) as SignatureAlgorithm[];
+export type ClassicalSignatureAlgorithm = keyof typeof SIGNATURE_SCHEMES;
+export const CLASSICAL_SIGNATURE_ALGORITHM_IDS = Object.keys(SIGNATURE_SCHEMES) as ClassicalSignatureAlgorithm[];
+export type PostQuantumSignatureAlgorithm = MlDsaAlgorithm | SlhDsaAlgorithm;
+export const POST_QUANTUM_SIGNATURE_ALGORITHM_IDS: readonly PostQuantumSignatureAlgorithm[] = [...ML_DSA_ALGORITHM_IDS, ...SLH_DSA_ALGORITHM_IDS];
+export type SignatureAlgorithm = ClassicalSignatureAlgorithm | PostQuantumSignatureAlgorithm;
+/** Every identifier `/v2/sign` and `/v2/verify` accept: the registry's `signature` family. */
+export const SIGNATURE_ALGORITHM_IDS: readonly SignatureAlgorithm[] = [...CLASSICAL_SIGNATURE_ALGORITHM_IDS, ...POST_QUANTUM_SIGNATURE_ALGORITHM_IDS];
 export const DEFAULT_SIGNATURE_ALGORITHM: SignatureAlgorithm = 'ed25519';
 
 /** Longest context any scheme takes (RFC 8032 and FIPS 204/205 all stop at 255 bytes). */
 export const SIGNATURE_CONTEXT_MAX_BYTES = 255;
 
 export function isSignatureAlgorithm(id: string): id is SignatureAlgorithm {
-  return Object.hasOwn(SIGNATURE_SCHEMES, id);
+  return Object.hasOwn(SIGNATURE_SCHEMES, id) || isPostQuantumSignatureAlgorithm(id);
+}
+
+export function isPostQuantumSignatureAlgorithm(id: string): id is PostQuantumSignatureAlgorithm {
+  return Object.hasOwn(ML_DSA_PARAMETERS, id) || Object.hasOwn(SLH_DSA_PARAMETERS, id);
 }
 
 export interface SignatureOptions {
-  /** RFC 8032 / FIPS 204 context string; refused by schemes that have none. */
+  /** RFC 8032 / FIPS 204 / FIPS 205 context string; refused by schemes that have none. */
   context?: Uint8Array;
+  /** Where ML-DSA and SLH-DSA work runs (the server's offload); on the calling thread by default. */
+  runner?: PostQuantumRunner;
 }
 
 function schemeOf(algorithm: string): SignatureScheme {
-  if (!isSignatureAlgorithm(algorithm)) {
+  if (!Object.hasOwn(SIGNATURE_SCHEMES, algorithm)) {
     throw unsupportedAlgorithm(`unsupported signature algorithm '${algorithm}'`, '/algorithm');
   }
-  return SIGNATURE_SCHEMES[algorithm];
+  return SIGNATURE_SCHEMES[algorithm as ClassicalSignatureAlgorithm];
 }
 
-function checkContext(algorithm: string, scheme: SignatureScheme, context: Uint8Array | undefined): void {
+function checkContext(algorithm: string, maxContextLength: number, context: Uint8Array | undefined): void {
   if (context === undefined) return;
-  if (scheme.maxContextLength === 0) {
+  if (maxContextLength === 0) {
     // Even an empty one: Ed25519 with a context is Ed25519ctx, another scheme, so refuse rather than guess.
     throw invalidInput(`${algorithm} takes no context; leave context out`, '/context');
   }
-  if (context.byteLength > scheme.maxContextLength) {
-    throw invalidInput(`context must be at most ${scheme.maxContextLength} bytes of UTF-8 (got ${context.byteLength})`, '/context');
+  if (context.byteLength > maxContextLength) {
+    throw invalidInput(`context must be at most ${maxContextLength} bytes of UTF-8 (got ${context.byteLength})`, '/context');
   }
 }
 
@@ -595,6 +607,84 @@ function rawKey(scheme: SignatureScheme, key: KeyInput, kind: 'private' | 'publi
   return checkLength(raw, kind === 'private' ? scheme.privateKeyLengths : scheme.publicKeyLengths, field);
 }
 
+// ---------------------------------------------------------------------------------------------
+// ML-DSA and SLH-DSA behind the same entry points
+
+interface PostQuantumSignatureScheme {
+  readonly privateKeyLengths: readonly number[];
+  readonly publicKeyLength: number;
+  readonly signatureLength: number;
+  readonly maxContextLength: number;
+  readonly sign: (runner: PostQuantumRunner, privateKey: Uint8Array, message: Uint8Array, context: Uint8Array | undefined) => Promise<Uint8Array>;
+  readonly verify: (runner: PostQuantumRunner, publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array, context: Uint8Array | undefined) => Promise<boolean>;
+}
+
+/**
+ * The fields of `/v2/sign` and `/v2/verify`, which ml-dsa.ts and slh-dsa.ts name in their errors:
+ * the key is `privateKey` there, and the parameter set is part of `algorithm`. Lengths are checked
+ * here first, so a key of another parameter set is "privateKey must be …", never a level mismatch.
+ */
+const ML_DSA_FIELDS = { secretKey: 'privateKey', publicKey: 'publicKey', signature: 'signature', context: 'context', level: 'algorithm' };
+const SLH_DSA_FIELDS = { secretKey: 'privateKey', publicKey: 'publicKey', signature: 'signature', context: 'context', variant: 'algorithm' };
+
+function postQuantumScheme(algorithm: PostQuantumSignatureAlgorithm): PostQuantumSignatureScheme {
+  if (Object.hasOwn(ML_DSA_PARAMETERS, algorithm)) {
+    const spec = ML_DSA_PARAMETERS[algorithm as MlDsaAlgorithm];
+    return {
+      privateKeyLengths: [ML_DSA_SEED_LENGTH, spec.expandedSecretKeyLength],
+      publicKeyLength: spec.publicKeyLength,
+      signatureLength: spec.signatureLength,
+      maxContextLength: ML_DSA_CONTEXT_MAX_BYTES,
+      sign: async (runner, privateKey, message, context) =>
+        (await runner.mlDsaSign(privateKey, message, { level: spec.level, context, fields: ML_DSA_FIELDS })).signature,
+      verify: async (runner, publicKey, message, signature, context) =>
+        (await runner.mlDsaVerify(publicKey, message, signature, { level: spec.level, context, fields: ML_DSA_FIELDS })).valid,
+    };
+  }
+  const spec = SLH_DSA_PARAMETERS[algorithm as SlhDsaAlgorithm];
+  return {
+    privateKeyLengths: [4 * spec.n],
+    publicKeyLength: 2 * spec.n,
+    signatureLength: spec.signatureLength,
+    maxContextLength: SLH_DSA_CONTEXT_MAX_BYTES,
+    sign: async (runner, privateKey, message, context) =>
+      (await runner.slhDsaSign(privateKey, message, { variant: spec.variant, context, fields: SLH_DSA_FIELDS })).signature,
+    verify: async (runner, publicKey, message, signature, context) =>
+      (await runner.slhDsaVerify(publicKey, message, signature, { variant: spec.variant, context, fields: SLH_DSA_FIELDS })).valid,
+  };
+}
+
+async function postQuantumSign(algorithm: PostQuantumSignatureAlgorithm, privateKey: KeyInput, message: Uint8Array, options: SignatureOptions): Promise<Uint8Array> {
+  const scheme = postQuantumScheme(algorithm);
+  const runner = options.runner ?? DIRECT_POST_QUANTUM_RUNNER;
+  checkContext(algorithm, scheme.maxContextLength, options.context);
+  const raw = typeof privateKey === 'string' ? await runner.privateKeyFromPem(algorithm, privateKey, { field: 'privateKey' }) : privateKey;
+  try {
+    checkLength(raw, scheme.privateKeyLengths, 'privateKey');
+    return await scheme.sign(runner, raw, message, options.context);
+  } finally {
+    // A key read from PEM is our own copy; raw bytes belong to the caller, who wipes them.
+    if (typeof privateKey === 'string') wipe(raw);
+  }
+}
+
+async function postQuantumVerify(
+  algorithm: PostQuantumSignatureAlgorithm,
+  publicKey: KeyInput,
+  message: Uint8Array,
+  signature: Uint8Array,
+  options: SignatureOptions,
+): Promise<boolean> {
+  const scheme = postQuantumScheme(algorithm);
+  checkContext(algorithm, scheme.maxContextLength, options.context);
+  const raw = typeof publicKey === 'string' ? postQuantumPublicKeyFromPem(algorithm, publicKey) : publicKey;
+  checkLength(raw, scheme.publicKeyLength, 'publicKey');
+  checkLength(signature, scheme.signatureLength, 'signature');
+  return scheme.verify(options.runner ?? DIRECT_POST_QUANTUM_RUNNER, raw, message, signature, options.context);
+}
+
+// ---------------------------------------------------------------------------------------------
+
 /** Signs `message`; the signature is in the scheme's raw encoding (r ‖ s for ECDSA). */
 export async function signMessage(
   algorithm: string,
@@ -602,8 +692,9 @@ export async function signMessage(
   message: Uint8Array,
   options: SignatureOptions = {},
 ): Promise<Uint8Array> {
+  if (isPostQuantumSignatureAlgorithm(algorithm)) return postQuantumSign(algorithm, privateKey, message, options);
   const scheme = schemeOf(algorithm);
-  checkContext(algorithm, scheme, options.context);
+  checkContext(algorithm, scheme.maxContextLength, options.context);
   const raw = rawKey(scheme, privateKey, 'private');
   try {
     return await scheme.sign(raw, message, options.context);
@@ -624,8 +715,9 @@ export async function verifySignature(
   signature: Uint8Array,
   options: SignatureOptions = {},
 ): Promise<boolean> {
+  if (isPostQuantumSignatureAlgorithm(algorithm)) return postQuantumVerify(algorithm, publicKey, message, signature, options);
   const scheme = schemeOf(algorithm);
-  checkContext(algorithm, scheme, options.context);
+  checkContext(algorithm, scheme.maxContextLength, options.context);
   const raw = rawKey(scheme, publicKey, 'public');
   checkLength(signature, scheme.signatureLength, 'signature');
   return scheme.verify(raw, message, signature, options.context);

@@ -45,6 +45,7 @@ import {
   nativeGenerateKeyPair,
   nativeSign,
   nativeVerify,
+  oidContent,
   selectBackend,
   type PqBackend,
 } from './pq-common.ts';
@@ -54,23 +55,25 @@ interface SlhDsaSpec {
   /** The security parameter n in bytes (FIPS 205 Table 2). */
   readonly n: 16 | 24 | 32;
   readonly signatureLength: number;
+  /** DER content of the NIST OID (2.16.840.1.101.3.4.3.20 … 31, RFC 9909), for PKCS#8 / SPKI. */
+  readonly oid: Uint8Array;
   readonly noble: typeof slh_dsa_sha2_128f;
 }
 
 /** FIPS 205 Table 2. The algorithm registry and the request schemas are built from its keys. */
 export const SLH_DSA_PARAMETERS = {
-  'slh-dsa-sha2-128s': { variant: 'sha2-128s', n: 16, signatureLength: 7856, noble: slh_dsa_sha2_128s },
-  'slh-dsa-sha2-128f': { variant: 'sha2-128f', n: 16, signatureLength: 17088, noble: slh_dsa_sha2_128f },
-  'slh-dsa-sha2-192s': { variant: 'sha2-192s', n: 24, signatureLength: 16224, noble: slh_dsa_sha2_192s },
-  'slh-dsa-sha2-192f': { variant: 'sha2-192f', n: 24, signatureLength: 35664, noble: slh_dsa_sha2_192f },
-  'slh-dsa-sha2-256s': { variant: 'sha2-256s', n: 32, signatureLength: 29792, noble: slh_dsa_sha2_256s },
-  'slh-dsa-sha2-256f': { variant: 'sha2-256f', n: 32, signatureLength: 49856, noble: slh_dsa_sha2_256f },
-  'slh-dsa-shake-128s': { variant: 'shake-128s', n: 16, signatureLength: 7856, noble: slh_dsa_shake_128s },
-  'slh-dsa-shake-128f': { variant: 'shake-128f', n: 16, signatureLength: 17088, noble: slh_dsa_shake_128f },
-  'slh-dsa-shake-192s': { variant: 'shake-192s', n: 24, signatureLength: 16224, noble: slh_dsa_shake_192s },
-  'slh-dsa-shake-192f': { variant: 'shake-192f', n: 24, signatureLength: 35664, noble: slh_dsa_shake_192f },
-  'slh-dsa-shake-256s': { variant: 'shake-256s', n: 32, signatureLength: 29792, noble: slh_dsa_shake_256s },
-  'slh-dsa-shake-256f': { variant: 'shake-256f', n: 32, signatureLength: 49856, noble: slh_dsa_shake_256f },
+  'slh-dsa-sha2-128s': { variant: 'sha2-128s', n: 16, signatureLength: 7856, oid: oidContent('2.16.840.1.101.3.4.3.20'), noble: slh_dsa_sha2_128s },
+  'slh-dsa-sha2-128f': { variant: 'sha2-128f', n: 16, signatureLength: 17088, oid: oidContent('2.16.840.1.101.3.4.3.21'), noble: slh_dsa_sha2_128f },
+  'slh-dsa-sha2-192s': { variant: 'sha2-192s', n: 24, signatureLength: 16224, oid: oidContent('2.16.840.1.101.3.4.3.22'), noble: slh_dsa_sha2_192s },
+  'slh-dsa-sha2-192f': { variant: 'sha2-192f', n: 24, signatureLength: 35664, oid: oidContent('2.16.840.1.101.3.4.3.23'), noble: slh_dsa_sha2_192f },
+  'slh-dsa-sha2-256s': { variant: 'sha2-256s', n: 32, signatureLength: 29792, oid: oidContent('2.16.840.1.101.3.4.3.24'), noble: slh_dsa_sha2_256s },
+  'slh-dsa-sha2-256f': { variant: 'sha2-256f', n: 32, signatureLength: 49856, oid: oidContent('2.16.840.1.101.3.4.3.25'), noble: slh_dsa_sha2_256f },
+  'slh-dsa-shake-128s': { variant: 'shake-128s', n: 16, signatureLength: 7856, oid: oidContent('2.16.840.1.101.3.4.3.26'), noble: slh_dsa_shake_128s },
+  'slh-dsa-shake-128f': { variant: 'shake-128f', n: 16, signatureLength: 17088, oid: oidContent('2.16.840.1.101.3.4.3.27'), noble: slh_dsa_shake_128f },
+  'slh-dsa-shake-192s': { variant: 'shake-192s', n: 24, signatureLength: 16224, oid: oidContent('2.16.840.1.101.3.4.3.28'), noble: slh_dsa_shake_192s },
+  'slh-dsa-shake-192f': { variant: 'shake-192f', n: 24, signatureLength: 35664, oid: oidContent('2.16.840.1.101.3.4.3.29'), noble: slh_dsa_shake_192f },
+  'slh-dsa-shake-256s': { variant: 'shake-256s', n: 32, signatureLength: 29792, oid: oidContent('2.16.840.1.101.3.4.3.30'), noble: slh_dsa_shake_256s },
+  'slh-dsa-shake-256f': { variant: 'shake-256f', n: 32, signatureLength: 49856, oid: oidContent('2.16.840.1.101.3.4.3.31'), noble: slh_dsa_shake_256f },
 } as const satisfies Record<string, SlhDsaSpec>;
 
 export type SlhDsaAlgorithm = keyof typeof SLH_DSA_PARAMETERS;

@@ -18,6 +18,11 @@
  * Node 22 (ml-kem.ts). The result is byte-identical to @noble/post-quantum's ml_kem768_x25519
  * (test/pq-differential.test.ts) and to the draft's vectors (test/vectors/xwing.test.ts).
  *
+ * As an HPKE KEM (XWING_HPKE_KEM, kem_id 0x647a, as the draft's "Use in HPKE" section defines it):
+ * Encap's ciphertext is HPKE's `enc` (1120 B), its shared secret is HPKE's shared_secret unchanged,
+ * SerializePrivateKey is the 32-byte seed and DeriveKeyPair(ikm) takes SHAKE256(ikm, 32) as the seed.
+ * A private key may also be given as its two parts (xwingHpkePrivateKeyFromParts).
+ *
  * A low-order X25519 point (as the recipient key, or as the ephemeral key in a ciphertext) makes
  * the X25519 shared secret all zero. OpenSSL, @noble/curves and Go's crypto/ecdh all refuse to
  * compute it, and so does this module: an INVALID_INPUT naming the field. The refusal depends only
@@ -25,8 +30,9 @@
  */
 import { createHash, createPrivateKey, createPublicKey, diffieHellman, randomFillSync, type KeyObject } from 'node:crypto';
 import { checkLength } from './checks.ts';
-import { wipe } from './ct.ts';
-import { CryptoError, invalidInput } from './errors.ts';
+import { constantTimeEqual, wipe } from './ct.ts';
+import { CryptoError, decryptionFailed, invalidInput } from './errors.ts';
+import type { EncapOptions, Encapsulation, HpkeKem, KemKeyPair, KemPrivateKey } from './hpke.ts';
 import {
   ML_KEM_PARAMETERS,
   ML_KEM_SEED_LENGTH,
@@ -381,3 +387,141 @@ export async function xwingDecapsulateParts(parts: XWingDecapsulationParts, opti
     x25519What: fields.x25519EphemeralPublic,
   });
 }
+
+// ---------------------------------------------------------------------------------------------
+// X-Wing as an HPKE KEM (for hpke.ts: the post-quantum sealed box and the hybrid slots of the
+// multi-recipient envelope).
+
+/** The parts of an X-Wing private key: what expandDecapsulationKey makes of the 32-byte seed. */
+export interface XWingPrivateKeyParts {
+  readonly x25519PrivateKey: Uint8Array;
+  /** The 64-byte ML-KEM-768 seed, or its 2400-byte expanded decapsulation key. */
+  readonly mlKemSecretKey: Uint8Array;
+}
+
+const ML_KEM_768_DK_PKE_LENGTH = 1152;
+
+/**
+ * The ML-KEM-768 public key inside an expanded decapsulation key (dk = dk_PKE ‖ ek ‖ H(ek) ‖ z,
+ * FIPS 203 Algorithm 16), after the hash check of FIPS 203 §7.3; undefined when the check fails.
+ */
+function encapsulationKeyOfExpanded(dk: Uint8Array): Uint8Array | undefined {
+  const ek = dk.subarray(ML_KEM_768_DK_PKE_LENGTH, ML_KEM_768_DK_PKE_LENGTH + ML_KEM_PUBLIC_KEY_LENGTH);
+  const stored = dk.subarray(ML_KEM_768_DK_PKE_LENGTH + ML_KEM_PUBLIC_KEY_LENGTH, ML_KEM_768_DK_PKE_LENGTH + ML_KEM_PUBLIC_KEY_LENGTH + 32);
+  const computed = asBytes(createHash('sha3-256').update(ek).digest());
+  return constantTimeEqual(computed, stored) ? ek.slice() : undefined;
+}
+
+/**
+ * A parsed X-Wing private key for HPKE. It keeps its own copies of the parts (so that one key
+ * opens many slots without expanding the seed again) and clears them on `wipe()`. Every Decap
+ * failure is the one decryptionFailed(): once the key was checked, the only input error left is a
+ * low-order ephemeral X25519 key inside `enc`, which is a property of the ciphertext.
+ */
+function hpkePrivateKey(parts: XWingPrivateKeyParts, x25519PublicKey: Uint8Array, publicKey: Uint8Array): KemPrivateKey {
+  const x25519PrivateKey = parts.x25519PrivateKey.slice();
+  const mlKemSecretKey = parts.mlKemSecretKey.slice();
+  return {
+    kemId: XWING_HPKE_KEM_ID,
+    publicKey,
+    async decap(enc: Uint8Array): Promise<Uint8Array> {
+      if (enc.byteLength !== XWING_CIPHERTEXT_LENGTH) throw decryptionFailed();
+      try {
+        const { sharedSecret } = await decapsulateParts(
+          {
+            x25519PrivateKey,
+            mlKemSecretKey,
+            x25519EphemeralPublic: enc.subarray(ML_KEM_CIPHERTEXT_LENGTH),
+            mlKemCiphertext: enc.subarray(0, ML_KEM_CIPHERTEXT_LENGTH),
+          },
+          x25519PublicKey,
+          undefined,
+          { mlKemSecretKey: 'mlKemSecretKey', mlKemCiphertext: 'enc', x25519EphemeralPublic: 'enc', x25519What: 'enc' },
+        );
+        return sharedSecret;
+      } catch (error) {
+        if (error instanceof CryptoError) throw decryptionFailed();
+        throw error;
+      }
+    },
+    wipe(): void {
+      wipe(x25519PrivateKey, mlKemSecretKey);
+    },
+  };
+}
+
+/**
+ * An HPKE private key from the two parts that `/v2/pq/hybrid/keygen` also returns: the X25519
+ * private key and the ML-KEM-768 seed (or expanded key). They decapsulate exactly as the seed they
+ * came from. `labels` are the request fields, named by errors: a wrong length, or an expanded key
+ * whose embedded H(ek) does not match, is an INVALID_INPUT (it concerns the key, not a ciphertext).
+ */
+export function xwingHpkePrivateKeyFromParts(parts: XWingPrivateKeyParts, labels: { readonly x25519: string; readonly mlKem: string }): KemPrivateKey {
+  checkLength(parts.x25519PrivateKey, X25519_KEY_LENGTH, labels.x25519);
+  checkLength(parts.mlKemSecretKey, [ML_KEM_SEED_LENGTH, ML_KEM_768.expandedSecretKeyLength], labels.mlKem);
+  let mlKemPublicKey: Uint8Array | undefined;
+  if (parts.mlKemSecretKey.byteLength === ML_KEM_SEED_LENGTH) {
+    mlKemPublicKey = mlKemKeyPairFromSeed(parts.mlKemSecretKey, 768, { field: labels.mlKem }).publicKey;
+  } else {
+    mlKemPublicKey = encapsulationKeyOfExpanded(parts.mlKemSecretKey);
+    if (mlKemPublicKey === undefined) {
+      throw invalidInput(`${labels.mlKem} is not a valid ml-kem-768 decapsulation key: its embedded H(ek) does not match (FIPS 203 §7.3)`, `/${labels.mlKem}`);
+    }
+  }
+  const x25519PublicKey = x25519PublicKeyOf(parts.x25519PrivateKey);
+  const publicKey = new Uint8Array(XWING_PUBLIC_KEY_LENGTH);
+  publicKey.set(mlKemPublicKey, 0);
+  publicKey.set(x25519PublicKey, ML_KEM_PUBLIC_KEY_LENGTH);
+  return hpkePrivateKey(parts, x25519PublicKey, publicKey);
+}
+
+function xwingImportHpkePrivateKey(secretKey: Uint8Array, label = 'secretKey'): KemPrivateKey {
+  const keys = xwingKeyPairFromSeed(secretKey, { field: label });
+  try {
+    return hpkePrivateKey(keys, keys.x25519PublicKey, keys.publicKey);
+  } finally {
+    wipe(keys.secretKey, keys.x25519PrivateKey, keys.mlKemSecretKey);
+  }
+}
+
+function kemKeyPair(keys: XWingKeyPair): KemKeyPair {
+  wipe(keys.x25519PrivateKey, keys.mlKemSecretKey);
+  return { secretKey: keys.secretKey, publicKey: keys.publicKey };
+}
+
+/** X-Wing as an HPKE KEM, kem_id 0x647a: Nsecret 32, Nenc 1120, Npk 1216, Nsk 32. */
+export const XWING_HPKE_KEM: HpkeKem = {
+  id: XWING_HPKE_KEM_ID,
+  name: 'X-Wing',
+  Nsecret: XWING_SHARED_SECRET_LENGTH,
+  Nenc: XWING_CIPHERTEXT_LENGTH,
+  Npk: XWING_PUBLIC_KEY_LENGTH,
+  Nsk: XWING_SEED_LENGTH,
+  // EncapsulateDerand's randomness: ML-KEM's m ‖ the X25519 ephemeral key.
+  Nseed: XWING_ENCAPSULATION_SEED_LENGTH,
+  deriveKeyPair: (ikm: Uint8Array): KemKeyPair => kemKeyPair(xwingDeriveKeyPair(ikm)),
+  generateKeyPair: async (): Promise<KemKeyPair> => kemKeyPair(await xwingKeygen()),
+  async encap(publicKey: Uint8Array, options: EncapOptions = {}): Promise<Encapsulation> {
+    const label = options.label ?? 'publicKey';
+    checkLength(publicKey, XWING_PUBLIC_KEY_LENGTH, label);
+    const parts = options.partLabels;
+    const result = parts === undefined
+      ? await xwingEncapsulate(publicKey, { encapsulationSeed: options.seed, fields: { publicKey: label } })
+      : await xwingEncapsulateParts(publicKey.subarray(ML_KEM_PUBLIC_KEY_LENGTH), publicKey.subarray(0, ML_KEM_PUBLIC_KEY_LENGTH), {
+        encapsulationSeed: options.seed,
+        fields: { x25519PublicKey: parts.x25519, mlKemPublicKey: parts.mlKem },
+      });
+    return { sharedSecret: result.sharedSecret, enc: result.ciphertext };
+  },
+  importPrivateKey: async (secretKey: Uint8Array, label?: string): Promise<KemPrivateKey> => xwingImportHpkePrivateKey(secretKey, label),
+  async decap(enc: Uint8Array, recipient: Uint8Array | KemPrivateKey): Promise<Uint8Array> {
+    const key = recipient instanceof Uint8Array ? xwingImportHpkePrivateKey(recipient) : recipient;
+    if (key.kemId !== XWING_HPKE_KEM_ID) throw new TypeError(`a private key of KEM 0x${key.kemId.toString(16)} was given to X-Wing`);
+    try {
+      return await key.decap(enc);
+    } finally {
+      // A key imported here is ours to clear; one passed in belongs to the caller.
+      if (key !== recipient) key.wipe?.();
+    }
+  },
+};

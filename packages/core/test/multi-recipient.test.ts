@@ -1,14 +1,15 @@
 /**
- * Multi-recipient envelopes: round trips, the one decryption failure for every cause, input
- * checks, and fast-check properties. The format's interoperability with an independent HPKE
- * implementation is in interop-hpke.test.ts; the HPKE core's known answers are in hpke.test.ts.
+ * Multi-recipient envelopes: round trips (X25519, hybrid X-Wing and mixed), the one decryption
+ * failure for every cause, input checks, and fast-check properties. The format's interoperability
+ * with an independent HPKE implementation is in interop-hpke.test.ts (X25519 slots) and
+ * interop-hpke-xwing.test.ts (hybrid slots); the HPKE core's known answers are in hpke.test.ts.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
+import { KEM_ALGORITHM_IDS } from '../src/registry.ts';
 import {
-  KEM_ALGORITHM_IDS,
   MAX_RECIPIENTS,
   MULTI_RECIPIENT_ALGORITHM,
   MULTI_RECIPIENT_INFO,
@@ -20,6 +21,7 @@ import {
   type MultiRecipientEnvelope,
 } from '../src/multi-recipient.ts';
 import { DHKEM_X25519_HKDF_SHA256 as kem, hpkeSeal, type KemKeyPair } from '../src/hpke.ts';
+import { XWING_HPKE_KEM, xwingKeygen, type XWingKeyPair } from '../src/xwing.ts';
 import { xchachaSeal, XCHACHA_OVERHEAD } from '../src/aead.ts';
 import { CryptoError, DECRYPTION_FAILED_MESSAGE } from '../src/errors.ts';
 
@@ -130,8 +132,8 @@ describe('multi-recipient round trips', () => {
     assert.deepEqual(await decrypt(mixed, pair!), text('mixed'));
   });
 
-  test('the registry lists x25519 as the one KEM, and every accepted type name is known', async () => {
-    assert.deepEqual([...KEM_ALGORITHM_IDS], ['x25519']);
+  test('the registry lists both slot types among the KEMs, and every accepted type name is known', async () => {
+    assert.deepEqual([...KEM_ALGORITHM_IDS], ['x25519', 'ml-kem-512', 'ml-kem-768', 'ml-kem-1024', 'x25519-ml-kem-768']);
     assert.deepEqual([...RECIPIENT_TYPE_NAMES].sort(), ['classical', 'pq', 'x25519', 'x25519-ml-kem-768']);
   });
 });
@@ -242,15 +244,6 @@ describe('multi-recipient input checks', () => {
     );
   });
 
-  test("the hybrid type (and its alias 'pq') is not available yet: UNSUPPORTED_ALGORITHM naming the type field", async () => {
-    for (const type of ['x25519-ml-kem-768', 'pq']) {
-      await assert.rejects(
-        multiRecipientEncrypt(text('x'), [{ type: 'x25519', publicKey: pair!.publicKey }, { type, publicKey: pair!.publicKey, mlKemPublicKey: new Uint8Array(1184) }]),
-        (error: unknown) => isInputError('UNSUPPORTED_ALGORITHM', '/recipients/1/type')(error) && /not available yet/.test((error as Error).message),
-      );
-    }
-  });
-
   test('an unknown type is UNSUPPORTED_ALGORITHM, on encryption and in a slot on decryption', async () => {
     for (const type of ['X25519', 'x448', '', 'ml-kem-768', '__proto__', 'toString']) {
       await assert.rejects(multiRecipientEncrypt(text('x'), [{ type, publicKey: pair!.publicKey }]), isInputError('UNSUPPORTED_ALGORITHM', '/recipients/0/type'), type);
@@ -307,6 +300,162 @@ describe('multi-recipient properties (fast-check, fixed seed)', () => {
         await assert.rejects(decrypt(tampered, pairs[0]!), isDecryptionFailure);
       }),
       { seed: 0x6269, numRuns: 150 },
+    );
+  });
+});
+
+describe('hybrid (x25519-ml-kem-768) recipients', () => {
+  let alice: XWingKeyPair;
+  let bob: XWingKeyPair;
+  const [carol] = keyPairs(1);
+  test.before(async () => {
+    alice = await xwingKeygen();
+    bob = await xwingKeygen();
+  });
+  const credentials = (keys: XWingKeyPair) => [
+    { type: 'x25519-ml-kem-768', secretKey: keys.secretKey } as const,
+    { type: 'x25519-ml-kem-768', x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey } as const,
+  ];
+  const LOW_ORDER = new Uint8Array(Buffer.from('e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800', 'hex'));
+
+  test('the key whole (1216 B) and as its parts (X25519 publicKey + mlKemPublicKey) both make X-Wing slots that open with the seed and with the parts', async () => {
+    const plaintext = text('for the hybrid recipients');
+    const envelope = await multiRecipientEncrypt(plaintext, [
+      { type: 'x25519-ml-kem-768', publicKey: alice.publicKey },
+      { type: 'pq', publicKey: bob.x25519PublicKey, mlKemPublicKey: bob.mlKemPublicKey },
+    ]);
+    assert.deepEqual(envelope.recipients.map((slot) => [slot.type, slot.enc.byteLength, slot.wrappedKey.byteLength]), [
+      ['x25519-ml-kem-768', XWING_HPKE_KEM.Nenc, SLOT_WRAPPED_KEY_LENGTH],
+      ['x25519-ml-kem-768', XWING_HPKE_KEM.Nenc, SLOT_WRAPPED_KEY_LENGTH],
+    ]);
+    for (const keys of [alice, bob]) {
+      for (const credential of credentials(keys)) assert.deepEqual(await multiRecipientDecrypt(envelope, credential), plaintext);
+    }
+    // Slots written with the alias open the same way.
+    const aliased = { ciphertext: envelope.ciphertext, recipients: envelope.recipients.map((slot) => ({ ...slot, type: 'pq' })) };
+    assert.deepEqual(await multiRecipientDecrypt(aliased, credentials(bob)[0]!), plaintext);
+  });
+
+  test('mixed envelopes: every recipient opens, in any order; each credential tries only the slots of its type', async () => {
+    const plaintext = text('for everyone');
+    const orders = [
+      [{ type: 'x25519', publicKey: carol!.publicKey }, { type: 'x25519-ml-kem-768', publicKey: alice.publicKey }],
+      [{ type: 'x25519-ml-kem-768', publicKey: alice.publicKey }, { type: 'classical', publicKey: carol!.publicKey }, { type: 'pq', publicKey: bob.publicKey }],
+    ];
+    for (const recipients of orders) {
+      const envelope = await multiRecipientEncrypt(plaintext, recipients);
+      assert.deepEqual(await decrypt(envelope, carol!), plaintext);
+      for (const credential of credentials(alice)) assert.deepEqual(await multiRecipientDecrypt(envelope, credential), plaintext);
+      const hybridOnly = { ciphertext: envelope.ciphertext, recipients: envelope.recipients.filter((slot) => slot.type !== 'x25519') };
+      await assert.rejects(decrypt(hybridOnly, carol!), isDecryptionFailure, 'an X25519 key has no hybrid slot to open');
+      const classicalOnly = { ciphertext: envelope.ciphertext, recipients: envelope.recipients.filter((slot) => slot.type === 'x25519') };
+      await assert.rejects(multiRecipientDecrypt(classicalOnly, credentials(alice)[0]!), isDecryptionFailure, 'a hybrid key has no X25519 slot to open');
+    }
+  });
+
+  test('one hybrid recipient given whole and again as parts is a repeat, named at the second entry', async () => {
+    await assert.rejects(
+      multiRecipientEncrypt(text('x'), [
+        { type: 'x25519-ml-kem-768', publicKey: alice.publicKey },
+        { type: 'pq', publicKey: alice.x25519PublicKey, mlKemPublicKey: alice.mlKemPublicKey },
+      ]),
+      (error: unknown) => isInputError('INVALID_INPUT', '/recipients/1/publicKey')(error) && /repeats recipients\/0\/publicKey/.test((error as Error).message),
+    );
+  });
+
+  test('malformed hybrid keys are INVALID_INPUT naming the entry and the part', async () => {
+    const unreduced = alice.mlKemPublicKey.slice();
+    unreduced.set([0xff, 0xff], 0);
+    const first = { type: 'x25519', publicKey: carol!.publicKey };
+    const cases: [Record<string, unknown>, string][] = [
+      [{ publicKey: alice.publicKey.subarray(1) }, '/recipients/1/publicKey'],
+      [{ publicKey: alice.x25519PublicKey }, '/recipients/1/publicKey'],
+      [{ publicKey: new Uint8Array(1184) }, '/recipients/1/publicKey'],
+      [{ publicKey: alice.publicKey, mlKemPublicKey: alice.mlKemPublicKey }, '/recipients/1/publicKey'],
+      [{ publicKey: alice.x25519PublicKey, mlKemPublicKey: alice.mlKemPublicKey.subarray(2) }, '/recipients/1/mlKemPublicKey'],
+      [{ publicKey: LOW_ORDER, mlKemPublicKey: alice.mlKemPublicKey }, '/recipients/1/publicKey'],
+      [{ publicKey: alice.x25519PublicKey, mlKemPublicKey: unreduced }, '/recipients/1/mlKemPublicKey'],
+      [{ publicKey: new Uint8Array([...alice.mlKemPublicKey, ...LOW_ORDER]) }, '/recipients/1/publicKey'],
+      [{ publicKey: new Uint8Array([...unreduced, ...alice.x25519PublicKey]) }, '/recipients/1/publicKey'],
+    ];
+    for (const [recipient, field] of cases) {
+      await assert.rejects(
+        multiRecipientEncrypt(text('x'), [first, { type: 'x25519-ml-kem-768', ...recipient } as never]),
+        isInputError('INVALID_INPUT', field),
+        `${Object.keys(recipient).join('+')} → ${field}`,
+      );
+    }
+  });
+
+  test('malformed hybrid credentials are INVALID_INPUT naming their field, before any slot is tried', async () => {
+    const envelope = await multiRecipientEncrypt(text('x'), [{ type: 'pq', publicKey: alice.publicKey }]);
+    const expanded = new Uint8Array(2400);
+    const cases: [Parameters<typeof multiRecipientDecrypt>[1], string][] = [
+      [{ type: 'x25519-ml-kem-768', secretKey: alice.secretKey.subarray(1) }, '/secretKey'],
+      [{ type: 'x25519-ml-kem-768', secretKey: new Uint8Array(64) }, '/secretKey'],
+      [{ type: 'x25519-ml-kem-768', x25519SecretKey: new Uint8Array(33), mlKemSecretKey: alice.mlKemSecretKey }, '/x25519SecretKey'],
+      [{ type: 'x25519-ml-kem-768', x25519SecretKey: alice.x25519PrivateKey, mlKemSecretKey: alice.mlKemSecretKey.subarray(1) }, '/mlKemSecretKey'],
+      // An all-zero "expanded key" fails the H(ek) check of FIPS 203 §7.3.
+      [{ type: 'x25519-ml-kem-768', x25519SecretKey: alice.x25519PrivateKey, mlKemSecretKey: expanded }, '/mlKemSecretKey'],
+    ];
+    for (const [credential, field] of cases) await assert.rejects(multiRecipientDecrypt(envelope, credential), isInputError('INVALID_INPUT', field), field);
+  });
+
+  test('a tampered hybrid slot, an enc of another length, or another hybrid key fails with the one DECRYPTION_FAILED', async () => {
+    const plaintext = text('tamper-evident');
+    const envelope = await multiRecipientEncrypt(plaintext, [{ type: 'x25519-ml-kem-768', publicKey: alice.publicKey }]);
+    const slot = envelope.recipients[0]!;
+    const [seed, parts] = credentials(alice);
+    for (const bit of [0, 8 * 600 + 1, 8 * 1087 + 7, 8 * 1088, 8 * 1119 + 7]) {
+      for (const credential of [seed!, parts!]) await assert.rejects(multiRecipientDecrypt(withSlot(envelope, 0, { enc: flipBit(slot.enc, bit) }), credential), isDecryptionFailure, `enc bit ${bit}`);
+    }
+    for (const bit of [0, 8 * 32, 8 * SLOT_WRAPPED_KEY_LENGTH - 1]) {
+      await assert.rejects(multiRecipientDecrypt(withSlot(envelope, 0, { wrappedKey: flipBit(slot.wrappedKey, bit) }), seed!), isDecryptionFailure, `wrappedKey bit ${bit}`);
+    }
+    for (const length of [0, 32, 1119, 1121]) {
+      await assert.rejects(multiRecipientDecrypt(withSlot(envelope, 0, { enc: new Uint8Array(length).fill(3) }), seed!), isDecryptionFailure, `enc of ${length}`);
+    }
+    const lowOrder = slot.enc.slice();
+    lowOrder.set(LOW_ORDER, 1088);
+    await assert.rejects(multiRecipientDecrypt(withSlot(envelope, 0, { enc: lowOrder }), parts!), isDecryptionFailure, 'low-order ephemeral key');
+    for (const credential of credentials(bob)) await assert.rejects(multiRecipientDecrypt(envelope, credential), isDecryptionFailure, 'another key');
+    assert.deepEqual(await multiRecipientDecrypt(envelope, seed!), plaintext);
+  });
+
+  test('100 hybrid recipients do not hold the event loop in one piece, and the last one opens', async () => {
+    const many = [alice, bob, ...await Promise.all(Array.from({ length: 98 }, () => xwingKeygen()))];
+    let done = false;
+    let ranBeforeEnd = false;
+    const running = multiRecipientEncrypt(text('x'), many.map((keys) => ({ type: 'pq', publicKey: keys.publicKey }))).then((envelope) => {
+      done = true;
+      return envelope;
+    });
+    setImmediate(() => {
+      ranBeforeEnd = !done;
+    });
+    const envelope = await running;
+    assert.equal(ranBeforeEnd, true);
+    assert.deepEqual(await multiRecipientDecrypt(envelope, credentials(many[99]!)[1]!), text('x'));
+  });
+
+  test('property: mixed envelopes of 1 to 4 recipients round-trip for each of them (fast-check, fixed seed)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ minLength: 0, maxLength: 1024 }), fc.array(fc.boolean(), { minLength: 1, maxLength: 4 }), async (plaintext, hybridFlags) => {
+        const classical = keyPairs(hybridFlags.length);
+        const hybrid = [alice, bob, alice, bob];
+        // Each recipient at most once: a hybrid key may appear only once per envelope.
+        const usedHybrid = new Set<number>();
+        const recipients = hybridFlags.map((isHybrid, index) => {
+          if (isHybrid && !usedHybrid.has(index % 2)) {
+            usedHybrid.add(index % 2);
+            return { type: 'x25519-ml-kem-768', publicKey: hybrid[index]!.publicKey, credential: credentials(hybrid[index]!)[index % 2]! };
+          }
+          return { type: 'x25519', publicKey: classical[index]!.publicKey, credential: { type: 'x25519', secretKey: classical[index]!.secretKey } as const };
+        });
+        const envelope = await multiRecipientEncrypt(plaintext, recipients);
+        for (const { credential } of recipients) assert.deepEqual(await multiRecipientDecrypt(envelope, credential), plaintext);
+      }),
+      { seed: 0x6879, numRuns: 20 },
     );
   });
 });

@@ -80,8 +80,8 @@ const LOW_ORDER_POINTS = [
   }),
 ];
 
-test('the identifier list is the classical sealed box', () => {
-  assert.deepEqual([...SEALED_BOX_ALGORITHM_IDS], ['x25519-xsalsa20-poly1305']);
+test('the identifier list is the classical sealed box, then the post-quantum one (sealedbox-pq.ts)', () => {
+  assert.deepEqual([...SEALED_BOX_ALGORITHM_IDS], ['x25519-xsalsa20-poly1305', 'hpke-x25519-ml-kem-768-chacha20-poly1305']);
   assert.equal(SEALED_BOX_OVERHEAD, 48);
 });
 

@@ -24,12 +24,13 @@ import {
   decodeKeyField,
   ed448Noble,
   NATIVE_ED448_CONTEXT,
+  CLASSICAL_SIGNATURE_ALGORITHM_IDS,
   SIGNATURE_ALGORITHM_IDS,
   SIGNATURE_SCHEMES,
   signMessage,
   verifySignature,
   type RawKeyPair,
-  type SignatureAlgorithm,
+  type ClassicalSignatureAlgorithm as SignatureAlgorithm,
 } from '../src/signature.ts';
 import { CryptoError } from '../src/errors.ts';
 
@@ -189,8 +190,12 @@ function compress(ux: string, uy: string): Uint8Array {
 
 describe('the table', () => {
   test('lists the four classical schemes, Ed25519 first, with the lengths of contract §6', () => {
-    assert.deepEqual(SIGNATURE_ALGORITHM_IDS, ['ed25519', 'ed448', 'ecdsa-p256', 'ecdsa-p384']);
-    const lengths = Object.fromEntries(SIGNATURE_ALGORITHM_IDS.map((id) => {
+    assert.deepEqual(CLASSICAL_SIGNATURE_ALGORITHM_IDS, ['ed25519', 'ed448', 'ecdsa-p256', 'ecdsa-p384']);
+    // The full list (the registry's) is the classical schemes, then ML-DSA, then the twelve SLH-DSA sets.
+    assert.deepEqual(SIGNATURE_ALGORITHM_IDS.slice(0, 7), [...CLASSICAL_SIGNATURE_ALGORITHM_IDS, 'ml-dsa-44', 'ml-dsa-65', 'ml-dsa-87']);
+    assert.equal(SIGNATURE_ALGORITHM_IDS.filter((id) => id.startsWith('slh-dsa-')).length, 12);
+    assert.equal(SIGNATURE_ALGORITHM_IDS.length, 19);
+    const lengths = Object.fromEntries(CLASSICAL_SIGNATURE_ALGORITHM_IDS.map((id) => {
       const scheme = SIGNATURE_SCHEMES[id];
       return [id, [scheme.privateKeyLengths, scheme.publicKeyLengths, scheme.signatureLength, scheme.maxContextLength]];
     }));
@@ -328,7 +333,7 @@ const NOBLE: Record<SignatureAlgorithm, Noble> = {
 };
 
 describe('differential against @noble/curves, same keys, both directions', () => {
-  for (const algorithm of SIGNATURE_ALGORITHM_IDS) {
+  for (const algorithm of CLASSICAL_SIGNATURE_ALGORITHM_IDS) {
     test(`${algorithm}: noble derives our public key, verifies our signatures, and we verify noble's`, async () => {
       const noble = NOBLE[algorithm];
       for (let round = 0; round < 8; round += 1) {
@@ -347,7 +352,7 @@ describe('differential against @noble/curves, same keys, both directions', () =>
 });
 
 describe('properties (fast-check, fixed seed)', () => {
-  for (const algorithm of SIGNATURE_ALGORITHM_IDS) {
+  for (const algorithm of CLASSICAL_SIGNATURE_ALGORITHM_IDS) {
     test(`${algorithm}: every message of 0 to 4096 bytes round-trips; any single-bit change of message or signature is refused`, async () => {
       const pair = await SIGNATURE_SCHEMES[algorithm].generate();
       await fc.assert(
@@ -368,7 +373,7 @@ describe('properties (fast-check, fixed seed)', () => {
   }
 
   test('the edge lengths 0 and 4096 round-trip for every scheme', async () => {
-    for (const algorithm of SIGNATURE_ALGORITHM_IDS) {
+    for (const algorithm of CLASSICAL_SIGNATURE_ALGORITHM_IDS) {
       const pair = await SIGNATURE_SCHEMES[algorithm].generate();
       for (const length of [0, 4096]) {
         const message = new Uint8Array(length).map((_, i) => (i * 31) & 0xff);
@@ -387,7 +392,7 @@ describe('PEM keys (PKCS#8 private, SPKI public), as OpenSSL writes them', () =>
     'ecdsa-p384': () => generateKeyPairSync('ec', { namedCurve: 'P-384' }),
   };
 
-  for (const algorithm of SIGNATURE_ALGORITHM_IDS) {
+  for (const algorithm of CLASSICAL_SIGNATURE_ALGORITHM_IDS) {
     test(`${algorithm}: a PEM pair from node:crypto signs and verifies, and agrees with the raw form`, async () => {
       const { privateKey, publicKey } = NODE_TYPES[algorithm]();
       const privatePem = String(privateKey.export({ type: 'pkcs8', format: 'pem' }));
@@ -439,7 +444,7 @@ describe('malformed input is an INVALID_INPUT that names the field', () => {
   const m = utf8('m');
 
   test('keys and signatures of every wrong length', async () => {
-    for (const algorithm of SIGNATURE_ALGORITHM_IDS) {
+    for (const algorithm of CLASSICAL_SIGNATURE_ALGORITHM_IDS) {
       const scheme = SIGNATURE_SCHEMES[algorithm];
       const pair = await scheme.generate();
       const signature = await signMessage(algorithm, pair.privateKey, m);

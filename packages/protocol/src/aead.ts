@@ -1,6 +1,6 @@
 /**
  * Schemas of the symmetric-encryption family (contract §5): `/v2/encrypt`, `/v2/decrypt`,
- * `/v2/secretbox/seal|open`, `/v2/sealedbox/seal|open`, `/v2/keys/wrap|unwrap`.
+ * `/v2/secretbox/seal|open`, `/v2/sealedbox/seal|open|seal-pq|open-pq`, `/v2/keys/wrap|unwrap`.
  *
  * `encoding` (utf8 by default, base64 or hex) governs every text field of a request, so a client
  * sends the same `encoding` both ways:
@@ -15,11 +15,21 @@
  * core, so that the error names the field and the length expected.
  */
 import { Type, type Static } from 'typebox';
-import { AEAD_ALGORITHM_IDS, DEFAULT_KEY_WRAP_ALGORITHM, KEY_WRAP_ALGORITHM_IDS, SEALED_BOX_ALGORITHM_IDS } from '@crypto-service/core';
+import {
+  AEAD_ALGORITHM_IDS,
+  DEFAULT_KEY_WRAP_ALGORITHM,
+  KEY_WRAP_ALGORITHM_IDS,
+  PQ_SEALED_BOX,
+  X25519_SEALED_BOX,
+} from '@crypto-service/core';
 import { Base64, Encoding, Hex, Text } from './common.ts';
 
 const AeadAlgorithm = Type.Enum([...AEAD_ALGORITHM_IDS], { description: 'The AEAD: XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha).' });
-const SealedBoxAlgorithm = Type.Enum([...SEALED_BOX_ALGORITHM_IDS], { description: 'The sealed box: libsodium crypto_box_seal.' });
+// Each sealed-box route answers with its own identifier (both are listed by GET /v2/algorithms, sealedBox).
+const SealedBoxAlgorithm = Type.Literal(X25519_SEALED_BOX, { description: 'The sealed box: libsodium crypto_box_seal.' });
+const PqSealedBoxAlgorithm = Type.Literal(PQ_SEALED_BOX, {
+  description: 'HPKE (RFC 9180) base mode: KEM X-Wing (0x647a), HKDF-SHA256, ChaCha20-Poly1305, info "crypto-service/v2/sealedbox-pq".',
+});
 const keyWrapAlgorithm = (options: { default?: string } = {}) => Type.Enum([...KEY_WRAP_ALGORITHM_IDS], {
   description: 'aes-kw (RFC 3394; keys of 16 bytes or more, in whole 8-byte blocks) or aes-kwp (RFC 5649; any key of 1 byte or more).',
   ...options,
@@ -155,6 +165,51 @@ export type SealedBoxOpenRequest = Static<typeof SealedBoxOpenRequest>;
 
 export const SealedBoxOpenResponse = Type.Object({ data: RecoveredPlaintext }, { additionalProperties: false });
 export type SealedBoxOpenResponse = Static<typeof SealedBoxOpenResponse>;
+
+// POST /v2/sealedbox/seal-pq
+
+export const SealedBoxSealPqRequest = Type.Object(
+  {
+    x25519PublicKey: Type.Optional(Hex("The recipient's X25519 public key, 32 bytes (with mlKemPublicKey)")),
+    mlKemPublicKey: Type.Optional(Hex("The recipient's ML-KEM-768 public key, 1184 bytes (with x25519PublicKey)")),
+    publicKey: Type.Optional(Hex('Instead of the two parts: the X-Wing public key, mlKemPublicKey ‖ x25519PublicKey, 1216 bytes')),
+    plaintext: Text('The message to seal'),
+    encoding: Type.Optional(Encoding),
+  },
+  { additionalProperties: false, description: 'The recipient key as x25519PublicKey and mlKemPublicKey, or as publicKey.' },
+);
+export type SealedBoxSealPqRequest = Static<typeof SealedBoxSealPqRequest>;
+
+export const SealedBoxSealPqResponse = Type.Object(
+  {
+    data: Type.Object(
+      {
+        sealed: Base64('enc (the X-Wing ciphertext, 1120 B) ‖ ciphertext ‖ tag (16 B): HPKE base mode, single shot'),
+        algorithm: PqSealedBoxAlgorithm,
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type SealedBoxSealPqResponse = Static<typeof SealedBoxSealPqResponse>;
+
+// POST /v2/sealedbox/open-pq
+
+export const SealedBoxOpenPqRequest = Type.Object(
+  {
+    x25519SecretKey: Type.Optional(Hex('The X25519 private key that the X-Wing seed expands to, 32 bytes (with mlKemSecretKey)')),
+    mlKemSecretKey: Type.Optional(Hex('The ML-KEM-768 seed that the X-Wing seed expands to, 64 bytes, or its 2400-byte expanded key (with x25519SecretKey)')),
+    secretKey: Type.Optional(Hex('Instead of the two parts: the 32-byte X-Wing seed')),
+    sealed: Base64('The `sealed` value from /v2/sealedbox/seal-pq'),
+    encoding: Type.Optional(Encoding),
+  },
+  { additionalProperties: false, description: 'The secret key as x25519SecretKey and mlKemSecretKey, or as secretKey.' },
+);
+export type SealedBoxOpenPqRequest = Static<typeof SealedBoxOpenPqRequest>;
+
+export const SealedBoxOpenPqResponse = Type.Object({ data: RecoveredPlaintext }, { additionalProperties: false });
+export type SealedBoxOpenPqResponse = Static<typeof SealedBoxOpenPqResponse>;
 
 // POST /v2/keys/wrap
 

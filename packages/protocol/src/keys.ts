@@ -11,7 +11,7 @@ export const KeyGenerateRequest = Type.Object(
     ),
     format: Type.Optional(
       Type.Enum([...KEY_FORMATS], {
-        description: 'raw (hex, the form the other routes take; default), pem (PKCS#8 / SPKI; not for symmetric keys) or jwk (RFC 7517).',
+        description: 'raw (hex, the form the other routes take; default), pem (PKCS#8 / SPKI; not for symmetric keys) or jwk (RFC 7517; not for x25519-ml-kem-768).',
         default: 'raw',
       }),
     ),
@@ -20,7 +20,11 @@ export const KeyGenerateRequest = Type.Object(
 );
 export type KeyGenerateRequest = Static<typeof KeyGenerateRequest>;
 
-/** RFC 7517 JWK as this service writes it: OKP (RFC 8037), EC (RFC 7518 §6.2) or oct (§6.4). */
+/**
+ * RFC 7517 JWK as this service writes it: OKP (RFC 8037), EC (RFC 7518 §6.2), oct (§6.4), or AKP
+ * (RFC 9964) for ML-KEM, ML-DSA and SLH-DSA: `alg` (ML-DSA-65, ML-KEM-768, SLH-DSA-SHA2-128f, …),
+ * `pub` and `priv` (the seed; SLH-DSA's whole secret key).
+ */
 export const Jwk = Type.Object(
   {
     kty: Type.String(),
@@ -29,6 +33,9 @@ export const Jwk = Type.Object(
     y: Type.Optional(Type.String()),
     d: Type.Optional(Type.String()),
     k: Type.Optional(Type.String()),
+    alg: Type.Optional(Type.String()),
+    pub: Type.Optional(Type.String()),
+    priv: Type.Optional(Type.String()),
   },
   { additionalProperties: false, description: 'JSON Web Key (RFC 7517)' },
 );
@@ -40,8 +47,20 @@ const EncodedKey = Type.Union([Type.String({ description: 'hex (raw) or PEM text
 const KeyAlgorithm = Type.Enum([...KEY_GENERATION_IDS]);
 const Format = Type.Enum([...KEY_FORMATS]);
 
+/** X-Wing's parts, in raw form only: the fields of /v2/pq/hybrid/keygen, for the routes that take the parts. */
+const part = (description: string) => Type.Optional(Type.String({ description: `${description} (hex; x25519-ml-kem-768, format raw only)` }));
+
 export const KeyPairData = Type.Object(
-  { algorithm: KeyAlgorithm, format: Format, publicKey: EncodedKey, privateKey: EncodedKey },
+  {
+    algorithm: KeyAlgorithm,
+    format: Format,
+    publicKey: EncodedKey,
+    privateKey: EncodedKey,
+    x25519PublicKey: part('X25519 public key, 32 bytes'),
+    x25519PrivateKey: part('X25519 private key, 32 bytes, expanded from privateKey'),
+    mlKemPublicKey: part('ML-KEM-768 public key, 1184 bytes'),
+    mlKemSecretKey: part('ML-KEM-768 seed, 64 bytes, expanded from privateKey'),
+  },
   { additionalProperties: false, description: 'An asymmetric key pair' },
 );
 export type KeyPairData = Static<typeof KeyPairData>;

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import {
   HYBRID_ML_KEM_PUBLIC_KEY_LENGTH,
+  HYBRID_ML_KEM_SECRET_KEY_MAX_LENGTH,
   MAX_RECIPIENTS,
   MAX_RECIPIENT_PUBLIC_KEY_LENGTH,
   MAX_SLOT_ENC_LENGTH,
@@ -30,8 +31,7 @@ function BoundedBase64(description: string, maxBytes: number) {
 }
 
 const RecipientTypeName = Type.Enum([...RECIPIENT_TYPE_NAMES], {
-  description:
-    "Slot type: 'x25519' (alias 'classical'), or 'x25519-ml-kem-768' (alias 'pq'), the hybrid X-Wing type, not available yet.",
+  description: "Slot type: 'x25519' (alias 'classical'), or 'x25519-ml-kem-768' (alias 'pq'), the hybrid X-Wing type.",
 });
 
 const RECIPIENT_COUNT = { minItems: MIN_RECIPIENTS, maxItems: MAX_RECIPIENTS } as const;
@@ -39,8 +39,11 @@ const RECIPIENT_COUNT = { minItems: MIN_RECIPIENTS, maxItems: MAX_RECIPIENTS } a
 export const MultiRecipientKey = Type.Object(
   {
     type: RecipientTypeName,
-    publicKey: BoundedHex("The recipient's public key: 32 bytes for x25519", MAX_RECIPIENT_PUBLIC_KEY_LENGTH),
-    mlKemPublicKey: Type.Optional(BoundedHex('The ML-KEM-768 public key of a hybrid recipient (1184 bytes)', HYBRID_ML_KEM_PUBLIC_KEY_LENGTH)),
+    publicKey: BoundedHex(
+      "The recipient's public key: the 32-byte X25519 key for x25519; for x25519-ml-kem-768 the 1216-byte X-Wing public key, or its 32-byte X25519 part given with mlKemPublicKey",
+      MAX_RECIPIENT_PUBLIC_KEY_LENGTH,
+    ),
+    mlKemPublicKey: Type.Optional(BoundedHex('The ML-KEM-768 part of a hybrid recipient\'s key (1184 bytes), with its X25519 part as publicKey', HYBRID_ML_KEM_PUBLIC_KEY_LENGTH)),
   },
   { additionalProperties: false },
 );
@@ -100,9 +103,7 @@ export type MultiRecipientEncryptResponse = Static<typeof MultiRecipientEncryptR
 
 /**
  * The envelope fields of a decryption request: the encrypt response's `data`, sent back as it is
- * (`algorithm` optional). Each kind of recipient credential adds its own fields to these; the
- * hybrid credentials ({ x25519SecretKey, mlKemSecretKey } or { secretKey }) join as further
- * variants of the request.
+ * (`algorithm` optional). The recipient's credential comes beside them, in one of three forms.
  */
 export const MultiRecipientEnvelopeFields = {
   ciphertext: Base64('The payload, as encrypt returned it'),
@@ -114,9 +115,18 @@ export const MultiRecipientEnvelopeFields = {
 export const MultiRecipientDecryptRequest = Type.Object(
   {
     ...MultiRecipientEnvelopeFields,
-    recipientSecretKey: BoundedHex("An x25519 recipient's secret key (32 bytes)", 32),
+    recipientSecretKey: Type.Optional(BoundedHex("An x25519 recipient's secret key (32 bytes)", 32)),
+    secretKey: Type.Optional(BoundedHex("A hybrid (x25519-ml-kem-768) recipient's 32-byte X-Wing seed", 32)),
+    x25519SecretKey: Type.Optional(BoundedHex("A hybrid recipient's X25519 private key, 32 bytes (with mlKemSecretKey)", 32)),
+    mlKemSecretKey: Type.Optional(BoundedHex(
+      "A hybrid recipient's ML-KEM-768 seed, 64 bytes, or its 2400-byte expanded key (with x25519SecretKey)",
+      HYBRID_ML_KEM_SECRET_KEY_MAX_LENGTH,
+    )),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description: 'The envelope, and the credential of one recipient: recipientSecretKey (x25519), or x25519SecretKey and mlKemSecretKey, or secretKey (x25519-ml-kem-768).',
+  },
 );
 export type MultiRecipientDecryptRequest = Static<typeof MultiRecipientDecryptRequest>;
 

@@ -86,13 +86,15 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
 
   await app.register(probeRoutes, { readiness });
+  // First among the crypto routes: it decorates the app with the post-quantum offload that the
+  // signature and key routes hand to core.
+  await app.register(pqRoutes);
   await app.register(algorithmRoutes);
   await app.register(hashRoutes);
   await app.register(symmetricRoutes);
   await app.register(signatureRoutes);
   await app.register(derivationRoutes, { passwordQueue: config.workQueues.password, kdfQueue: config.workQueues.kdf });
   await app.register(multiRecipientRoutes);
-  await app.register(pqRoutes);
   await app.register(v1Routes, { config });
   return app;
 }

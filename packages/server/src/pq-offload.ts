@@ -20,7 +20,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { CryptoError, type CoreErrorCode } from '@crypto-service/core';
+import { CryptoError, type CoreErrorCode, type PostQuantumRunner } from '@crypto-service/core';
 import { PQ_NATIVE_SUPPORT } from '@crypto-service/core';
 import { WorkQueue } from './work-queue.ts';
 import {
@@ -55,6 +55,7 @@ const JOB_CLASS: Record<PqJobName, JobClass> = {
   'slh-dsa.verify': 'cpu',
   'slh-dsa.keygen': 'heavy',
   'slh-dsa.sign': 'heavy',
+  'pq.private-key-from-pem': 'cpu',
 };
 
 export interface PqOffloadOptions {
@@ -166,6 +167,12 @@ export class PqOffload {
   private readonly pool: WorkerPool | undefined;
   private readonly queue: WorkQueue;
   private readonly execute: (name: PqJobName, args: unknown[]) => Promise<unknown>;
+  /**
+   * Core's post-quantum functions, each run through this offload: what `/v2/sign`, `/v2/verify`
+   * and `/v2/keys/generate` hand to core, so that their ML-DSA and SLH-DSA work is queued and kept
+   * off the event loop exactly as on the `/v2/pq` routes.
+   */
+  readonly runner: PostQuantumRunner;
 
   constructor(options: PqOffloadOptions = {}) {
     this.mode = options.mode ?? (PQ_NATIVE_SUPPORT.mlDsa && PQ_NATIVE_SUPPORT.slhDsa ? 'inline' : 'worker');
@@ -187,6 +194,17 @@ export class PqOffload {
       memoryBudgetBytes: 1,
       retryAfterSeconds: options.retryAfterSeconds ?? 1,
     });
+    this.runner = Object.freeze({
+      mlKemKeygen: (...args) => this.run('ml-kem.keygen', ...args),
+      xwingKeygen: (...args) => this.run('x-wing.keygen', ...args),
+      mlDsaKeygen: (...args) => this.run('ml-dsa.keygen', ...args),
+      slhDsaKeygen: (...args) => this.run('slh-dsa.keygen', ...args),
+      mlDsaSign: (...args) => this.run('ml-dsa.sign', ...args),
+      mlDsaVerify: (...args) => this.run('ml-dsa.verify', ...args),
+      slhDsaSign: (...args) => this.run('slh-dsa.sign', ...args),
+      slhDsaVerify: (...args) => this.run('slh-dsa.verify', ...args),
+      privateKeyFromPem: (...args) => this.run('pq.private-key-from-pem', ...args),
+    } satisfies PostQuantumRunner);
   }
 
   /** Jobs running in the bounded class (workers, or native SLH-DSA signing and key generation). */

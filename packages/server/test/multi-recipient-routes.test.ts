@@ -145,18 +145,121 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
     });
   });
 
-  test("the hybrid type ('x25519-ml-kem-768', alias 'pq') is a 400 UNSUPPORTED_ALGORITHM for now, naming the entry", async () => {
-    for (const type of ['x25519-ml-kem-768', 'pq']) {
-      const response = await postJson(app, ENCRYPT, {
-        plaintext: 'x',
-        recipients: [{ type: 'x25519', publicKey: pairs[0]!.publicKey }, { type, publicKey: pairs[1]!.publicKey, mlKemPublicKey: 'ab'.repeat(1184) }],
-      });
-      const problem = expectProblem(response, type);
-      assert.equal(response.statusCode, 400);
-      assert.equal(problem.code, 'UNSUPPORTED_ALGORITHM');
-      assert.match(problem.detail, /not available yet/);
-      assert.deepEqual(problem.errors.map((error: { field: string }) => error.field), ['/recipients/1/type']);
+  /** An X-Wing key pair with its parts, from /v2/pq/hybrid/keygen. */
+  async function hybridPair(): Promise<Record<string, string>> {
+    const response = await postJson(app, '/v2/pq/hybrid/keygen', {});
+    assert.equal(response.statusCode, 200, response.body);
+    return response.json().data;
+  }
+
+  test('hybrid recipients (whole key, parts, alias) beside x25519 ones: every recipient decrypts, with every credential form', async () => {
+    const [alice, bob] = [await hybridPair(), await hybridPair()];
+    const plaintext = 'für Alice, Bob und Carol ✓';
+    const data = await encrypt({
+      plaintext,
+      recipients: [
+        { type: 'x25519-ml-kem-768', publicKey: alice.publicKey },
+        { type: 'x25519', publicKey: pairs[0]!.publicKey },
+        { type: 'pq', publicKey: bob.x25519PublicKey, mlKemPublicKey: bob.mlKemPublicKey!.toUpperCase() },
+      ],
+    });
+    assert.deepEqual(data.recipients.map((slot: { type: string; enc: string; wrappedKey: string }) => [slot.type, Buffer.from(slot.enc, 'base64').byteLength, Buffer.from(slot.wrappedKey, 'base64').byteLength]), [
+      ['x25519-ml-kem-768', 1120, 48], ['x25519', 32, 48], ['x25519-ml-kem-768', 1120, 48],
+    ]);
+    const credentials = (keys: Record<string, string>) => [
+      { secretKey: keys.secretKey },
+      { x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey },
+    ];
+    for (const keys of [alice, bob]) {
+      for (const credential of credentials(keys)) {
+        const response = await postJson(app, DECRYPT, { ...data, ...credential });
+        assert.equal(response.statusCode, 200, response.body);
+        assert.deepEqual(response.json(), { data: plaintext });
+      }
     }
+    assert.deepEqual((await postJson(app, DECRYPT, { ...data, recipientSecretKey: pairs[0]!.secretKey })).json(), { data: plaintext });
+    // A hybrid credential tries only the hybrid slots: without them it fails like any wrong key.
+    const onlyClassical = { ...data, recipients: [data.recipients[1]] };
+    const refused = await postJson(app, DECRYPT, { ...onlyClassical, secretKey: alice.secretKey });
+    assert.equal(refused.statusCode, 400);
+    assert.equal(refused.json().code, 'DECRYPTION_FAILED');
+  });
+
+  test('the credential forms: none, a mix, or half of one is a 400 naming what is expected', async () => {
+    const alice = await hybridPair();
+    const data = await encrypt({ plaintext: 'x', recipients: [{ type: 'pq', publicKey: alice.publicKey }] });
+    const expected = 'give recipientSecretKey, or x25519SecretKey and mlKemSecretKey, or secretKey';
+    const cases: [string, Record<string, unknown>, RegExp, string][] = [
+      ['no credential', {}, /^no key given/, '/'],
+      ['recipientSecretKey and secretKey', { recipientSecretKey: pairs[0]!.secretKey, secretKey: alice.secretKey }, /cannot be mixed/, '/secretKey'],
+      ['secretKey and x25519SecretKey', { secretKey: alice.secretKey, x25519SecretKey: alice.x25519PrivateKey }, /cannot be mixed/, '/secretKey'],
+      ['x25519SecretKey alone', { x25519SecretKey: alice.x25519PrivateKey }, /^mlKemSecretKey is missing/, '/mlKemSecretKey'],
+      ['mlKemSecretKey alone', { mlKemSecretKey: alice.mlKemSecretKey }, /^x25519SecretKey is missing/, '/x25519SecretKey'],
+    ];
+    for (const [label, credential, detail, field] of cases) {
+      const response = await postJson(app, DECRYPT, { ciphertext: data.ciphertext, recipients: data.recipients, ...credential });
+      const problem = expectProblem(response, label);
+      assert.equal(response.statusCode, 400, label);
+      assert.equal(problem.code, 'INVALID_INPUT', label);
+      assert.match(problem.detail, detail, label);
+      assert.ok(problem.detail.endsWith(expected), `${label}: ${problem.detail}`);
+      assert.equal(problem.errors[0].field, field, label);
+    }
+  });
+
+  test('hybrid keys and credentials of the wrong shape are 400s naming the field; hybrid decryption failures are the one DECRYPTION_FAILED', async () => {
+    const alice = await hybridPair();
+    const data = await encrypt({ plaintext: 'x', recipients: [{ type: 'pq', publicKey: alice.publicKey }] });
+    const lowOrder = 'e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800';
+    const encryptCases: [Record<string, unknown>, string][] = [
+      [{ publicKey: alice.publicKey!.slice(2) }, '/recipients/0/publicKey'],
+      [{ publicKey: alice.x25519PublicKey }, '/recipients/0/publicKey'],
+      [{ publicKey: alice.publicKey, mlKemPublicKey: alice.mlKemPublicKey }, '/recipients/0/publicKey'],
+      [{ publicKey: alice.x25519PublicKey, mlKemPublicKey: alice.mlKemPublicKey!.slice(2) }, '/recipients/0/mlKemPublicKey'],
+      [{ publicKey: lowOrder, mlKemPublicKey: alice.mlKemPublicKey }, '/recipients/0/publicKey'],
+      [{ publicKey: alice.x25519PublicKey, mlKemPublicKey: `ffff${alice.mlKemPublicKey!.slice(4)}` }, '/recipients/0/mlKemPublicKey'],
+    ];
+    for (const [recipient, field] of encryptCases) {
+      const response = await postJson(app, ENCRYPT, { plaintext: 'x', recipients: [{ type: 'x25519-ml-kem-768', ...recipient }] });
+      const problem = expectProblem(response, field);
+      assert.equal(response.statusCode, 400, `${field}: ${response.body}`);
+      assert.deepEqual(problem.errors.map((error: { field: string }) => error.field), [field], JSON.stringify(Object.keys(recipient)));
+    }
+    const decryptCases: [Record<string, unknown>, string][] = [
+      [{ secretKey: alice.secretKey!.slice(2) }, '/secretKey'],
+      [{ secretKey: `${alice.secretKey}00` }, '/secretKey'],
+      [{ x25519SecretKey: alice.x25519PrivateKey!.slice(2), mlKemSecretKey: alice.mlKemSecretKey }, '/x25519SecretKey'],
+      [{ x25519SecretKey: alice.x25519PrivateKey, mlKemSecretKey: alice.mlKemSecretKey!.slice(2) }, '/mlKemSecretKey'],
+      [{ x25519SecretKey: alice.x25519PrivateKey, mlKemSecretKey: '00'.repeat(2400) }, '/mlKemSecretKey'],
+      [{ x25519SecretKey: alice.x25519PrivateKey, mlKemSecretKey: '00'.repeat(2401) }, '/mlKemSecretKey'],
+      [{ x25519SecretKey: 'zz'.repeat(32), mlKemSecretKey: alice.mlKemSecretKey }, '/x25519SecretKey'],
+    ];
+    for (const [credential, field] of decryptCases) {
+      const response = await postJson(app, DECRYPT, { ciphertext: data.ciphertext, recipients: data.recipients, ...credential });
+      const problem = expectProblem(response, field);
+      assert.equal(response.statusCode, 400, field);
+      assert.notEqual(problem.code, 'DECRYPTION_FAILED', field);
+      assert.equal(problem.errors[0].field, field, `${field}: ${problem.detail}`);
+    }
+    const other = await hybridPair();
+    const slot = data.recipients[0];
+    const failures: [string, Record<string, unknown>][] = [
+      ['another hybrid key', { ...data, secretKey: other.secretKey }],
+      ['another key as parts', { ...data, x25519SecretKey: other.x25519PrivateKey, mlKemSecretKey: other.mlKemSecretKey }],
+      ['parts of two keys', { ...data, x25519SecretKey: alice.x25519PrivateKey, mlKemSecretKey: other.mlKemSecretKey }],
+      ['a tampered enc', { ...data, recipients: [{ ...slot, enc: flipFirstBit(slot.enc) }], secretKey: alice.secretKey }],
+      ['a tampered wrappedKey', { ...data, recipients: [{ ...slot, wrappedKey: flipFirstBit(slot.wrappedKey) }], secretKey: alice.secretKey }],
+      ['an X25519-sized enc in a hybrid slot', { ...data, recipients: [{ ...slot, enc: Buffer.alloc(32, 9).toString('base64') }], secretKey: alice.secretKey }],
+      ['a tampered payload', { ...data, ciphertext: flipFirstBit(data.ciphertext), secretKey: alice.secretKey }],
+    ];
+    const bodies = new Set<string>();
+    for (const [label, body] of failures) {
+      const response = await postJson(app, DECRYPT, body);
+      assert.equal(response.statusCode, 400, label);
+      assert.equal(response.json().code, 'DECRYPTION_FAILED', label);
+      bodies.add(response.body);
+    }
+    assert.equal(bodies.size, 1, 'every failure answers with the identical body');
   });
 
   test('a repeated public key, a low-order key and a stray mlKemPublicKey are 400s that name the entry', async () => {
@@ -243,7 +346,7 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
       ['missing recipients', { ciphertext: valid.ciphertext, recipientSecretKey: valid.recipientSecretKey }],
       ['missing recipientSecretKey', { ciphertext: valid.ciphertext, recipients: valid.recipients }],
       ['unknown field', { ...valid, note: 'x' }],
-      ['a hybrid credential, not offered yet', { ...valid, x25519SecretKey: valid.recipientSecretKey, mlKemSecretKey: 'ab'.repeat(64) }],
+      ['an x25519 credential mixed with a hybrid one', { ...valid, x25519SecretKey: valid.recipientSecretKey, mlKemSecretKey: 'ab'.repeat(64) }],
       ['another algorithm', { ...valid, algorithm: 'xchacha20-poly1305' }],
       ['ciphertext a number', { ...valid, ciphertext: 5 }],
       ['ciphertext not base64', { ...valid, ciphertext: 'not base64!' }],

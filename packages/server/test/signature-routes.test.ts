@@ -255,11 +255,13 @@ describe('signature routes', () => {
       });
     }
 
-    test('every identifier listed by GET /v2/algorithms (keyGeneration) is generated, and the signature list is ours', async () => {
+    test('every classical identifier listed by GET /v2/algorithms (keyGeneration) is generated, and the signature list starts with ours', async () => {
+      // The post-quantum identifiers of both lists: pq-signature-routes.test.ts and registry-routes.test.ts.
       const { data } = (await app.inject({ method: 'GET', url: '/v2/algorithms' })).json();
-      assert.deepEqual([...data.keyGeneration].sort(), [...Object.keys(PAIR_IDS), ...Object.keys(SECRET_IDS)].sort());
-      assert.deepEqual(data.signature, [...SIGNATURE_ALGORITHMS]);
-      for (const algorithm of data.keyGeneration) {
+      const classical = [...Object.keys(PAIR_IDS), ...Object.keys(SECRET_IDS)];
+      assert.deepEqual(data.keyGeneration.slice(0, classical.length).sort(), classical.sort());
+      assert.deepEqual(data.signature.slice(0, SIGNATURE_ALGORITHMS.length), [...SIGNATURE_ALGORITHMS]);
+      for (const algorithm of classical) {
         assert.equal((await post('/v2/keys/generate', { algorithm })).statusCode, 200, algorithm);
       }
     });

@@ -125,7 +125,7 @@ describe('symmetric routes', () => {
     test('GET /v2/algorithms lists the identifiers these routes answer with', async () => {
       const { data } = (await app.inject({ method: 'GET', url: '/v2/algorithms' })).json();
       assert.deepEqual(data.aead, ['xchacha20-poly1305']);
-      assert.deepEqual(data.sealedBox, ['x25519-xsalsa20-poly1305']);
+      assert.deepEqual(data.sealedBox, ['x25519-xsalsa20-poly1305', 'hpke-x25519-ml-kem-768-chacha20-poly1305']);
       assert.deepEqual(data.keyWrap, ['aes-kw', 'aes-kwp']);
       for (const algorithm of data.keyWrap) {
         const response = await post('/v2/keys/wrap', { kek: KEY, keyToWrap: KEY, algorithm });

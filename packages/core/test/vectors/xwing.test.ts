@@ -9,7 +9,9 @@
  * Every vector: the key pair from the seed (public key, and its parts), EncapsulateDerand with the
  * vector's eseed (ct and ss; the ML-KEM half runs on noble, the only backend that takes given
  * randomness), and decapsulation of the vector's ct, from the seed and from the parts, on every
- * ML-KEM backend this runtime has. Both files hold only valid vectors; each is counted.
+ * ML-KEM backend this runtime has; and the same through X-Wing as an HPKE KEM (XWING_HPKE_KEM:
+ * Encap with the eseed, Decap from the seed and from the parts). Both files hold only valid
+ * vectors; each is counted.
  *
  * The directory comes from CRYPTO_VECTORS_DIR; without it this file fails and says so.
  */
@@ -18,7 +20,15 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PQ_NATIVE_SUPPORT, type PqBackend } from '../../src/pq-common.ts';
-import { xwingDecapsulate, xwingDecapsulateParts, xwingEncapsulate, xwingEncapsulateParts, xwingKeyPairFromSeed } from '../../src/xwing.ts';
+import {
+  XWING_HPKE_KEM,
+  xwingDecapsulate,
+  xwingDecapsulateParts,
+  xwingEncapsulate,
+  xwingEncapsulateParts,
+  xwingHpkePrivateKeyFromParts,
+  xwingKeyPairFromSeed,
+} from '../../src/xwing.ts';
 
 const vectorsDir = process.env.CRYPTO_VECTORS_DIR;
 const BACKENDS: PqBackend[] = PQ_NATIVE_SUPPORT.mlKem ? ['native', 'noble'] : ['noble'];
@@ -59,6 +69,15 @@ async function check(vector: Vector, label: string): Promise<void> {
   const parts = await xwingEncapsulateParts(pk.subarray(1184), pk.subarray(0, 1184), { encapsulationSeed });
   assert.equal(toHex(parts.ciphertext), vector.ct, `${label} ct from the parts`);
   assert.equal(toHex(parts.sharedSecret), vector.ss, `${label} ss from the parts`);
+  // As an HPKE KEM: enc is the X-Wing ciphertext and the shared secret is X-Wing's, unchanged.
+  const hpke = await XWING_HPKE_KEM.encap(pk, { seed: encapsulationSeed });
+  assert.equal(toHex(hpke.enc), vector.ct, `${label} HPKE enc`);
+  assert.equal(toHex(hpke.sharedSecret), vector.ss, `${label} HPKE shared secret`);
+  assert.equal(toHex(await XWING_HPKE_KEM.decap(ciphertext, seed)), vector.ss, `${label} HPKE Decap from the seed`);
+  const keys = xwingKeyPairFromSeed(seed);
+  const fromParts = xwingHpkePrivateKeyFromParts(keys, { x25519: 'x25519SecretKey', mlKem: 'mlKemSecretKey' });
+  assert.equal(toHex(fromParts.publicKey), vector.pk, `${label} HPKE key from the parts: its public key`);
+  assert.equal(toHex(await XWING_HPKE_KEM.decap(ciphertext, fromParts)), vector.ss, `${label} HPKE Decap from the parts`);
 }
 
 if (vectorsDir === undefined || vectorsDir === '') {

@@ -10,6 +10,7 @@ import {
   multiRecipientDecrypt,
   multiRecipientEncrypt,
   wipe,
+  type RecipientSecret,
 } from '@crypto-service/core';
 import {
   MultiRecipientDecryptRequest,
@@ -17,10 +18,14 @@ import {
   MultiRecipientEncryptRequest,
   MultiRecipientEncryptResponse,
 } from '@crypto-service/protocol';
+import { chooseForm } from './key-forms.ts';
 import { problemResponses } from './responses.ts';
 import '../route-config.ts';
 
-/** `POST /v2/multi-recipient/encrypt` and `/decrypt`: decode, call core, encode. */
+/**
+ * `POST /v2/multi-recipient/encrypt` and `/decrypt`: decode, call core, encode. X-Wing slots run
+ * on the event loop, as on /v2/pq/hybrid/*, in pieces between which core yields (multi-recipient.ts).
+ */
 export const multiRecipientRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -63,13 +68,15 @@ export const multiRecipientRoutes: FastifyPluginAsync = async (fastify) => {
     config: { scope: 'crypto:decrypt' },
     schema: {
       tags: ['multi-recipient'],
-      summary: "Decrypt a multi-recipient envelope with one recipient's secret key",
+      summary: "Decrypt a multi-recipient envelope with one recipient's secret key: recipientSecretKey (x25519), or x25519SecretKey + mlKemSecretKey, or secretKey (x25519-ml-kem-768)",
       body: MultiRecipientDecryptRequest,
       response: { 200: MultiRecipientDecryptResponse, ...problemResponses },
     },
   }, async (request) => {
-    const { ciphertext, recipients, recipientSecretKey, encoding = 'utf8' } = request.body;
+    const { ciphertext, recipients, encoding = 'utf8' } = request.body;
+    const body = request.body;
     const plaintext = await app.operations.run('multi-recipient-decrypt', MULTI_RECIPIENT_ALGORITHM, async () => {
+      const form = chooseForm(body, [['recipientSecretKey'], ['x25519SecretKey', 'mlKemSecretKey'], ['secretKey']]);
       const envelope = {
         ciphertext: base64ToBytes(ciphertext, '/ciphertext'),
         recipients: recipients.map((slot, index) => ({
@@ -78,11 +85,28 @@ export const multiRecipientRoutes: FastifyPluginAsync = async (fastify) => {
           wrappedKey: base64ToBytes(slot.wrappedKey, `/recipients/${index}/wrappedKey`),
         })),
       };
-      const secretKey = hexToBytes(recipientSecretKey, '/recipientSecretKey');
+      const secrets: Uint8Array[] = [];
+      const secret = (value: string | undefined, field: string) => {
+        const bytes = hexToBytes(value ?? '', field);
+        secrets.push(bytes);
+        return bytes;
+      };
       try {
-        return await multiRecipientDecrypt(envelope, { type: 'x25519', secretKey });
+        let credential: RecipientSecret;
+        if (form === 0) {
+          credential = { type: 'x25519', secretKey: secret(body.recipientSecretKey, '/recipientSecretKey') };
+        } else if (form === 1) {
+          credential = {
+            type: 'x25519-ml-kem-768',
+            x25519SecretKey: secret(body.x25519SecretKey, '/x25519SecretKey'),
+            mlKemSecretKey: secret(body.mlKemSecretKey, '/mlKemSecretKey'),
+          };
+        } else {
+          credential = { type: 'x25519-ml-kem-768', secretKey: secret(body.secretKey, '/secretKey') };
+        }
+        return await multiRecipientDecrypt(envelope, credential);
       } finally {
-        wipe(secretKey);
+        wipe(...secrets);
       }
     });
     try {

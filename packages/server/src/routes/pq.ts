@@ -41,29 +41,13 @@ import { mlDsaAlgorithmForLevel, mlDsaAlgorithmForPublicKey, mlDsaAlgorithmForSe
 import { slhDsaAlgorithmForVariant } from '@crypto-service/core';
 import { XWING_ALGORITHM } from '@crypto-service/core';
 import { PqOffload, type PqOffloadOptions } from '../pq-offload.ts';
+import { PQ_RATE_LIMIT_COSTS } from '../rate-limit/costs.ts';
+import { chooseForm } from './key-forms.ts';
 import { problemResponses } from './responses.ts';
 import '../route-config.ts';
 
-/**
- * Rate-limit units (contract §4). One unit is one ordinary request: a hash of a small body, about
- * 50 µs of CPU here. The limit is charged before the body is read, so a route's cost cannot depend
- * on the variant; it is set from the range of the route's variants, measured natively on Node 24
- * (pure JavaScript on Node 22 is 5–20× slower, which the bounded queue absorbs):
- *   SLH-DSA signing          12 ms (sha2-128f) … 2.3 s (shake-192s)        25 units
- *   SLH-DSA key generation   1–6 ms (f sets) … 70–270 ms (s sets)          10 units
- *   ML-DSA sign and keygen   1–3 ms (10–20 ms in pure JavaScript)           2 units
- *   everything else          ML-KEM, X-Wing, verification: 0.1–5 ms          1 unit
- * Costs proportional to CPU time would price one SLH-DSA signature at hundreds of hash requests
- * and leave a client a handful per minute; with these weights a client at the default limit (1000
- * units a minute) may sign 40 times a minute, while the bounded queue caps the work in progress
- * for all clients together.
- */
-export const PQ_RATE_LIMIT_COSTS = {
-  slhDsaSign: 25,
-  slhDsaKeygen: 10,
-  mlDsaSign: 2,
-  mlDsaKeygen: 2,
-} as const;
+// The rate-limit units of the post-quantum work live with the other routes that charge them.
+export { PQ_RATE_LIMIT_COSTS } from '../rate-limit/costs.ts';
 
 export interface PqRoutesOptions {
   /** The offload to use (tests pass a small one); by default one is built and closed with the app. */
@@ -74,26 +58,6 @@ export interface PqRoutesOptions {
 
 const TAGS = ['post-quantum'];
 const SCOPE = 'crypto:pq' as const;
-
-/**
- * Which of a hybrid route's two field forms the body uses. Mixing them, or giving only part of
- * one, is a 400 that lists the fields each form needs.
- */
-function chooseForm(body: Record<string, unknown>, parts: readonly string[], combined: readonly string[]): 'parts' | 'combined' {
-  const list = (names: readonly string[]) => (names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
-  const expected = `give ${list(parts)}, or ${list(combined)}`;
-  const givenParts = parts.filter((name) => body[name] !== undefined);
-  const givenCombined = combined.filter((name) => body[name] !== undefined);
-  if (givenParts.length > 0 && givenCombined.length > 0) {
-    throw invalidInput(`the two forms cannot be mixed: ${expected}`, `/${givenCombined[0]}`);
-  }
-  if (givenParts.length === parts.length) return 'parts';
-  if (givenCombined.length === combined.length) return 'combined';
-  if (givenParts.length === 0 && givenCombined.length === 0) throw invalidInput(`no key given: ${expected}`, '/');
-  const form = givenParts.length > 0 ? parts : combined;
-  const missing = form.filter((name) => body[name] === undefined);
-  throw invalidInput(`${list(missing)} ${missing.length === 1 ? 'is' : 'are'} missing: ${expected}`, `/${missing[0]}`);
-}
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -214,9 +178,9 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
     schema: { tags: TAGS, summary: 'X-Wing encapsulation to x25519PublicKey + mlKemPublicKey, or to the combined publicKey', body: PqHybridEncapsulateRequest, response: { 200: PqHybridEncapsulateResponse, ...problemResponses } },
   }, async (request) => {
     const body = request.body;
-    const form = chooseForm(body, ['x25519PublicKey', 'mlKemPublicKey'], ['publicKey']);
+    const form = chooseForm(body, [['x25519PublicKey', 'mlKemPublicKey'], ['publicKey']]);
     let start;
-    if (form === 'parts') {
+    if (form === 0) {
       const x25519PublicKey = hexToBytes(body.x25519PublicKey ?? '', '/x25519PublicKey');
       const mlKemPublicKey = hexToBytes(body.mlKemPublicKey ?? '', '/mlKemPublicKey');
       start = () => offload.run('x-wing.encapsulate-parts', x25519PublicKey, mlKemPublicKey);
@@ -245,7 +209,7 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
     schema: { tags: TAGS, summary: 'X-Wing decapsulation with the four parts, or with secretKey + ciphertext', body: PqHybridDecapsulateRequest, response: { 200: PqHybridDecapsulateResponse, ...problemResponses } },
   }, async (request) => {
     const body = request.body;
-    const form = chooseForm(body, ['x25519PrivateKey', 'mlKemSecretKey', 'x25519EphemeralPublic', 'mlKemCiphertext'], ['secretKey', 'ciphertext']);
+    const form = chooseForm(body, [['x25519PrivateKey', 'mlKemSecretKey', 'x25519EphemeralPublic', 'mlKemCiphertext'], ['secretKey', 'ciphertext']]);
     const secrets: Uint8Array[] = [];
     const secret = (value: string | undefined, field: string) => {
       const bytes = hexToBytes(value ?? '', field);
@@ -254,7 +218,7 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
     };
     try {
       let start;
-      if (form === 'parts') {
+      if (form === 0) {
         const parts = {
           x25519PrivateKey: secret(body.x25519PrivateKey, '/x25519PrivateKey'),
           mlKemSecretKey: secret(body.mlKemSecretKey, '/mlKemSecretKey'),

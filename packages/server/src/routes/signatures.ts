@@ -21,6 +21,7 @@ import {
   VerifyRequest,
   VerifyResponse,
 } from '@crypto-service/protocol';
+import { chargeUpTo, keyGenerationCost, signingCost } from '../rate-limit/costs.ts';
 import { problemResponses } from './responses.ts';
 import '../route-config.ts';
 
@@ -38,7 +39,13 @@ function wipeKey(key: KeyInput): void {
   if (key instanceof Uint8Array) wipe(key);
 }
 
-/** `POST /v2/sign`, `POST /v2/verify` and `POST /v2/keys/generate`: decode, call core, encode. */
+/**
+ * `POST /v2/sign`, `POST /v2/verify` and `POST /v2/keys/generate`: decode, call core, encode.
+ * Core runs ML-DSA and SLH-DSA (and post-quantum key generation) through the app's post-quantum
+ * offload (`runner`), so that pure JavaScript stays off the event loop on Node 22 and expensive
+ * work is queued and bounded as on the `/v2/pq` routes; these routes charge the same rate-limit
+ * units as those (rate-limit/costs.ts) once the body names the algorithm.
+ */
 export const signatureRoutes: FastifyPluginAsync = async (fastify) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -46,16 +53,17 @@ export const signatureRoutes: FastifyPluginAsync = async (fastify) => {
     config: { scope: 'crypto:sign' },
     schema: {
       tags: ['signatures'],
-      summary: 'Sign a message with Ed25519 (default), Ed448 or ECDSA P-256 / P-384',
+      summary: 'Sign a message with Ed25519 (default), Ed448, ECDSA P-256 / P-384, ML-DSA or SLH-DSA',
       body: SignRequest,
       response: { 200: SignResponse, ...problemResponses },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { algorithm = 'ed25519', privateKey, message, context, encoding = 'utf8' } = request.body;
+    await chargeUpTo(reply, signingCost(algorithm));
     const signature = await app.operations.run('sign', algorithm, async () => {
       const key = decodeKeyField(privateKey, '/privateKey');
       try {
-        return await signMessage(algorithm, key, decodeText(message, encoding, '/message'), { context: contextBytes(context) });
+        return await signMessage(algorithm, key, decodeText(message, encoding, '/message'), { context: contextBytes(context), runner: app.pqOffload.runner });
       } finally {
         wipeKey(key);
       }
@@ -79,7 +87,7 @@ export const signatureRoutes: FastifyPluginAsync = async (fastify) => {
         decodeKeyField(publicKey, '/publicKey'),
         decodeText(message, encoding, '/message'),
         hexToBytes(signature, '/signature'),
-        { context: contextBytes(context) },
+        { context: contextBytes(context), runner: app.pqOffload.runner },
       ));
     return { data: { valid, algorithm } };
   });
@@ -88,16 +96,38 @@ export const signatureRoutes: FastifyPluginAsync = async (fastify) => {
     config: { scope: 'crypto:keys' },
     schema: {
       tags: ['keys'],
-      summary: 'Generate a key pair (signature or key agreement) or a symmetric key, as raw hex, PEM or JWK',
+      summary: 'Generate a key pair (signature, key agreement, KEM, post-quantum) or a symmetric key, as raw hex, PEM or JWK',
       body: KeyGenerateRequest,
       response: { 200: KeyGenerateResponse, ...problemResponses },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { algorithm = 'ed25519', format = 'raw' } = request.body;
-    const generated = await app.operations.run('keygen', algorithm, () => generateKeyMaterial(algorithm, format));
+    await chargeUpTo(reply, keyGenerationCost(algorithm));
+    const generated = await app.operations.run('keygen', algorithm, () => generateKeyMaterial(algorithm, format, { runner: app.pqOffload.runner }));
     if (generated.kind === 'secret') {
       return { data: { algorithm, format, key: encodeKey(generated.key) } };
     }
-    return { data: { algorithm, format, publicKey: encodeKey(generated.publicKey), privateKey: encodeKey(generated.privateKey) } };
+    const { parts } = generated;
+    try {
+      return {
+        data: {
+          algorithm,
+          format,
+          publicKey: encodeKey(generated.publicKey),
+          privateKey: encodeKey(generated.privateKey),
+          // X-Wing in raw form: the parts too, named as /v2/pq/hybrid/keygen names them.
+          ...(parts === undefined ? {} : {
+            x25519PublicKey: bytesToHex(parts.x25519PublicKey),
+            x25519PrivateKey: bytesToHex(parts.x25519PrivateKey),
+            mlKemPublicKey: bytesToHex(parts.mlKemPublicKey),
+            mlKemSecretKey: bytesToHex(parts.mlKemSecretKey),
+          }),
+        },
+      };
+    } finally {
+      // The hex copies are the response's; these bytes are ours.
+      if (generated.privateKey instanceof Uint8Array) wipe(generated.privateKey);
+      if (parts !== undefined) wipe(parts.x25519PrivateKey, parts.mlKemSecretKey);
+    }
   });
 };

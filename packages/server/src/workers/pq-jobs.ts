@@ -9,6 +9,7 @@ import { mlKemDecapsulate, mlKemEncapsulate, mlKemKeygen } from '@crypto-service
 import { mlDsaKeygen, mlDsaSign, mlDsaVerify } from '@crypto-service/core';
 import { slhDsaKeygen, slhDsaSign, slhDsaVerify } from '@crypto-service/core';
 import { xwingDecapsulate, xwingDecapsulateParts, xwingEncapsulate, xwingEncapsulateParts, xwingKeygen } from '@crypto-service/core';
+import { postQuantumPrivateKeyFromPem } from '@crypto-service/core';
 
 export const PQ_JOBS = {
   'ml-kem.keygen': mlKemKeygen,
@@ -25,6 +26,8 @@ export const PQ_JOBS = {
   'slh-dsa.keygen': slhDsaKeygen,
   'slh-dsa.sign': slhDsaSign,
   'slh-dsa.verify': slhDsaVerify,
+  // A PKCS#8 ML-DSA / ML-KEM key in the `both` form is checked by expanding its seed.
+  'pq.private-key-from-pem': postQuantumPrivateKeyFromPem,
 } as const;
 
 export type PqJobName = keyof typeof PQ_JOBS;
