@@ -1,0 +1,75 @@
+/**
+ * Drives several servers with the same autocannon load in alternating rounds: forward order on
+ * even rounds, reverse order on odd ones (A B C, C B A, …), after a warm-up of each. A slow
+ * stretch of the shared machine then lands on every target rather than on one of them, and ratios
+ * can be taken round by round.
+ *
+ * Besides throughput and latency, each run records the server's CPU time per answered request
+ * (when the target names the server's pid): the steadier figure when other processes share the
+ * cores.
+ */
+import { runLoad, type LoadResult } from './autocannon.ts';
+import { processCpuMs } from './server-process.ts';
+
+export interface Target {
+  name: string;
+  /** Full URL of the route. */
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  /** The server process, for its CPU time. */
+  pid?: number | undefined;
+}
+
+export interface RunResult extends LoadResult {
+  /** Server CPU time (all threads) per answered request, in µs; NaN without a pid. */
+  serverCpuUsPerRequest: number;
+}
+
+export interface AlternateOptions {
+  connections: number;
+  /** Seconds per measured run. */
+  duration: number;
+  /** Seconds of warm-up per target (discarded). */
+  warmup: number;
+  rounds: number;
+  /** Called after each measured run, for progress output. */
+  onRun?: (target: Target, round: number, result: RunResult) => void;
+}
+
+export async function loadOnce(target: Target, connections: number, duration: number): Promise<RunResult> {
+  const cpuBefore = processCpuMs(target.pid);
+  const result = await runLoad({ url: target.url, method: 'POST', headers: target.headers, body: target.body, connections, duration });
+  const cpuMs = processCpuMs(target.pid) - cpuBefore;
+  return { ...result, serverCpuUsPerRequest: (cpuMs * 1000) / result.answers };
+}
+
+/** One request first: a benchmark of 401s or 404s would be worthless. Returns the body. */
+export async function checkOnce(target: Target): Promise<string> {
+  const response = await fetch(target.url, { method: 'POST', headers: target.headers, body: target.body });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`${target.name} ${target.url} answered ${response.status}: ${text}`);
+  return text;
+}
+
+/** Non-2xx answers and connection errors: every measured run should have none. */
+export function failures(result: LoadResult): number {
+  return Object.entries(result.statusCounts).filter(([status]) => !status.startsWith('2')).reduce((sum, [, count]) => sum + count, 0) + result.errors;
+}
+
+export async function alternate(targets: Target[], options: AlternateOptions): Promise<Map<string, RunResult[]>> {
+  const results = new Map<string, RunResult[]>(targets.map((target) => [target.name, []]));
+  for (const target of targets) {
+    await checkOnce(target);
+    await loadOnce(target, options.connections, options.warmup);
+  }
+  for (let round = 0; round < options.rounds; round++) {
+    const order = round % 2 === 0 ? targets : [...targets].reverse();
+    for (const target of order) {
+      const result = await loadOnce(target, options.connections, options.duration);
+      results.get(target.name)?.push(result);
+      options.onRun?.(target, round, result);
+    }
+  }
+  return results;
+}

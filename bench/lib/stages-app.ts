@@ -1,0 +1,79 @@
+/**
+ * The production app's POST /v2/hash route with a chosen subset of the request pipeline: what
+ * bench/stages-server.ts serves and what `bench/pipeline-stages.ts --inject` measures in-process.
+ * It rebuilds what packages/server/src/app.ts does, in the same order, from the server's own
+ * plugins; if app.ts changes, this file must follow (the "full" variant is compared with the real
+ * production server in every networked run, which shows any drift).
+ *
+ * Stages: logger (pino at LOG_LEVEL=warn, with logging.ts's request-log controller), helmet (the
+ * security-headers plugin), static-headers (the same headers computed once at start and set with
+ * one reply.headers() call: a candidate replacement for helmet), cors (off anyway without
+ * CORS_ORIGIN), rate-limit, compress, auth, metrics, json-body (the strict UTF-8 body parser),
+ * openapi. Without metrics, the route's `app.operations.run` is a pass-through.
+ */
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { loadConfig } from '../../packages/server/src/config.ts';
+import { handleError } from '../../packages/server/src/errors.ts';
+import { loggerOptions, requestLogController } from '../../packages/server/src/logging.ts';
+import securityHeaders from '../../packages/server/src/plugins/security-headers.ts';
+import corsPolicy from '../../packages/server/src/plugins/cors.ts';
+import rateLimit from '../../packages/server/src/plugins/rate-limit.ts';
+import compression from '../../packages/server/src/plugins/compression.ts';
+import authentication from '../../packages/server/src/plugins/authentication.ts';
+import metrics from '../../packages/server/src/plugins/metrics.ts';
+import jsonBody from '../../packages/server/src/plugins/json-body.ts';
+import openApi from '../../packages/server/src/plugins/openapi.ts';
+import { hashRoutes } from '../../packages/server/src/routes/hash.ts';
+
+
+export const ALL_STAGES = ['logger', 'helmet', 'rate-limit', 'compress', 'auth', 'metrics', 'json-body', 'openapi'] as const;
+
+/** The headers the security-headers plugin sets, captured once from a throwaway app. */
+async function securityHeaderValues(): Promise<Record<string, string>> {
+  const probe = Fastify({ logger: false });
+  await probe.register(securityHeaders);
+  probe.get('/', async () => ({}));
+  const response = await probe.inject({ method: 'GET', url: '/' });
+  await probe.close();
+  const skip = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive']);
+  return Object.fromEntries(Object.entries(response.headers).filter(([name]) => !skip.has(name)).map(([name, value]) => [name, String(value)]));
+}
+
+export async function buildStagesApp(stages: ReadonlySet<string>, apiKey: string): Promise<FastifyInstance> {
+  const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'warn', CRYPTO_API_KEY: apiKey, RATE_LIMIT_MAX: '10000000' });
+  const app = Fastify({
+    ...(stages.has('logger') ? { logger: loggerOptions(config.logLevel), logController: requestLogController() } : { logger: false }),
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: false,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false } },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { maxParamLength: 200 },
+  } as FastifyServerOptions) as unknown as FastifyInstance;
+  app.setErrorHandler(handleError);
+
+  if (stages.has('helmet')) await app.register(securityHeaders);
+  if (stages.has('static-headers')) {
+    const headers = await securityHeaderValues();
+    app.addHook('onRequest', (_request, reply, done) => {
+      reply.headers(headers);
+      done();
+    });
+  }
+  if (stages.has('cors')) await app.register(corsPolicy, { origins: config.corsOrigins });
+  if (stages.has('rate-limit')) await app.register(rateLimit, { ...config.rateLimit });
+  if (stages.has('compress')) await app.register(compression);
+  if (stages.has('auth')) await app.register(authentication, { auth: config.auth });
+  if (stages.has('metrics')) {
+    await app.register(metrics);
+  } else {
+    app.decorate('operations', { run: <T>(_operation: string, _algorithm: string, work: () => T): T => work() });
+  }
+  if (stages.has('json-body')) await app.register(jsonBody);
+  if (stages.has('openapi')) await app.register(openApi, { version: 'bench' });
+
+  app.get('/live', { config: { public: true, rateLimitCost: false } }, async () => ({ status: 'alive' }));
+  await app.register(hashRoutes);
+  await app.ready();
+  return app;
+}
