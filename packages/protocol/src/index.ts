@@ -10,3 +10,4 @@ export * from './mac.ts';
 export * from './password.ts';
 export * from './multi-recipient.ts';
 export * from './pq.ts';
+export * from './v1.ts';

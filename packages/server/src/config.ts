@@ -20,6 +20,22 @@ export interface AuthConfig {
   allowAnonymous: boolean;
 }
 
+/** The deprecated /v1 OpenPGP routes (contract §7). */
+export interface V1Config {
+  /** When /v1 was deprecated: the `Deprecation` header (RFC 9745). */
+  deprecationDate: Date;
+  /** When /v1 goes away: the `Sunset` header (RFC 8594). Never before deprecationDate. */
+  sunsetDate: Date;
+  /** Unlocks the server's own key in CRYPTO_KEY_DIR, when that key is locked. */
+  keyPassphrase: string | undefined;
+  /** Worker threads that run OpenPGP.js (one job each at a time). */
+  workers: number;
+  /** Jobs that may wait for a worker; one more is a 503. */
+  queueLimit: number;
+  /** A job running longer is stopped (its worker replaced) and answered 503. */
+  jobTimeoutMs: number;
+}
+
 /** A bounded queue for expensive work (see work-queue.ts). */
 export interface QueueConfig {
   concurrency: number;
@@ -40,6 +56,7 @@ export interface Config {
   trustedProxyCidrs: string[];
   keyDir: string | undefined;
   keyOutDir: string | undefined;
+  v1: V1Config;
   shutdownTimeoutMs: number;
   rateLimit: { max: number; windowMs: number };
   bodyLimitBytes: number;
@@ -217,6 +234,54 @@ function readQueue(env: Env, prefix: 'PASSWORD' | 'KDF', defaults: { concurrency
   };
 }
 
+/**
+ * An ISO 8601 date (`2026-01-01`, midnight UTC) or date-time with a zone (`2026-01-01T12:00:00Z`,
+ * `…+02:00`), to the second: the headers it feeds have no finer resolution. Checked field by field,
+ * because Date.parse accepts impossible dates such as 2026-02-30 and silently moves them.
+ */
+function readDate(env: Env, name: string, fallback: string): Date {
+  const value = read(env, name) ?? fallback;
+  const match = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?(Z|[+-]\d{2}:\d{2}))?$/.exec(value);
+  const problem = () => new ConfigError(name, `must be an ISO 8601 date such as 2026-01-01 or 2026-01-01T00:00:00Z (got "${value}")`);
+  if (match === null) throw problem();
+  const [year, month, day, hour = 0, minute = 0, second = 0] = match.slice(1, 7).map((part) => (part === undefined ? undefined : Number(part))) as number[];
+  const zone = match[7] ?? 'Z';
+  const offsetMinutes = zone === 'Z' ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
+  const local = Date.UTC(year!, month! - 1, day!, hour, minute, second);
+  const check = new Date(local);
+  const fieldsHold = check.getUTCFullYear() === year && check.getUTCMonth() === month! - 1 && check.getUTCDate() === day
+    && check.getUTCHours() === hour && check.getUTCMinutes() === minute && check.getUTCSeconds() === second;
+  if (!fieldsHold || year! < 1970 || Math.abs(offsetMinutes) >= 24 * 60) throw problem();
+  return new Date(local - offsetMinutes * 60_000);
+}
+
+/** Raw: a passphrase is used exactly as set (spaces included); only an empty one means unset. */
+function readSecret(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function readV1(env: Env): V1Config {
+  const deprecationDate = readDate(env, 'V1_DEPRECATION_DATE', '2026-01-01T00:00:00Z');
+  const sunsetDate = readDate(env, 'V1_SUNSET_DATE', '2027-01-01T00:00:00Z');
+  if (sunsetDate.getTime() < deprecationDate.getTime()) {
+    // RFC 9745 §4: the Sunset timestamp MUST NOT be earlier than the Deprecation timestamp.
+    throw new ConfigError('V1_SUNSET_DATE', `must not be earlier than V1_DEPRECATION_DATE (${deprecationDate.toISOString()})`);
+  }
+  const keyPassphrase = readSecret(env, 'CRYPTO_KEY_PASSPHRASE');
+  if (keyPassphrase !== undefined && read(env, 'CRYPTO_KEY_DIR') === undefined) {
+    throw new ConfigError('CRYPTO_KEY_PASSPHRASE', 'is set but CRYPTO_KEY_DIR is not: there is no server key for it to unlock');
+  }
+  return {
+    deprecationDate,
+    sunsetDate,
+    keyPassphrase,
+    workers: readInteger(env, 'V1_WORKERS', 2, 1, 64),
+    queueLimit: readInteger(env, 'V1_QUEUE_LIMIT', 16, 0, 10_000),
+    jobTimeoutMs: readInteger(env, 'V1_JOB_TIMEOUT_MS', 10_000, 1000, 600_000),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const warnings: string[] = [];
   const nodeEnv = readEnum<NodeEnv>(env, 'NODE_ENV', ['development', 'production', 'test'], 'development');
@@ -232,6 +297,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustedProxyCidrs: readCidrs(env),
     keyDir: readDirectory(env, 'CRYPTO_KEY_DIR', constants.R_OK | constants.X_OK),
     keyOutDir: readDirectory(env, 'CRYPTO_KEY_OUT_DIR', constants.W_OK | constants.X_OK),
+    v1: readV1(env),
     shutdownTimeoutMs: readInteger(env, 'SHUTDOWN_TIMEOUT_MS', 30_000, 0, 3_600_000),
     rateLimit: {
       max: readInteger(env, 'RATE_LIMIT_MAX', 1000, 1, 10_000_000),

@@ -35,6 +35,14 @@ describe('configuration', () => {
     });
     assert.equal(config.tls, undefined);
     assert.equal(config.keyDir, undefined);
+    assert.deepEqual(config.v1, {
+      deprecationDate: new Date('2026-01-01T00:00:00Z'),
+      sunsetDate: new Date('2027-01-01T00:00:00Z'),
+      keyPassphrase: undefined,
+      workers: 2,
+      queueLimit: 16,
+      jobTimeoutMs: 10000,
+    });
     assert.match(config.warnings.join('\n'), /development mode/);
   });
 
@@ -46,6 +54,8 @@ describe('configuration', () => {
       CORS_ORIGIN: 'https://a.example, http://localhost:5173', TRUSTED_PROXY_CIDRS: '10.0.0.0/8,::1,192.168.1.1',
       CRYPTO_KEY_DIR: dir, CRYPTO_KEY_OUT_DIR: dir, SHUTDOWN_TIMEOUT_MS: '5000',
       RATE_LIMIT_MAX: '50', RATE_LIMIT_WINDOW_MS: '1000', BODY_LIMIT_BYTES: '4096',
+      V1_DEPRECATION_DATE: '2025-06-30T23:59:59Z', V1_SUNSET_DATE: '2026-06-30', CRYPTO_KEY_PASSPHRASE: 'server key pass',
+      V1_WORKERS: '3', V1_QUEUE_LIMIT: '0', V1_JOB_TIMEOUT_MS: '5000',
     });
     assert.equal(config.port, 8443);
     assert.equal(config.host, '0.0.0.0');
@@ -62,6 +72,14 @@ describe('configuration', () => {
     assert.equal(config.shutdownTimeoutMs, 5000);
     assert.deepEqual(config.rateLimit, { max: 50, windowMs: 1000 });
     assert.equal(config.bodyLimitBytes, 4096);
+    assert.deepEqual(config.v1, {
+      deprecationDate: new Date('2025-06-30T23:59:59Z'),
+      sunsetDate: new Date('2026-06-30T00:00:00Z'),
+      keyPassphrase: 'server key pass',
+      workers: 3,
+      queueLimit: 0,
+      jobTimeoutMs: 5000,
+    });
     assert.deepEqual(config.warnings, []);
   });
 
@@ -89,6 +107,33 @@ describe('configuration', () => {
     failsOn({ TRUSTED_PROXY_CIDRS: 'proxy.internal' }, 'TRUSTED_PROXY_CIDRS');
     failsOn({ CRYPTO_KEY_DIR: '/definitely/not/here' }, 'CRYPTO_KEY_DIR');
     failsOn({ CRYPTO_KEY_OUT_DIR: '/definitely/not/here' }, 'CRYPTO_KEY_OUT_DIR');
+    failsOn({ V1_WORKERS: '0' }, 'V1_WORKERS');
+    failsOn({ V1_WORKERS: 'many' }, 'V1_WORKERS');
+    failsOn({ V1_QUEUE_LIMIT: '-1' }, 'V1_QUEUE_LIMIT');
+    failsOn({ V1_JOB_TIMEOUT_MS: '10' }, 'V1_JOB_TIMEOUT_MS');
+  });
+
+  test('/v1 dates: ISO 8601 dates or date-times with a zone, real calendar days, sunset not before deprecation', () => {
+    const dates = (env: Record<string, string>) => {
+      const { deprecationDate, sunsetDate } = loadConfig(env).v1;
+      return [deprecationDate.toISOString(), sunsetDate.toISOString()];
+    };
+    assert.deepEqual(dates({ V1_DEPRECATION_DATE: '2026-03-01', V1_SUNSET_DATE: '2026-03-01T12:30Z' }), ['2026-03-01T00:00:00.000Z', '2026-03-01T12:30:00.000Z']);
+    assert.deepEqual(dates({ V1_DEPRECATION_DATE: '2026-01-01T02:00:00+02:00' }), ['2026-01-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z']);
+    assert.deepEqual(dates({ V1_SUNSET_DATE: '2026-01-01' }), ['2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'], 'the same instant is allowed');
+    for (const bad of ['2026-02-30', '2026-13-01', '2026-1-1', 'tomorrow', '2026-01-01T00:00:00', '2026-01-01T24:00:00Z', '2026-01-01T00:00:00.5Z', '1969-12-31', '2026-01-01T00:00+25:00']) {
+      failsOn({ V1_DEPRECATION_DATE: bad }, 'V1_DEPRECATION_DATE', /ISO 8601/);
+    }
+    failsOn({ V1_SUNSET_DATE: 'next year' }, 'V1_SUNSET_DATE', /ISO 8601/);
+    failsOn({ V1_DEPRECATION_DATE: '2026-06-01', V1_SUNSET_DATE: '2026-05-31' }, 'V1_SUNSET_DATE', /not be earlier than V1_DEPRECATION_DATE/);
+  });
+
+  test('CRYPTO_KEY_PASSPHRASE: used exactly as set, and only with CRYPTO_KEY_DIR', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+    assert.equal(loadConfig({ CRYPTO_KEY_DIR: dir, CRYPTO_KEY_PASSPHRASE: '  spaced out  ' }).v1.keyPassphrase, '  spaced out  ');
+    assert.equal(loadConfig({ CRYPTO_KEY_DIR: dir, CRYPTO_KEY_PASSPHRASE: '' }).v1.keyPassphrase, undefined);
+    failsOn({ CRYPTO_KEY_PASSPHRASE: 'no key to unlock' }, 'CRYPTO_KEY_PASSPHRASE', /CRYPTO_KEY_DIR is not/);
+    assert.throws(() => loadConfig({ CRYPTO_KEY_PASSPHRASE: 'no key to unlock' }), (error: Error) => !error.message.includes('no key to unlock'));
   });
 
   test('a key directory that is a file is refused', () => {
