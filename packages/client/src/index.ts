@@ -1,2 +1,11 @@
-/** Placeholder: the typed client is being written. */
-export {};
+/**
+ * @crypto-service/client: a typed, fetch-based client for crypto-service, with no runtime
+ * dependency and no Node-only API, for Node (22.18+, 24) and browsers (through a bundler; see the
+ * package README).
+ */
+export { CryptoClient } from './client.ts';
+export { CryptoApiError, CryptoError, CryptoNetworkError, CryptoResponseError, CryptoTimeoutError } from './errors.ts';
+export type { ApiProblem } from './errors.ts';
+export type { CallOptions, ClientOptions, FetchLike } from './transport.ts';
+export type { RetryOptions } from './retry.ts';
+export type * from './types.ts';
