@@ -9,7 +9,8 @@ import type { Config } from './config.ts';
 import { handleError, sendProblem } from './errors.ts';
 import { loggerOptions, requestLogController } from './logging.ts';
 import { Readiness } from './readiness.ts';
-import securityHeaders from './plugins/security-headers.ts';
+import securityHeaders, { securityHeaderValues } from './plugins/security-headers.ts';
+import { deprecationHeaders, isV1Path } from './v1/deprecation.ts';
 import corsPolicy from './plugins/cors.ts';
 import rateLimit from './plugins/rate-limit.ts';
 import compression from './plugins/compression.ts';
@@ -55,6 +56,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 200 },
+    // A URL that cannot even be decoded (`/v2/%zz`) never reaches the hooks: answer it here, as a
+    // problem with the same security (and, under /v1, deprecation) headers as everything else.
+    frameworkErrors: (_error, request, reply) => {
+      reply.headers(securityHeaderValues());
+      if (isV1Path(request.raw.url ?? '')) reply.headers(deprecationHeaders(config.v1));
+      sendProblem(reply, request, 'VALIDATION_FAILED', 'the request URL is malformed');
+    },
   };
   // PROTOCOL=https: the same app over TLS. Fastify's types model an https server as a different
   // instance type; nothing here depends on the difference, hence the one cast.

@@ -131,3 +131,16 @@ describe('the code table', () => {
     assert.equal(types.size, Object.keys(ERROR_CODES).length);
   });
 });
+
+describe('a URL that cannot be decoded', () => {
+  test('is a 400 problem with the security headers, and the deprecation headers under /v1', async (t) => {
+    const app = await testApp();
+    t.after(() => app.close());
+    for (const url of ['/v2/%zz', '/v1/%zz']) {
+      const response = await app.inject({ method: 'GET', url });
+      assertProblem(response, 400, 'VALIDATION_FAILED');
+      assert.equal(response.headers['x-content-type-options'], 'nosniff', url);
+      assert.equal(response.headers.deprecation !== undefined, url.startsWith('/v1'), url);
+    }
+  });
+});

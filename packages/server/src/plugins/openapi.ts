@@ -39,6 +39,7 @@ export default fp<OpenApiOptions>(async function openApi(app, { version }) {
         { name: 'mac', description: 'Message authentication codes' },
         { name: 'password', description: 'Password hashing and password-based encryption' },
         { name: 'post-quantum', description: 'ML-KEM, X-Wing, ML-DSA and SLH-DSA' },
+        { name: 'openpgp (v1, deprecated)', description: 'The deprecated /v1 OpenPGP routes; their responses carry Deprecation, Sunset and Link headers' },
         { name: 'meta', description: 'Algorithms, probes and metrics' },
       ],
     },
