@@ -9,6 +9,7 @@ import { hash as nodeHash, createHash } from 'node:crypto';
 import { blake2b } from '@noble/hashes/blake2.js';
 import { blake3 } from '@noble/hashes/blake3.js';
 import { invalidInput, unsupportedAlgorithm } from './errors.ts';
+import { asBytes } from './views.ts';
 
 interface FixedDigest {
   readonly kind: 'fixed';
@@ -27,10 +28,6 @@ type DigestSpec = FixedDigest | ExtendableDigest;
 
 /** Largest XOF output a request may ask for, in bytes: 8192 bits is ample for a digest. */
 export const MAX_XOF_LENGTH = 1024;
-
-function asBytes(buffer: Buffer): Uint8Array {
-  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-}
 
 function openssl(name: string, outputLength: number): FixedDigest {
   // crypto.hash() is the one-shot form: no Hash object, noticeably cheaper for small inputs.
@@ -71,8 +68,11 @@ export const HASH_ALGORITHMS = {
 export type HashAlgorithm = keyof typeof HASH_ALGORITHMS;
 export const HASH_ALGORITHM_IDS = Object.keys(HASH_ALGORITHMS) as HashAlgorithm[];
 
-/** Hash functions that are broken or too weak to offer; named so that the refusal can say why. */
-export const INSECURE_HASHES: readonly string[] = ['md4', 'md5', 'sha1', 'sha-1', 'sha224', 'ripemd160'];
+/**
+ * Algorithms that are broken or too weak to offer, anywhere in the service: named so that a
+ * refusal can say "insecure" rather than merely "unsupported".
+ */
+export const INSECURE_ALGORITHMS: ReadonlySet<string> = new Set(['md4', 'md5', 'sha1', 'sha-1', 'sha224', 'ripemd160', 'des', '3des', 'rc4']);
 
 export function isHashAlgorithm(id: string): id is HashAlgorithm {
   return Object.hasOwn(HASH_ALGORITHMS, id);

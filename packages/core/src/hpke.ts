@@ -35,6 +35,7 @@ import { NATIVE_AEAD_THRESHOLD, POLY1305_TAG_LENGTH, type AeadBackend } from './
 import { checkLength } from './checks.ts';
 import { wipe } from './ct.ts';
 import { decryptionFailed, invalidInput } from './errors.ts';
+import { asBuffer } from './views.ts';
 
 /** RFC 9180 Table 1. Only the base mode is offered: no PSK, no sender authentication. */
 export const HPKE_MODE_BASE = 0x00;
@@ -74,11 +75,6 @@ function i2osp(value: number, width: number): Uint8Array {
 
 function fromHex(text: string): Uint8Array {
   return new Uint8Array(Buffer.from(text, 'hex'));
-}
-
-/** A Buffer view of the same memory, for node:crypto calls whose types want a Buffer. */
-function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** Copies node's output into memory of its own and clears the original, so that one wipe reaches it. */

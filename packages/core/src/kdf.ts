@@ -21,6 +21,7 @@
  */
 import { hkdfSync, pbkdf2, randomBytes, scrypt } from 'node:crypto';
 import { invalidInput, unsupportedAlgorithm } from './errors.ts';
+import { asBytes } from './views.ts';
 
 interface ScryptSpec {
   readonly kind: 'scrypt';
@@ -142,10 +143,6 @@ export interface HkdfPlan extends PlanBase {
 }
 /** A checked request with every default filled in: what `deriveKey` will do, and what it costs. */
 export type KdfPlan = ScryptPlan | Pbkdf2Plan | HkdfPlan;
-
-function asBytes(buffer: Buffer): Uint8Array {
-  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-}
 
 /**
  * Memory that OpenSSL's scrypt allocates: V (128 · r · (N + 2) bytes) plus B (128 · r · p). This is

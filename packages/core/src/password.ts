@@ -22,6 +22,7 @@ import * as nodeCrypto from 'node:crypto';
 import { xchachaOpen, xchachaSeal, XCHACHA_NONCE_LENGTH, POLY1305_TAG_LENGTH } from './aead.ts';
 import { constantTimeEqual, wipe } from './ct.ts';
 import { decryptionFailed, invalidInput, unsupportedAlgorithm } from './errors.ts';
+import { asBytes } from './views.ts';
 
 /**
  * The identifiers of `/v2/password/hash|verify`. `/v2/password/encrypt|decrypt` report their own
@@ -105,10 +106,6 @@ export interface Argon2RawInput {
   secret?: Uint8Array | undefined;
   /** The associated data X of RFC 9106: the native backend only (@node-rs/argon2 has no such input). */
   associatedData?: Uint8Array | undefined;
-}
-
-function asBytes(buffer: Buffer): Uint8Array {
-  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
 
 function nativeRaw(argon2: NativeArgon2, input: Argon2RawInput): Promise<Uint8Array> {

@@ -12,6 +12,7 @@
  */
 import * as nodeCrypto from 'node:crypto';
 import { createPrivateKey, createPublicKey, generateKeyPair, sign, verify, type KeyObject, type KeyType } from 'node:crypto';
+import { asBuffer, asBytes } from './views.ts';
 
 // encapsulate/decapsulate exist from Node 24.7: a named import of them would fail to link on
 // Node 22, so they are read from the namespace object (undefined where absent).
@@ -50,16 +51,6 @@ export function selectBackend(requested: PqBackend | undefined, nativeAvailable:
     throw new Error(`node:crypto on Node ${process.versions.node} has no ${family}; use the noble backend`);
   }
   return requested;
-}
-
-/** A Buffer view of the same memory (no copy): node:crypto's raw key inputs are typed as Buffer. */
-export function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-/** A Uint8Array of the same memory, so that results do not carry Buffer's extra methods around. */
-export function asBytes(buffer: Buffer): Uint8Array {
-  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
 
 // ---------------------------------------------------------------------------------------------

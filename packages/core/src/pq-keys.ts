@@ -62,7 +62,8 @@ import {
 } from './ml-dsa.ts';
 import { SLH_DSA_ALGORITHM_IDS, SLH_DSA_PARAMETERS, slhDsaKeygen, slhDsaSign, slhDsaVerify, type SlhDsaAlgorithm } from './slh-dsa.ts';
 import { XWING_ALGORITHM, XWING_PUBLIC_KEY_LENGTH, XWING_SEED_LENGTH, xwingKeygen, type XWingAlgorithm } from './xwing.ts';
-import { PQ_NATIVE_SUPPORT, asBuffer, selectBackend, type PqBackend } from './pq-common.ts';
+import { PQ_NATIVE_SUPPORT, selectBackend, type PqBackend } from './pq-common.ts';
+import { asBuffer } from './views.ts';
 import type { EncodedKey, Jwk, KeyFormat } from './signature.ts';
 
 export type PostQuantumKeyAlgorithm = MlKemAlgorithm | XWingAlgorithm | MlDsaAlgorithm | SlhDsaAlgorithm;

@@ -44,6 +44,7 @@ import { invalidInput, unsupportedAlgorithm } from './errors.ts';
 import { ML_DSA_ALGORITHM_IDS, ML_DSA_CONTEXT_MAX_BYTES, ML_DSA_PARAMETERS, ML_DSA_SEED_LENGTH, type MlDsaAlgorithm } from './ml-dsa.ts';
 import { SLH_DSA_ALGORITHM_IDS, SLH_DSA_CONTEXT_MAX_BYTES, SLH_DSA_PARAMETERS, type SlhDsaAlgorithm } from './slh-dsa.ts';
 import { DIRECT_POST_QUANTUM_RUNNER, postQuantumPublicKeyFromPem, type PostQuantumRunner } from './pq-keys.ts';
+import { asBytes } from './views.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Key formats shared with key generation (keys.ts)
@@ -113,10 +114,6 @@ export interface SignatureScheme extends KeyPairScheme {
 // ---------------------------------------------------------------------------------------------
 // Small helpers: bytes, base64url, DER
 // ---------------------------------------------------------------------------------------------
-
-function asBytes(buffer: Buffer): Uint8Array {
-  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-}
 
 function concat(...parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((sum, part) => sum + part.byteLength, 0));

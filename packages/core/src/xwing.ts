@@ -40,7 +40,8 @@ import {
   mlKemEncapsulate,
   mlKemKeyPairFromSeed,
 } from './ml-kem.ts';
-import { asBytes, type PqBackend } from './pq-common.ts';
+import type { PqBackend } from './pq-common.ts';
+import { asBytes } from './views.ts';
 
 export const XWING_ALGORITHM = 'x25519-ml-kem-768';
 export const XWING_ALGORITHM_IDS = [XWING_ALGORITHM] as const;

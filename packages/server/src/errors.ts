@@ -3,7 +3,7 @@
  * error to stable code is written once. 500s carry a generic detail; their cause goes to the log.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { CryptoError } from '@crypto-service/core';
+import { CryptoError, INSECURE_ALGORITHMS } from '@crypto-service/core';
 import {
   ERROR_CODES,
   PROBLEM_CONTENT_TYPE,
@@ -64,8 +64,6 @@ interface AjvIssue {
 function printable(value: unknown): string | undefined {
   return typeof value === 'string' && /^[A-Za-z0-9._/-]{1,40}$/.test(value) ? value : undefined;
 }
-
-const INSECURE_ALGORITHMS = new Set(['md4', 'md5', 'sha1', 'sha-1', 'sha224', 'ripemd160', 'des', '3des', 'rc4']);
 
 function fieldOf(issue: AjvIssue): string {
   if (issue.keyword === 'required' && typeof issue.params.missingProperty === 'string') {
