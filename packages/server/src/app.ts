@@ -53,6 +53,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     trustProxy: config.trustedProxyCidrs.length > 0 ? config.trustedProxyCidrs : false,
     // Unknown fields are errors, not silently dropped; a number is never coerced into a string.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false } },
+    // Slow clients and stuck handlers (contract §4, SECURITY.md): the whole request must arrive
+    // within REQUEST_TIMEOUT_MS (408), a route must answer within HANDLER_TIMEOUT_MS (503), idle
+    // keep-alive sockets close after KEEP_ALIVE_TIMEOUT_MS. The headers timeout is set below.
+    requestTimeout: config.timeouts.requestMs,
+    handlerTimeout: config.timeouts.handlerMs,
+    keepAliveTimeout: config.timeouts.keepAliveMs,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 200 },
@@ -68,6 +74,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // instance type; nothing here depends on the difference, hence the one cast.
   const tls = config.tls === undefined ? {} : { https: { cert: config.tls.cert, key: config.tls.key } };
   const app = Fastify({ ...serverOptions, ...tls } as FastifyServerOptions) as unknown as FastifyInstance;
+
+  // Fastify has no option for it: the request line and headers must arrive within this.
+  app.server.headersTimeout = config.timeouts.headersMs;
 
   const readiness = options.readiness ?? new Readiness();
   app.decorate('readiness', readiness);

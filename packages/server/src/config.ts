@@ -5,6 +5,7 @@
  */
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 
 export type Protocol = 'http' | 'https';
 export type NodeEnv = 'development' | 'production' | 'test';
@@ -43,6 +44,35 @@ export interface QueueConfig {
   memoryBudgetBytes: number;
 }
 
+/**
+ * What the rate limit does while its Redis store cannot be reached: `local` enforces the limit in
+ * this process alone until Redis answers again, `open` lets every request through, `closed`
+ * answers 503 (probes are never limited, so they keep answering).
+ */
+export type RateLimitFailureMode = 'local' | 'open' | 'closed';
+
+export interface RateLimitConfig {
+  max: number;
+  windowMs: number;
+  /** Shared store (redis:// or rediss://); undefined means each process counts on its own. */
+  redisUrl: string | undefined;
+  failureMode: RateLimitFailureMode;
+  /** A Redis call slower than this counts as an outage for that request. */
+  redisTimeoutMs: number;
+}
+
+/** Socket- and application-level time limits (slow clients, stuck handlers). */
+export interface TimeoutConfig {
+  /** The request line and headers must arrive within this (Node's headersTimeout). */
+  headersMs: number;
+  /** The whole request, body included, must arrive within this (Node's requestTimeout). */
+  requestMs: number;
+  /** A route that has not answered within this answers 503 (Fastify's handlerTimeout). */
+  handlerMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveMs: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -58,8 +88,11 @@ export interface Config {
   keyOutDir: string | undefined;
   v1: V1Config;
   shutdownTimeoutMs: number;
-  rateLimit: { max: number; windowMs: number };
+  rateLimit: RateLimitConfig;
   bodyLimitBytes: number;
+  /** Server processes on this host (WORKERS; `auto` resolved to one per core). 1 = no cluster. */
+  workers: number;
+  timeouts: TimeoutConfig;
   /** Argon2id (password routes) and scrypt/PBKDF2 (`/v2/kdf`) queues. */
   workQueues: { password: QueueConfig; kdf: QueueConfig };
   tls: { cert: Buffer; key: Buffer } | undefined;
@@ -282,6 +315,45 @@ function readV1(env: Env): V1Config {
   };
 }
 
+/** WORKERS: a count, or `auto` for one process per core the runtime may use. */
+function readWorkers(env: Env): number {
+  if (read(env, 'WORKERS')?.toLowerCase() === 'auto') return availableParallelism();
+  return readInteger(env, 'WORKERS', 1, 1, 256);
+}
+
+/**
+ * REDIS_URL: redis:// or rediss:// (TLS). The value may hold a password, so no message here
+ * ever repeats it.
+ */
+function readRedisUrl(env: Env): string | undefined {
+  const value = read(env, 'REDIS_URL');
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError('REDIS_URL', 'is not a URL such as redis://redis:6379 (value not shown: it may hold a password)');
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+    throw new ConfigError('REDIS_URL', `must start with redis:// or rediss:// (got ${url.protocol}//…)`);
+  }
+  return value;
+}
+
+function readTimeouts(env: Env): TimeoutConfig {
+  const timeouts = {
+    headersMs: readInteger(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestMs: readInteger(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    handlerMs: readInteger(env, 'HANDLER_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    keepAliveMs: readInteger(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
+  };
+  // Node refuses a headers timeout longer than the request timeout (the headers are part of it).
+  if (timeouts.headersMs > timeouts.requestMs) {
+    throw new ConfigError('HEADERS_TIMEOUT_MS', `must not exceed REQUEST_TIMEOUT_MS (${timeouts.headersMs} > ${timeouts.requestMs})`);
+  }
+  return timeouts;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const warnings: string[] = [];
   const nodeEnv = readEnum<NodeEnv>(env, 'NODE_ENV', ['development', 'production', 'test'], 'development');
@@ -302,8 +374,13 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: {
       max: readInteger(env, 'RATE_LIMIT_MAX', 1000, 1, 10_000_000),
       windowMs: readInteger(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 1000, 86_400_000),
+      redisUrl: readRedisUrl(env),
+      failureMode: readEnum<RateLimitFailureMode>(env, 'RATE_LIMIT_FAILURE_MODE', ['local', 'open', 'closed'], 'local'),
+      redisTimeoutMs: readInteger(env, 'REDIS_TIMEOUT_MS', 200, 10, 10_000),
     },
     bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 67_108_864),
+    workers: readWorkers(env),
+    timeouts: readTimeouts(env),
     workQueues: {
       password: readQueue(env, 'PASSWORD', { concurrency: 2, maxQueued: 32, budgetMib: 256 }),
       kdf: readQueue(env, 'KDF', { concurrency: 1, maxQueued: 16, budgetMib: 256 }),

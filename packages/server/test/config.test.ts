@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, chmodSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../src/config.ts';
 
@@ -27,8 +27,10 @@ describe('configuration', () => {
     assert.deepEqual(config.corsOrigins, []);
     assert.deepEqual(config.trustedProxyCidrs, []);
     assert.equal(config.shutdownTimeoutMs, 30000);
-    assert.deepEqual(config.rateLimit, { max: 1000, windowMs: 60000 });
+    assert.deepEqual(config.rateLimit, { max: 1000, windowMs: 60000, redisUrl: undefined, failureMode: 'local', redisTimeoutMs: 200 });
     assert.equal(config.bodyLimitBytes, 1048576);
+    assert.equal(config.workers, 1);
+    assert.deepEqual(config.timeouts, { headersMs: 10000, requestMs: 30000, handlerMs: 60000, keepAliveMs: 5000 });
     assert.deepEqual(config.workQueues, {
       password: { concurrency: 2, maxQueued: 32, memoryBudgetBytes: 256 * 1024 * 1024 },
       kdf: { concurrency: 1, maxQueued: 16, memoryBudgetBytes: 256 * 1024 * 1024 },
@@ -56,6 +58,8 @@ describe('configuration', () => {
       RATE_LIMIT_MAX: '50', RATE_LIMIT_WINDOW_MS: '1000', BODY_LIMIT_BYTES: '4096',
       V1_DEPRECATION_DATE: '2025-06-30T23:59:59Z', V1_SUNSET_DATE: '2026-06-30', CRYPTO_KEY_PASSPHRASE: 'server key pass',
       V1_WORKERS: '3', V1_QUEUE_LIMIT: '0', V1_JOB_TIMEOUT_MS: '5000',
+      REDIS_URL: 'redis://:s3cret@redis.internal:6379/2', RATE_LIMIT_FAILURE_MODE: 'closed', REDIS_TIMEOUT_MS: '500',
+      WORKERS: '3', HEADERS_TIMEOUT_MS: '2000', REQUEST_TIMEOUT_MS: '4000', HANDLER_TIMEOUT_MS: '9000', KEEP_ALIVE_TIMEOUT_MS: '1000',
     });
     assert.equal(config.port, 8443);
     assert.equal(config.host, '0.0.0.0');
@@ -70,8 +74,12 @@ describe('configuration', () => {
     assert.equal(config.keyDir, dir);
     assert.equal(config.keyOutDir, dir);
     assert.equal(config.shutdownTimeoutMs, 5000);
-    assert.deepEqual(config.rateLimit, { max: 50, windowMs: 1000 });
+    assert.deepEqual(config.rateLimit, {
+      max: 50, windowMs: 1000, redisUrl: 'redis://:s3cret@redis.internal:6379/2', failureMode: 'closed', redisTimeoutMs: 500,
+    });
     assert.equal(config.bodyLimitBytes, 4096);
+    assert.equal(config.workers, 3);
+    assert.deepEqual(config.timeouts, { headersMs: 2000, requestMs: 4000, handlerMs: 9000, keepAliveMs: 1000 });
     assert.deepEqual(config.v1, {
       deprecationDate: new Date('2025-06-30T23:59:59Z'),
       sunsetDate: new Date('2026-06-30T00:00:00Z'),
@@ -81,6 +89,20 @@ describe('configuration', () => {
       jobTimeoutMs: 5000,
     });
     assert.deepEqual(config.warnings, []);
+  });
+
+  test('WORKERS=auto means one process per core', () => {
+    assert.equal(loadConfig({ WORKERS: 'auto' }).workers, availableParallelism());
+  });
+
+  test('a bad REDIS_URL is named without repeating the value, which may hold a password', () => {
+    for (const value of ['redis//:hunter2-secret@host', 'http://:hunter2-secret@host:6379']) {
+      assert.throws(() => loadConfig({ REDIS_URL: value }), (error: Error) => {
+        assert.match(error.message, /^REDIS_URL: /);
+        assert.doesNotMatch(error.message, /hunter2-secret/);
+        return true;
+      });
+    }
   });
 
   test('bad values name their variable', () => {
@@ -108,6 +130,12 @@ describe('configuration', () => {
     failsOn({ CRYPTO_KEY_DIR: '/definitely/not/here' }, 'CRYPTO_KEY_DIR');
     failsOn({ CRYPTO_KEY_OUT_DIR: '/definitely/not/here' }, 'CRYPTO_KEY_OUT_DIR');
     failsOn({ V1_WORKERS: '0' }, 'V1_WORKERS');
+    failsOn({ WORKERS: '0' }, 'WORKERS');
+    failsOn({ WORKERS: 'many' }, 'WORKERS');
+    failsOn({ RATE_LIMIT_FAILURE_MODE: 'sometimes' }, 'RATE_LIMIT_FAILURE_MODE');
+    failsOn({ REDIS_TIMEOUT_MS: '0' }, 'REDIS_TIMEOUT_MS');
+    failsOn({ HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '10000' }, 'HEADERS_TIMEOUT_MS');
+    failsOn({ HANDLER_TIMEOUT_MS: 'soon' }, 'HANDLER_TIMEOUT_MS');
     failsOn({ V1_WORKERS: 'many' }, 'V1_WORKERS');
     failsOn({ V1_QUEUE_LIMIT: '-1' }, 'V1_QUEUE_LIMIT');
     failsOn({ V1_JOB_TIMEOUT_MS: '10' }, 'V1_JOB_TIMEOUT_MS');
