@@ -17,7 +17,7 @@ const vectorsOnly = process.argv.includes('--vectors-only');
 const vectors = vectorsDir();
 const isVectorSuite = (file: string) => file.includes('/test/vectors/');
 
-const files = globSync('packages/*/test/**/*.test.ts')
+const files = [...globSync('packages/*/test/**/*.test.ts'), ...globSync('deploy/test/**/*.test.ts')]
   .filter((file) => (vectorsOnly ? isVectorSuite(file) : true))
   .filter((file) => vectors !== undefined || !isVectorSuite(file))
   .sort();

@@ -28,6 +28,8 @@ import { multiRecipientRoutes } from './routes/multi-recipient.ts';
 import { pqRoutes } from './routes/pq.ts';
 import { v1Routes } from './v1/routes.ts';
 import type { RateLimitStore } from './rate-limit/store.ts';
+import { createRateLimitStore } from './rate-limit/create-store.ts';
+import selfTests, { type SelfTestPluginOptions } from './plugins/self-tests.ts';
 import { SERVICE_VERSION } from './version.ts';
 
 export interface AppOptions {
@@ -36,7 +38,10 @@ export interface AppOptions {
   /** Turns logging off entirely, whatever LOG_LEVEL says. */
   quiet?: boolean;
   readiness?: Readiness;
+  /** Where rate-limit counters live; by default chosen from the configuration (create-store.ts). */
   rateLimitStore?: RateLimitStore;
+  /** Replaces individual start-up self-tests (tests make one fail this way). */
+  selfTests?: SelfTestPluginOptions['overrides'];
 }
 
 declare module 'fastify' {
@@ -85,11 +90,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // The pipeline. Each stage adds onRequest hooks on the root instance, which run in this order.
   await app.register(securityHeaders);
   await app.register(corsPolicy, { origins: config.corsOrigins });
-  await app.register(rateLimit, { ...config.rateLimit, ...(options.rateLimitStore ? { store: options.rateLimitStore } : {}) });
+  const store = options.rateLimitStore ?? createRateLimitStore(config.rateLimit, app.log);
+  await app.register(rateLimit, { max: config.rateLimit.max, windowMs: config.rateLimit.windowMs, store });
   await app.register(compression);
   await app.register(authentication, { auth: config.auth });
   await app.register(metrics);
   await app.register(jsonBody);
+  await app.register(selfTests, { ...(options.selfTests ? { overrides: options.selfTests } : {}) });
   await app.register(openApi, { version: SERVICE_VERSION });
 
   app.setNotFoundHandler((request, reply) => {
