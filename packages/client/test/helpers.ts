@@ -22,6 +22,8 @@ export interface Service {
 export async function startService(env: Record<string, string> = {}): Promise<Service> {
   const app = await buildApp(testConfig(env), { quiet: true });
   await app.listen({ port: 0, host: '127.0.0.1' });
+  // Its routes answer 503 until the start-up self-tests have run (they start once it listens).
+  await app.selfTests.done;
   const { port } = app.server.address() as AddressInfo;
   return { app, baseUrl: `http://127.0.0.1:${port}`, close: () => app.close() };
 }

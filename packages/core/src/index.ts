@@ -19,4 +19,5 @@ export * from './ml-dsa.ts';
 export * from './slh-dsa.ts';
 export * from './xwing.ts';
 export * from './pq-keys.ts';
+export * from './self-test.ts';
 export { PQ_NATIVE_SUPPORT, type PqBackend } from './pq-common.ts';

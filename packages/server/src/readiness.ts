@@ -7,6 +7,7 @@ export type CheckResult = 'pass' | 'fail';
 export class Readiness {
   readonly #checks = new Map<string, () => boolean>();
   #draining = false;
+  #disabled: () => string[] = () => [];
 
   constructor() {
     this.#checks.set('shutdown', () => !this.#draining);
@@ -14,6 +15,11 @@ export class Readiness {
 
   addCheck(name: string, check: () => boolean): void {
     this.#checks.set(name, check);
+  }
+
+  /** Where `/ready` reads the algorithms out of service (failed start-up self-tests, plugins/self-tests.ts). */
+  setDisabledAlgorithms(source: () => string[]): void {
+    this.#disabled = source;
   }
 
   startDraining(): void {
@@ -24,7 +30,7 @@ export class Readiness {
     return this.#draining;
   }
 
-  report(): { ready: boolean; checks: Record<string, CheckResult> } {
+  report(): { ready: boolean; checks: Record<string, CheckResult>; disabled: string[] } {
     const checks: Record<string, CheckResult> = {};
     let ready = true;
     for (const [name, check] of this.#checks) {
@@ -37,6 +43,6 @@ export class Readiness {
       checks[name] = passed ? 'pass' : 'fail';
       ready &&= passed;
     }
-    return { ready, checks };
+    return { ready, checks, disabled: this.#disabled() };
   }
 }

@@ -13,6 +13,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
 export async function testApp(env: Record<string, string> = {}, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = await buildApp(testConfig(env), { quiet: options.logStream === undefined, ...options });
   await app.ready();
+  // The start-up self-tests run after ready (their routes answer 503 meanwhile): tests start once they have finished.
+  await app.selfTests.done;
   return app;
 }
 

@@ -13,7 +13,7 @@ describe('probes', () => {
     assert.equal(health.json().status, 'ok');
     assert.equal(typeof health.json().uptime, 'number');
     const ready = await app.inject({ method: 'GET', url: '/ready' });
-    assert.deepEqual(ready.json(), { status: 'ready', checks: { shutdown: 'pass' } });
+    assert.deepEqual(ready.json(), { status: 'ready', checks: { shutdown: 'pass', 'self-tests': 'pass' }, disabled: [] });
   });
 
   test('/ready turns 503 with the failing checks while draining; /live stays 200', async (t) => {
@@ -24,7 +24,7 @@ describe('probes', () => {
     assert.equal(ready.statusCode, 503);
     assert.match(String(ready.headers['content-type']), /^application\/problem\+json/);
     assert.equal(ready.json().code, 'SERVICE_UNAVAILABLE');
-    assert.deepEqual(ready.json().checks, { shutdown: 'fail' });
+    assert.deepEqual(ready.json().checks, { shutdown: 'fail', 'self-tests': 'pass' });
     assert.equal((await app.inject({ method: 'GET', url: '/live' })).statusCode, 200);
   });
 

@@ -38,8 +38,8 @@ export const probeRoutes: FastifyPluginAsync<ProbeOptions> = async (app, { readi
       response: { 200: ReadyResponse, 503: NotReady },
     },
   }, async (request, reply) => {
-    const { ready, checks } = readiness.report();
-    if (ready) return { status: 'ready' as const, checks };
+    const { ready, checks, disabled } = readiness.report();
+    if (ready) return { status: 'ready' as const, checks, disabled };
     const failing = Object.keys(checks).filter((name) => checks[name] === 'fail');
     const problem = buildProblem('SERVICE_UNAVAILABLE', `not ready: ${failing.join(', ')}`, instanceOf(request));
     return reply.code(503).type('application/problem+json').send({ ...problem, checks });
