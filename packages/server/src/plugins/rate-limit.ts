@@ -15,6 +15,7 @@ import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
 import { MemoryStore, type RateLimitStore } from '../rate-limit/store.ts';
+import { FailoverStore, UNCOUNTED } from '../rate-limit/failover-store.ts';
 import '../route-config.ts';
 
 export interface RateLimitOptions {
@@ -43,7 +44,11 @@ export default fp<RateLimitOptions>(async function rateLimit(app, options) {
 
   async function charge(request: FastifyRequest, reply: FastifyReply, units: number): Promise<void> {
     const now = Date.now();
-    const { used, resetAt } = await store.consume(request.ip, units, options.windowMs, now);
+    const count = await store.consume(request.ip, units, options.windowMs, now);
+    // The shared store is down and RATE_LIMIT_FAILURE_MODE=open: nothing was counted, so no
+    // header claims a quota.
+    if (count === UNCOUNTED) return;
+    const { used, resetAt } = count;
     const resetSeconds = Math.max(0, Math.ceil((resetAt - now) / 1000));
     reply.header('ratelimit-policy', policy);
     reply.header('ratelimit', `"${POLICY_NAME}";r=${Math.max(0, options.max - used)};t=${resetSeconds}`);
@@ -60,6 +65,14 @@ export default fp<RateLimitOptions>(async function rateLimit(app, options) {
     }
   });
   app.addHook('onClose', async () => store.close());
+  if (store instanceof FailoverStore) {
+    // The metrics plugin comes later in the pipeline, so its registry exists only from here; and
+    // the app is ready once the shared store has been tried (connected, or its outage logged).
+    app.addHook('onReady', async () => {
+      if (app.hasDecorator('metricsRegistry')) store.registerMetrics(app.metricsRegistry);
+      await store.ready();
+    });
+  }
   app.addHook('onRequest', async (request, reply) => {
     const cost = request.routeOptions.config.rateLimitCost ?? 1;
     if (cost === false) return;
