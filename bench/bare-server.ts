@@ -7,7 +7,14 @@
  *   PORT=4000 node bench/bare-server.ts      (bench/load.ts starts it itself)
  *
  * Routes: GET /live, POST /hash {algorithm, data}, POST /encrypt {key, plaintext},
- * POST /sign {privateKey, message}; bodies and answers have the production routes' shapes.
+ * POST /sign {privateKey, message}, POST /pq/dsa/sign {secretKey, message, level} (ML-DSA) and
+ * POST /pq/encapsulate {publicKey} (ML-KEM); bodies and answers have the production routes' shapes.
+ *
+ * The post-quantum routes call core's mlDsaSign and mlKemEncapsulate directly, awaited on the event
+ * loop. Production runs the same functions through its offload (packages/server/src/pq-offload.ts):
+ * on Node 24 that is the same direct call (node:crypto does the work in libuv's pool), so only the
+ * pipeline differs; on Node 22 production sends ML-DSA to its worker threads while this server
+ * runs @noble/post-quantum on its event loop (ML-KEM stays on the event loop in both).
  */
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -15,6 +22,8 @@ import { bytesToBase64, bytesToHex, hexToBytes, utf8ToBytes } from '../packages/
 import { digest } from '../packages/core/src/hash.ts';
 import { xchachaSeal } from '../packages/core/src/aead.ts';
 import { signMessage } from '../packages/core/src/signature.ts';
+import { mlDsaSign } from '../packages/core/src/ml-dsa.ts';
+import { mlKemEncapsulate } from '../packages/core/src/ml-kem.ts';
 
 // fastify is a dependency of packages/server, not of the root: resolve it from there, so that the
 // baseline runs exactly the Fastify that the service runs.
@@ -24,6 +33,8 @@ const { default: Fastify } = (await import(pathToFileURL(fromServer.resolve('fas
 interface HashBody { algorithm: string; data: string }
 interface EncryptBody { key: string; plaintext: string }
 interface SignBody { privateKey: string; message: string }
+interface MlDsaSignBody { secretKey: string; message: string; level?: number }
+interface EncapsulateBody { publicKey: string }
 
 const app = Fastify({ logger: false });
 
@@ -40,6 +51,16 @@ app.post<{ Body: EncryptBody }>('/encrypt', async (request) => ({
 app.post<{ Body: SignBody }>('/sign', async (request) => ({
   data: { signature: bytesToHex(await signMessage('ed25519', hexToBytes(request.body.privateKey), utf8ToBytes(request.body.message))), algorithm: 'ed25519' },
 }));
+
+app.post<{ Body: MlDsaSignBody }>('/pq/dsa/sign', async (request) => {
+  const { algorithm, signature } = await mlDsaSign(hexToBytes(request.body.secretKey), utf8ToBytes(request.body.message), { level: request.body.level });
+  return { data: { signature: bytesToHex(signature), algorithm } };
+});
+
+app.post<{ Body: EncapsulateBody }>('/pq/encapsulate', async (request) => {
+  const { algorithm, ciphertext, sharedSecret } = await mlKemEncapsulate(hexToBytes(request.body.publicKey));
+  return { data: { ciphertext: bytesToHex(ciphertext), sharedSecret: bytesToHex(sharedSecret), algorithm } };
+});
 
 const port = Number(process.env.PORT ?? 4000);
 await app.listen({ port, host: process.env.HOST ?? '127.0.0.1' });

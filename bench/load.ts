@@ -2,9 +2,11 @@
  * What the request pipeline costs: the production server against a bare Fastify doing the same
  * core call, driven alternately by autocannon in this process.
  *
- *   node bench/load.ts                                   hash, encrypt and sign (about 2.5 minutes)
+ *   node bench/load.ts                                   every scenario (about 4 minutes)
  *   node bench/load.ts --scenarios hash --rounds 6
+ *   node bench/load.ts --scenarios mldsa-sign,mlkem-encaps
  *   node bench/load.ts --log-level info                  the production default LOG_LEVEL
+ *   node bench/load.ts --workers 2 --scenarios hash      cluster: WORKERS=2 against WORKERS=1 and bare
  *   node bench/load.ts --cpu-prof /tmp/prof              one profiled run of each server, summarised
  *
  * Production: packages/server/src/server.ts as a child process with NODE_ENV=production,
@@ -13,33 +15,43 @@
  * per completed request, here to a log file), and RATE_LIMIT_MAX=10,000,000 so that the limiter
  * runs but never refuses. Bare: bench/bare-server.ts, also a child process.
  *
- * Method: both servers stay up; for each scenario, each is warmed up, then they are driven in
+ * With --workers N (N ≥ 2), three servers take part: production with WORKERS=1 ("prod-1"),
+ * production with WORKERS=N ("prod-N", a cluster: a primary and N worker processes) and one bare
+ * process ("bare-1"); the tables then give prod-N/bare-1, prod-N/prod-1 and prod-1/bare-1.
+ *
+ * Method: the servers stay up; for each scenario, each is warmed up, then they are driven in
  * alternating order (P B, B P, P B, …) with the same connections and duration, so that a slow
- * stretch of the shared machine hits both. The ratio is taken round by round and its median is
+ * stretch of the shared machine hits both. Ratios are taken round by round and their median is
  * reported. Every figure includes the load generator competing for the same two cores.
  *
- * Besides requests/s, each run records the server process's CPU time per request (all threads,
- * from /proc): other processes on a shared box move throughput a lot and CPU per request little,
- * so the CPU ratio bare/production is the steadier measure of what the pipeline costs.
+ * Besides requests/s, each run records the server's CPU time per request (every thread of the
+ * process and of its descendants, from /proc, so a cluster's workers count): other processes on a
+ * shared box move throughput a lot and CPU per request little, so the CPU ratio is the steadier
+ * measure of what the pipeline costs.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { hexToBytes, utf8ToBytes } from '../packages/core/src/codec.ts';
+import { mlDsaKeygen, mlDsaVerify } from '../packages/core/src/ml-dsa.ts';
+import { mlKemDecapsulate, mlKemKeygen } from '../packages/core/src/ml-kem.ts';
 import { alternate, checkOnce, failures, loadOnce, type RunResult, type Target } from './lib/alternate.ts';
 import { summariseProfile } from './lib/cpu-profile.ts';
 import { describeMachine, loadAverage } from './lib/machine.ts';
-import { benchApiKey, freePort, productionEnv, startServer, type ServerProcess } from './lib/server-process.ts';
+import { benchApiKey, freePort, processTree, startProductionServer, startServer, type ServerProcess } from './lib/server-process.ts';
 import { formatCount, formatMs, formatRatio, markdownTable, median } from './lib/stats.ts';
 
 const { values: args } = parseArgs({
   options: {
-    scenarios: { type: 'string', default: 'hash,encrypt,sign' },
+    scenarios: { type: 'string', default: 'hash,encrypt,sign,mldsa-sign,mlkem-encaps' },
     connections: { type: 'string', default: '10' },
     duration: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '2' },
     rounds: { type: 'string', default: '4' },
     'log-level': { type: 'string', default: 'warn' },
+    workers: { type: 'string', default: '1' },
     'cpu-prof': { type: 'string' },
   },
 });
@@ -48,6 +60,10 @@ const DURATION = Number(args.duration);
 const WARMUP = Number(args.warmup);
 const ROUNDS = Math.max(3, Number(args.rounds));
 const LOG_LEVEL = args['log-level'];
+const WORKERS = Number(args.workers);
+if (!Number.isInteger(WORKERS) || WORKERS < 1) throw new Error(`--workers must be a whole number ≥ 1 (got ${args.workers})`);
+const CLUSTER = WORKERS > 1;
+if (CLUSTER && args['cpu-prof'] !== undefined) throw new Error('--cpu-prof profiles one production process and the bare one: leave out --workers');
 
 interface Scenario {
   name: string;
@@ -56,12 +72,33 @@ interface Scenario {
   productionPath: string;
   barePath: string;
   body: Record<string, unknown>;
+  /**
+   * Checks one answer's `data` independently of the server (throws if wrong): a benchmark of a
+   * server that skipped the work would be worthless.
+   */
+  check?: (data: unknown) => Promise<void>;
 }
 
 // Small inputs: the point is the per-request cost of the pipeline, not the cost of the primitive.
 const MESSAGE = 'The quick brown fox jumps over the lazy dog, 64 bytes of message';
+/** Fixed keys, the same on every run: a seed is any byte string of the right length. */
+const fixedBytes = (label: string, length: number) => new Uint8Array(createHash('shake256', { outputLength: length }).update(label).digest());
+const ML_DSA_SEED = fixedBytes('crypto-service bench ml-dsa-65 seed', 32);
+const ML_DSA_PUBLIC_KEY = (await mlDsaKeygen(65, { seed: ML_DSA_SEED })).publicKey;
+const ML_KEM_SEED = fixedBytes('crypto-service bench ml-kem-768 seed', 64);
+const ML_KEM_PUBLIC_KEY = (await mlKemKeygen(768, { seed: ML_KEM_SEED })).publicKey;
+
+function expect(condition: boolean, what: string): void {
+  if (!condition) throw new Error(`wrong answer: ${what}`);
+}
+/** A hex field of an answer's `data` object, as bytes. */
+const hexField = (data: unknown, name: string) => hexToBytes(String((data as Record<string, unknown>)[name]));
+
 const SCENARIOS: Scenario[] = [
-  { name: 'hash', description: 'SHA-256 of 64 B', productionPath: '/v2/hash', barePath: '/hash', body: { algorithm: 'sha256', data: MESSAGE } },
+  {
+    name: 'hash', description: 'SHA-256 of 64 B', productionPath: '/v2/hash', barePath: '/hash', body: { algorithm: 'sha256', data: MESSAGE },
+    check: async (data) => expect(data === createHash('sha256').update(MESSAGE).digest('hex'), 'SHA-256 digest'),
+  },
   {
     name: 'encrypt', description: 'XChaCha20-Poly1305 seal of 64 B', productionPath: '/v2/encrypt', barePath: '/encrypt',
     body: { key: randomBytes(32).toString('hex'), plaintext: MESSAGE },
@@ -69,6 +106,19 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'sign', description: 'Ed25519 sign of 64 B', productionPath: '/v2/sign', barePath: '/sign',
     body: { privateKey: randomBytes(32).toString('hex'), message: MESSAGE },
+  },
+  {
+    name: 'mldsa-sign', description: 'ML-DSA-65 sign of 64 B, 32-byte seed key', productionPath: '/v2/pq/dsa/sign', barePath: '/pq/dsa/sign',
+    body: { secretKey: Buffer.from(ML_DSA_SEED).toString('hex'), message: MESSAGE, level: 65 },
+    check: async (data) => expect((await mlDsaVerify(ML_DSA_PUBLIC_KEY, utf8ToBytes(MESSAGE), hexField(data, 'signature'))).valid, 'ML-DSA-65 signature'),
+  },
+  {
+    name: 'mlkem-encaps', description: 'ML-KEM-768 encapsulation, one fixed public key', productionPath: '/v2/pq/encapsulate', barePath: '/pq/encapsulate',
+    body: { publicKey: Buffer.from(ML_KEM_PUBLIC_KEY).toString('hex') },
+    check: async (data) => {
+      const { sharedSecret } = await mlKemDecapsulate(ML_KEM_SEED, hexField(data, 'ciphertext'), 768);
+      expect(Buffer.from(sharedSecret).equals(hexField(data, 'sharedSecret')), 'ML-KEM-768 shared secret');
+    },
   },
 ];
 
@@ -78,13 +128,28 @@ function print(text: string): void {
 
 const apiKey = benchApiKey();
 const headers = { 'content-type': 'application/json', 'x-api-key': apiKey };
-const scenarios = SCENARIOS.filter((scenario) => args.scenarios.split(',').includes(scenario.name));
-const target = (server: ServerProcess, path: string, scenario: Scenario): Target =>
-  ({ name: server.name, url: `${server.url}${path}`, headers, body: JSON.stringify(scenario.body), pid: server.child.pid });
+const requested = args.scenarios.split(',');
+const unknown = requested.filter((name) => !SCENARIOS.some((scenario) => scenario.name === name));
+if (unknown.length > 0) throw new Error(`unknown scenario ${unknown.join(', ')}; choose from ${SCENARIOS.map((scenario) => scenario.name).join(', ')}`);
+const scenarios = SCENARIOS.filter((scenario) => requested.includes(scenario.name));
 
-print(`# Load: production pipeline vs bare Fastify\n\n${describeMachine()}`);
+interface ServerSpec {
+  name: string;
+  bare: boolean;
+  /** WORKERS of a production server (1 = no cluster). */
+  workers: number;
+}
+const SERVERS: ServerSpec[] = CLUSTER
+  ? [{ name: 'prod-1', bare: false, workers: 1 }, { name: `prod-${WORKERS}`, bare: false, workers: WORKERS }, { name: 'bare-1', bare: true, workers: 1 }]
+  : [{ name: 'production', bare: false, workers: 1 }, { name: 'bare', bare: true, workers: 1 }];
+/** The ratios to report, as [numerator, denominator] server names. */
+const PAIRS: [string, string][] = CLUSTER
+  ? [[`prod-${WORKERS}`, 'bare-1'], [`prod-${WORKERS}`, 'prod-1'], ['prod-1', 'bare-1']]
+  : [['production', 'bare']];
+
+print(`# Load: production pipeline vs bare Fastify${CLUSTER ? `, and a WORKERS=${WORKERS} cluster` : ''}\n\n${describeMachine()}`);
 print(`- autocannon in this process, ${CONNECTIONS} connections, ${DURATION} s per run, ${WARMUP} s warm-up per server and scenario, ${ROUNDS} alternating rounds`);
-print(`- production: NODE_ENV=production, CRYPTO_API_KEY set, LOG_LEVEL=${LOG_LEVEL}, RATE_LIMIT_MAX=10000000; bare: bench/bare-server.ts\n`);
+print(`- production: NODE_ENV=production, CRYPTO_API_KEY set, LOG_LEVEL=${LOG_LEVEL}, RATE_LIMIT_MAX=10000000${CLUSTER ? `, WORKERS=1 (prod-1) and WORKERS=${WORKERS} (prod-${WORKERS})` : ''}; bare: bench/bare-server.ts${CLUSTER ? ', one process (bare-1)' : ''}\n`);
 
 const profileRoot = args['cpu-prof'] === undefined ? undefined : resolve(args['cpu-prof']);
 /** With --cpu-prof, each server writes its profile into a directory of its own when it exits. */
@@ -95,29 +160,52 @@ function profileArgs(name: string): string[] {
   return ['--cpu-prof', `--cpu-prof-dir=${dir}`];
 }
 
-const productionPort = await freePort();
-const production = await startServer({
-  name: 'production',
-  script: 'packages/server/src/server.ts',
-  port: productionPort,
-  env: productionEnv({ port: productionPort, apiKey, logLevel: LOG_LEVEL }),
-  nodeArgs: profileArgs('production'),
-});
-const barePort = await freePort();
-const bare = await startServer({
-  name: 'bare',
-  script: 'bench/bare-server.ts',
-  port: barePort,
-  env: { PATH: process.env.PATH ?? '', PORT: String(barePort) },
-  nodeArgs: profileArgs('bare'),
-});
+async function start(spec: ServerSpec): Promise<ServerProcess> {
+  if (!spec.bare) {
+    return startProductionServer({ name: spec.name, apiKey, logLevel: LOG_LEVEL, extra: { WORKERS: String(spec.workers) }, nodeArgs: profileArgs(spec.name) });
+  }
+  const port = await freePort();
+  return startServer({ name: spec.name, script: 'bench/bare-server.ts', port, env: { PATH: process.env.PATH ?? '', PORT: String(port) }, nodeArgs: profileArgs(spec.name) });
+}
+
+/**
+ * A cluster's primary may answer /live before every worker is up: wait (at most 15 s) until the
+ * process tree holds the primary and its workers, and say how many processes there are, so that a
+ * WORKERS setting that did not take effect shows in the output.
+ */
+async function describeProcesses(server: ServerProcess, spec: ServerSpec): Promise<string> {
+  const pid = server.child.pid as number;
+  const deadline = Date.now() + 15_000;
+  while (spec.workers > 1 && processTree(pid).length < spec.workers + 1 && Date.now() < deadline) await sleep(200);
+  const count = processTree(pid).length;
+  const note = spec.workers > 1 && count < spec.workers + 1 ? ` — fewer than a primary and ${spec.workers} workers: WORKERS=${spec.workers} did not take effect, so ${spec.name} measures what did start` : '';
+  return `- ${spec.name}: ${count} process${count === 1 ? '' : 'es'} (pid ${pid}${count > 1 ? ` and its children ${processTree(pid).slice(1).join(', ')}` : ''})${note}`;
+}
+
+const servers = new Map<string, ServerProcess>();
+try {
+  for (const spec of SERVERS) servers.set(spec.name, await start(spec));
+} catch (error) {
+  await Promise.all([...servers.values()].map((server) => server.stop()));
+  throw error;
+}
+if (CLUSTER) {
+  for (const spec of SERVERS) print(await describeProcesses(servers.get(spec.name) as ServerProcess, spec));
+  print('');
+}
+
+const target = (spec: ServerSpec, scenario: Scenario): Target => {
+  const server = servers.get(spec.name) as ServerProcess;
+  return { name: spec.name, url: `${server.url}${spec.bare ? scenario.barePath : scenario.productionPath}`, headers, body: JSON.stringify(scenario.body), pid: server.child.pid };
+};
 
 if (profileRoot !== undefined) {
   // One profiled run of the first scenario on each server, one after the other, then a summary of
   // each profile. The profiler slows the servers: these runs give no throughput figures to quote.
   const scenario = scenarios[0] ?? (SCENARIOS[0] as Scenario);
-  for (const [server, path] of [[production, scenario.productionPath], [bare, scenario.barePath]] as const) {
-    const profiled = target(server, path, scenario);
+  for (const spec of SERVERS) {
+    const server = servers.get(spec.name) as ServerProcess;
+    const profiled = target(spec, scenario);
     await checkOnce(profiled);
     const warm = await loadOnce(profiled, CONNECTIONS, WARMUP);
     const result = await loadOnce(profiled, CONNECTIONS, DURATION);
@@ -125,7 +213,7 @@ if (profileRoot !== undefined) {
     const dir = join(profileRoot, server.name);
     const newest = readdirSync(dir).filter((file) => file.endsWith('.cpuprofile')).sort().at(-1);
     if (code !== 0 || newest === undefined) throw new Error(`${server.name} exited with ${code} and wrote no profile to ${dir}`);
-    print(`## ${server.name}, ${path}, profiled: ${formatCount(result.requestsPerSecond)} req/s, p50 ${formatMs(result.latency.p50)}, p99 ${formatMs(result.latency.p99)}\n`);
+    print(`## ${server.name}, ${new URL(profiled.url).pathname}, profiled: ${formatCount(result.requestsPerSecond)} req/s, p50 ${formatMs(result.latency.p50)}, p99 ${formatMs(result.latency.p99)}\n`);
     print(`${summariseProfile(join(dir, newest), 25, warm.answers + result.answers + 1)}\n`);
   }
   process.exit(0);
@@ -133,64 +221,65 @@ if (profileRoot !== undefined) {
 
 interface Row {
   scenario: Scenario;
-  production: RunResult[];
-  bare: RunResult[];
-  /** Per round: production req/s ÷ bare req/s. */
-  ratios: number[];
-  /** Per round: bare CPU per request ÷ production CPU per request. */
-  cpuRatios: number[];
+  /** Per server name, one result per round. */
+  results: Map<string, RunResult[]>;
 }
 const rows: Row[] = [];
 
 try {
   for (const scenario of scenarios) {
-    const productionTarget = target(production, scenario.productionPath, scenario);
-    const bareTarget = target(bare, scenario.barePath, scenario);
-    if (scenario.name === 'hash' && (await checkOnce(productionTarget)) !== (await checkOnce(bareTarget))) {
-      throw new Error('the two servers disagree on the SHA-256 digest');
+    const targets = SERVERS.map((spec) => target(spec, scenario));
+    for (const each of targets) {
+      const answer = JSON.parse(await checkOnce(each)) as { data: unknown };
+      await scenario.check?.(answer.data);
     }
-    const results = await alternate([productionTarget, bareTarget], {
+    const results = await alternate(targets, {
       connections: CONNECTIONS,
       duration: DURATION,
       warmup: WARMUP,
       rounds: ROUNDS,
       onRun: (run, round, result) => print(`${scenario.name} round ${round + 1}, ${run.name}: ${formatCount(result.requestsPerSecond)} req/s, p50 ${formatMs(result.latency.p50)}, p99 ${formatMs(result.latency.p99)}, server CPU ${formatMs(result.serverCpuUsPerRequest / 1000)}/request${failures(result) > 0 ? `, ${failures(result)} non-2xx answers or errors!` : ''}`),
     });
-    const p = results.get('production') ?? [];
-    const b = results.get('bare') ?? [];
-    rows.push({
-      scenario,
-      production: p,
-      bare: b,
-      ratios: p.map((result, i) => result.requestsPerSecond / (b[i] as RunResult).requestsPerSecond),
-      cpuRatios: p.map((result, i) => (b[i] as RunResult).serverCpuUsPerRequest / result.serverCpuUsPerRequest),
-    });
+    rows.push({ scenario, results });
   }
 } finally {
-  await Promise.all([production.stop(), bare.stop()]);
+  await Promise.all([...servers.values()].map((server) => server.stop()));
 }
 
+const runs = (row: Row, name: string) => row.results.get(name) ?? [];
 const rps = (results: RunResult[]) => median(results.map((result) => result.requestsPerSecond));
 const p50 = (results: RunResult[]) => median(results.map((result) => result.latency.p50));
 const p99 = (results: RunResult[]) => median(results.map((result) => result.latency.p99));
 const cpu = (results: RunResult[]) => formatMs(median(results.map((result) => result.serverCpuUsPerRequest)) / 1000);
 const range = (ratios: number[]) => `${formatRatio(median(ratios))} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
+/** Per round: a's req/s ÷ b's req/s (above 1: a serves more). */
+const rpsRatios = (row: Row, [a, b]: [string, string]) => runs(row, a).map((result, i) => result.requestsPerSecond / (runs(row, b)[i] as RunResult).requestsPerSecond);
+/** Per round: b's CPU per request ÷ a's (above 1: a spends less CPU per request). */
+const cpuRatios = (row: Row, [a, b]: [string, string]) => runs(row, a).map((result, i) => (runs(row, b)[i] as RunResult).serverCpuUsPerRequest / result.serverCpuUsPerRequest);
+const route = (row: Row) => `${row.scenario.productionPath} (${row.scenario.description})`;
+const names = SERVERS.map((spec) => spec.name);
+
 print(`\n## Results (medians of ${ROUNDS} rounds; latency: median over rounds of each round's percentile)\n`);
 print(markdownTable(
-  ['Route', 'Production req/s', 'Bare req/s', 'Production/bare req/s (range)', 'Production p50 / p99', 'Bare p50 / p99', 'Non-2xx'],
+  ['Route', ...names.map((name) => `${name} req/s`), ...PAIRS.map(([a, b]) => `${a}/${b} req/s (range)`), ...names.map((name) => `${name} p50 / p99`), 'Non-2xx'],
   rows.map((row) => [
-    `${row.scenario.productionPath} (${row.scenario.description})`,
-    formatCount(rps(row.production)),
-    formatCount(rps(row.bare)),
-    range(row.ratios),
-    `${formatMs(p50(row.production))} / ${formatMs(p99(row.production))}`,
-    `${formatMs(p50(row.bare))} / ${formatMs(p99(row.bare))}`,
-    String(row.production.concat(row.bare).reduce((sum, result) => sum + failures(result), 0)),
+    route(row),
+    ...names.map((name) => formatCount(rps(runs(row, name)))),
+    ...PAIRS.map((pair) => range(rpsRatios(row, pair))),
+    ...names.map((name) => `${formatMs(p50(runs(row, name)))} / ${formatMs(p99(runs(row, name)))}`),
+    String(names.reduce((sum, name) => sum + runs(row, name).reduce((count, result) => count + failures(result), 0), 0)),
   ]),
 ));
-print('\nServer CPU time per request (all threads of the server process):\n');
+const clusterName = `prod-${WORKERS}`;
+print(`\nServer CPU time per request (all threads of the server process${CLUSTER ? ' and its worker processes' : ''}):\n`);
 print(markdownTable(
-  ['Route', 'Production CPU/request', 'Bare CPU/request', 'Bare/production CPU (range)'],
-  rows.map((row) => [`${row.scenario.productionPath} (${row.scenario.description})`, cpu(row.production), cpu(row.bare), range(row.cpuRatios)]),
+  ['Route', ...names.map((name) => `${name} CPU/request`), ...(CLUSTER ? [`of which ${clusterName}'s primary`] : []), ...PAIRS.map(([a, b]) => `${b}/${a} CPU (range)`)],
+  rows.map((row) => [
+    route(row),
+    ...names.map((name) => cpu(runs(row, name))),
+    ...(CLUSTER ? [formatMs(median(runs(row, clusterName).map((result) => result.primaryCpuUsPerRequest)) / 1000)] : []),
+    ...PAIRS.map((pair) => range(cpuRatios(row, pair))),
+  ]),
 ));
+if (CLUSTER) print(`\n- the issue's target: prod-${WORKERS} serves at least 1.3× bare-1 on a 2-core machine (first ratio column); here the load generator shares the cores`);
 print(`\n- load average (1/5/15 min) at the end: ${loadAverage()}`);

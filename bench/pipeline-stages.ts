@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { alternate, failures, type RunResult, type Target } from './lib/alternate.ts';
 import { describeMachine, loadAverage } from './lib/machine.ts';
 import { ALL_STAGES } from './lib/stages-app.ts';
-import { benchApiKey, freePort, productionEnv, startServer, type ServerProcess } from './lib/server-process.ts';
+import { benchApiKey, freePort, startProductionServer, startServer, type ServerProcess } from './lib/server-process.ts';
 import { formatCount, formatMs, formatRatio, markdownTable, median } from './lib/stats.ts';
 
 const { values: args } = parseArgs({
@@ -57,13 +57,7 @@ print(`- autocannon in this process, ${args.connections} connections, ${args.dur
 const servers: ServerProcess[] = [];
 const targets: Target[] = [];
 try {
-  const productionPort = await freePort();
-  const production = await startServer({
-    name: 'production server',
-    script: 'packages/server/src/server.ts',
-    port: productionPort,
-    env: productionEnv({ port: productionPort, apiKey, logLevel: 'warn' }),
-  });
+  const production = await startProductionServer({ name: 'production server', apiKey, logLevel: 'warn' });
   servers.push(production);
   targets.push({ name: production.name, url: `${production.url}/v2/hash`, headers, body, pid: production.child.pid });
   for (const variant of VARIANTS) {

@@ -6,10 +6,10 @@
  *
  * Besides throughput and latency, each run records the server's CPU time per answered request
  * (when the target names the server's pid): the steadier figure when other processes share the
- * cores.
+ * cores. It sums the process and its descendants, so a cluster's workers count with its primary.
  */
 import { runLoad, type LoadResult } from './autocannon.ts';
-import { processCpuMs } from './server-process.ts';
+import { cpuSnapshot, cpuUsedMs } from './server-process.ts';
 
 export interface Target {
   name: string;
@@ -17,13 +17,15 @@ export interface Target {
   url: string;
   headers: Record<string, string>;
   body: string;
-  /** The server process, for its CPU time. */
+  /** The server process (a cluster's primary), for its CPU time and that of its descendants. */
   pid?: number | undefined;
 }
 
 export interface RunResult extends LoadResult {
-  /** Server CPU time (all threads) per answered request, in µs; NaN without a pid. */
+  /** Server CPU time (all threads of all its processes) per answered request, in µs; NaN without a pid. */
   serverCpuUsPerRequest: number;
+  /** The same for the server process alone, without its descendants: a cluster's primary. */
+  primaryCpuUsPerRequest: number;
 }
 
 export interface AlternateOptions {
@@ -38,10 +40,15 @@ export interface AlternateOptions {
 }
 
 export async function loadOnce(target: Target, connections: number, duration: number): Promise<RunResult> {
-  const cpuBefore = processCpuMs(target.pid);
+  const cpuBefore = cpuSnapshot(target.pid);
   const result = await runLoad({ url: target.url, method: 'POST', headers: target.headers, body: target.body, connections, duration });
-  const cpuMs = processCpuMs(target.pid) - cpuBefore;
-  return { ...result, serverCpuUsPerRequest: (cpuMs * 1000) / result.answers };
+  const cpuAfter = cpuSnapshot(target.pid);
+  const perRequest = (ms: number) => (ms * 1000) / result.answers;
+  return {
+    ...result,
+    serverCpuUsPerRequest: perRequest(cpuUsedMs(cpuBefore, cpuAfter)),
+    primaryCpuUsPerRequest: perRequest(target.pid === undefined ? Number.NaN : cpuUsedMs(cpuBefore, cpuAfter, target.pid)),
+  };
 }
 
 /** One request first: a benchmark of 401s or 404s would be worthless. Returns the body. */

@@ -6,9 +6,10 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,19 +27,109 @@ export interface ServerProcess {
 
 const CLOCK_TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
 
-/**
- * CPU time (user + system, every thread) that process `pid` has used so far, in ms, from
- * /proc/<pid>/stat; NaN where there is no /proc. Unlike throughput, a server's CPU time per request
- * barely moves when other processes take the machine's cores away, which makes it the steadier
- * figure on a shared box. Resolution: one clock tick (10 ms).
- */
-export function processCpuMs(pid: number | undefined): number {
-  if (pid === undefined) return Number.NaN;
+interface ProcStat {
+  /** R, S, D, …; Z for a zombie: ended, waiting for its parent (or init) to collect it. */
+  state: string;
+  ppid: number;
+  /** user + system CPU time of every thread, in ms. */
+  cpuMs: number;
+  /** Start time in clock ticks since boot: with the pid, it names the process even if the pid is reused. */
+  startTicks: string;
+}
+
+/** /proc/<pid>/stat, or undefined where there is no /proc or the process is gone. */
+function readStat(pid: number): ProcStat | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may contain spaces) start at field 3, "state".
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+    return {
+      state: fields[0] ?? '',
+      ppid: Number(fields[1]),
+      cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND,
+      startTicks: fields[19] ?? '',
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether this kernel lists a thread's children in /proc/<pid>/task/<tid>/children. */
+const CHILDREN_FILES = existsSync(`/proc/${process.pid}/task/${process.pid}/children`);
+
+/**
+ * The direct children of `pid`: from /proc/<pid>/task/<tid>/children (every thread can fork), or,
+ * where the kernel does not offer that file, by scanning every process's parent pid.
+ */
+function childrenOf(pid: number): number[] {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return []; // gone, or no /proc at all
+  }
+  if (!CHILDREN_FILES) {
+    return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number).filter((candidate) => readStat(candidate)?.ppid === pid);
+  }
+  const children: number[] = [];
+  for (const task of tasks) {
+    try {
+      const text = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+      if (text !== '') children.push(...text.split(' ').map(Number));
+    } catch {
+      // The thread ended since the directory was read.
+    }
+  }
+  return children;
+}
+
+/** `pid` and all its descendants (a cluster's primary and its workers), parents first. */
+export function processTree(pid: number): number[] {
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) tree.push(...childrenOf(tree[i] as number));
+  return tree;
+}
+
+/** CPU time used so far by each process of a tree, keyed by pid and start time. */
+export type CpuSnapshot = Map<string, number>;
+
+/**
+ * CPU time (user + system, every thread) used so far by process `pid` and every descendant, from
+ * /proc/<pid>/stat; empty where there is no /proc. Unlike throughput, a server's CPU time per
+ * request barely moves when other processes take the machine's cores away, which makes it the
+ * steadier figure on a shared box. Resolution: one clock tick (10 ms) per process.
+ */
+export function cpuSnapshot(pid: number | undefined): CpuSnapshot {
+  const snapshot: CpuSnapshot = new Map();
+  if (pid === undefined) return snapshot;
+  for (const member of processTree(pid)) {
+    const stat = readStat(member);
+    if (stat !== undefined) snapshot.set(`${member}@${stat.startTicks}`, stat.cpuMs);
+  }
+  return snapshot;
+}
+
+/**
+ * CPU time the tree used between two snapshots, in ms (only process `only`'s, if given); NaN
+ * without /proc. A process that started in between counts in full; one that exited in between is
+ * lost (a cluster worker that was replaced mid-run would make the figure low).
+ */
+export function cpuUsedMs(before: CpuSnapshot, after: CpuSnapshot, only?: number): number {
+  if (after.size === 0) return Number.NaN;
+  let total = 0;
+  for (const [member, cpuMs] of after) {
+    if (only === undefined || member.startsWith(`${only}@`)) total += cpuMs - (before.get(member) ?? 0);
+  }
+  return total;
+}
+
+/** Resident memory of process `pid` (VmRSS of /proc/<pid>/status), in bytes; NaN without /proc. */
+export function residentBytes(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith('VmRSS:'));
+    // "VmRSS:	  123456 kB"
+    return line === undefined ? Number.NaN : Number(line.split(/\s+/)[1]) * 1024;
   } catch {
     return Number.NaN;
   }
@@ -80,26 +171,68 @@ export function productionEnv(options: { port: number; apiKey: string; logLevel:
   };
 }
 
-async function waitUntilReady(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+interface ProcessIdentity { pid: number; startTicks: string }
+
+function identify(pids: number[]): ProcessIdentity[] {
+  return pids.flatMap((pid) => {
+    const stat = readStat(pid);
+    return stat === undefined ? [] : [{ pid, startTicks: stat.startTicks }];
+  });
+}
+
+/** Still the same process (not a reused pid) and still running (not a zombie)? */
+function alive(identity: ProcessIdentity): boolean {
+  const stat = readStat(identity.pid);
+  return stat !== undefined && stat.startTicks === identity.startTicks && stat.state !== 'Z' && stat.state !== 'X';
+}
+
+/**
+ * Waits up to `graceMs` for the processes a server started to end with it, then SIGKILLs those
+ * still running: a cluster primary that died before its workers would otherwise leave them behind.
+ */
+async function reap(started: ProcessIdentity[], graceMs: number): Promise<void> {
+  const deadline = Date.now() + graceMs;
+  while (started.some(alive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  for (const leftover of started.filter(alive)) {
+    try {
+      process.kill(leftover.pid, 'SIGKILL');
+    } catch {
+      // It ended in between.
+    }
+  }
+}
+
+/** GET `url` on a new connection (a cluster hands each new connection to a worker in turn): its status, 0 if none. */
+function statusOf(url: string): Promise<number> {
+  return new Promise((resolve) => {
+    const request = httpGet(url, { agent: false, timeout: 5000 }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => resolve(0));
+  });
+}
+
+/** Waits until GET `url` has answered 200 `answers` times in a row, each on a new connection. */
+async function waitUntilReady(url: string, child: ChildProcess, timeoutMs: number, answers: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  let inARow = 0;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`exited with code ${child.exitCode} before answering`);
-    try {
-      const response = await fetch(url);
-      await response.arrayBuffer();
-      if (response.ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    inARow = (await statusOf(url)) === 200 ? inARow + 1 : 0;
+    if (inARow >= answers) return;
+    if (inARow === 0) await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`no answer from ${url} within ${timeoutMs} ms`);
+  throw new Error(`no ${answers} answers 200 in a row from ${url} within ${timeoutMs} ms`);
 }
 
 /**
  * Runs `script` (a path relative to the repository root) on this runtime with `env`, and waits
- * until GET `readyPath` answers 200. The child's stdout (its JSON log lines) goes to a file, as
- * a container's would go to a collector, rather than through this process's event loop.
+ * until GET `readyPath` answers 200 (`readyAnswers` times in a row on new connections, so that
+ * every worker of a cluster is likely to have answered). The child's stdout (its JSON log lines)
+ * goes to a file, as a container's would go to a collector, rather than through this process's
+ * event loop.
  */
 export async function startServer(options: {
   name: string;
@@ -108,6 +241,7 @@ export async function startServer(options: {
   port: number;
   nodeArgs?: string[];
   readyPath?: string;
+  readyAnswers?: number;
 }): Promise<ServerProcess> {
   const logFile = join(tmpdir(), `crypto-service-bench-${options.name.replace(/[^A-Za-z0-9-]+/g, '_')}-${process.pid}.log`);
   const out = openSync(logFile, 'w');
@@ -120,7 +254,7 @@ export async function startServer(options: {
   const url = `http://${HOST}:${options.port}`;
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
-    await waitUntilReady(`${url}${options.readyPath ?? '/live'}`, child, 30_000);
+    await waitUntilReady(`${url}${options.readyPath ?? '/live'}`, child, 30_000, options.readyAnswers ?? 1);
   } catch (error) {
     child.kill('SIGKILL');
     throw new Error(`${options.name} server did not start: ${(error as Error).message} (log: ${logFile})`);
@@ -132,11 +266,41 @@ export async function startServer(options: {
     logFile,
     async stop(graceMs = 15_000) {
       if (child.exitCode !== null) return child.exitCode;
+      // A cluster's workers are the child's own children: note them now, so that none outlives it.
+      const descendants = child.pid === undefined ? [] : identify(processTree(child.pid).slice(1));
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
       const code = await exited;
       clearTimeout(timer);
+      await reap(descendants, 5000);
       return code;
     },
   };
+}
+
+/**
+ * packages/server/src/server.ts with productionEnv on a free port, ready when `/ready` says so:
+ * `/live` answers as soon as the server listens, but the routes answer 503 until the start-up
+ * self-tests have passed, and `/ready` waits for them. A cluster (`WORKERS` in `extra`) must
+ * answer 200 on twice as many new connections in a row as it has workers.
+ */
+export async function startProductionServer(options: {
+  name: string;
+  apiKey: string;
+  logLevel: string;
+  extra?: Record<string, string>;
+  nodeArgs?: string[];
+}): Promise<ServerProcess> {
+  const port = await freePort();
+  const workersSetting = options.extra?.WORKERS ?? '1';
+  const workers = workersSetting.toLowerCase() === 'auto' ? availableParallelism() : Number(workersSetting) || 1;
+  return startServer({
+    name: options.name,
+    script: 'packages/server/src/server.ts',
+    port,
+    env: productionEnv({ port, apiKey: options.apiKey, logLevel: options.logLevel, extra: options.extra }),
+    nodeArgs: options.nodeArgs,
+    readyPath: '/ready',
+    readyAnswers: 2 * workers,
+  });
 }

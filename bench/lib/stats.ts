@@ -73,3 +73,23 @@ export function markdownTable(headers: readonly string[], rows: readonly (readon
   const rule = `|${widths.map((width, column) => (column === 0 ? `${'-'.repeat(width + 1)}-` : `${'-'.repeat(width + 1)}:`)).join('|')}|`;
   return [line(headers), rule, ...rows.map(line)].join('\n');
 }
+
+/** Bytes as MiB with one decimal: resident memory, heap. */
+export function formatMiB(bytes: number): string {
+  return Number.isFinite(bytes) ? `${(bytes / (1024 * 1024)).toFixed(1)} MiB` : 'n/a';
+}
+
+/** Least-squares slope of ys over xs (NaN with fewer than two points): the trend under the noise. */
+export function slope(xs: readonly number[], ys: readonly number[]): number {
+  const n = Math.min(xs.length, ys.length);
+  if (n < 2) return Number.NaN;
+  const meanX = xs.slice(0, n).reduce((sum, x) => sum + x, 0) / n;
+  const meanY = ys.slice(0, n).reduce((sum, y) => sum + y, 0) / n;
+  let covariance = 0;
+  let variance = 0;
+  for (let i = 0; i < n; i++) {
+    covariance += ((xs[i] as number) - meanX) * ((ys[i] as number) - meanY);
+    variance += ((xs[i] as number) - meanX) ** 2;
+  }
+  return variance === 0 ? Number.NaN : covariance / variance;
+}

@@ -1,0 +1,200 @@
+/**
+ * Does resident memory stay flat under sustained full load? The production server driven for
+ * --duration seconds with a mix of routes, its resident memory and heap sampled all along.
+ *
+ *   node bench/soak.ts                                  5 minutes
+ *   node bench/soak.ts --duration 600 --sample 10
+ *   node bench/soak.ts --mix hash=8,encrypt=2,sign=2,argon2id=1
+ *
+ * The server: packages/server/src/server.ts as a child process, NODE_ENV=production, CRYPTO_API_KEY
+ * set, LOG_LEVEL=warn, RATE_LIMIT_MAX=10,000,000 (the limiter runs but never refuses), WORKERS and
+ * the queues at their defaults (one process).
+ *
+ * The load: one autocannon instance per route of the mix, all at once, in this process, each on
+ * its own connections (--mix route=connections, …). Each connection sends its next request as soon
+ * as the previous one is answered, so the server is saturated and the routes' shares of the
+ * requests follow their costs: with the default mix, mostly /v2/hash, then /v2/encrypt and
+ * /v2/sign, and a few Argon2id hashes (one connection: the password queue never overflows).
+ *
+ * The samples: every --sample seconds, the server's resident set (VmRSS from /proc/<pid>/status)
+ * and V8's heap in use (nodejs_heap_size_used_bytes from GET /metrics, which is exempt from
+ * authentication and the rate limit). The report compares resident memory just after --warmup
+ * seconds (caches filled, code optimised) with the end of the run, each as the median of the
+ * samples of a 30-second window (a running Argon2id job holds 64 MiB, so single samples swing by
+ * that much), gives the maximum and the least-squares trend after warm-up, and ends with one
+ * sample taken a few seconds after the load stopped.
+ */
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { checkOnce, failures } from './lib/alternate.ts';
+import { runLoad, type LoadResult } from './lib/autocannon.ts';
+import { describeMachine, loadAverage } from './lib/machine.ts';
+import { scrapeMetrics } from './lib/metrics.ts';
+import { benchApiKey, residentBytes, startProductionServer } from './lib/server-process.ts';
+import { formatCount, formatMiB, formatMs, markdownTable, median, slope } from './lib/stats.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '300' },
+    warmup: { type: 'string', default: '30' },
+    sample: { type: 'string', default: '5' },
+    mix: { type: 'string', default: 'hash=6,encrypt=2,sign=2,argon2id=1' },
+    'log-level': { type: 'string', default: 'warn' },
+  },
+});
+const DURATION_S = Number(args.duration);
+const SAMPLE_S = Number(args.sample);
+/** The reference point must leave most of the run after it: at most a third of a short run. */
+const WARMUP_S = Math.min(Number(args.warmup), DURATION_S / 3);
+/** Idle time before the last sample, after the load stopped. */
+const SETTLE_S = 5;
+/** The issue's target: resident memory grows less than this over the soak. */
+const GROWTH_TARGET_PERCENT = 10;
+
+/** Realistic sizes rather than the tiny inputs of bench/load.ts: a memory soak should move real data. */
+const ROUTES: Record<string, { path: string; body: Record<string, unknown> }> = {
+  hash: { path: '/v2/hash', body: { algorithm: 'sha256', data: randomBytes(1024).toString('base64'), encoding: 'base64' } },
+  encrypt: { path: '/v2/encrypt', body: { key: randomBytes(32).toString('hex'), plaintext: randomBytes(768).toString('base64'), encoding: 'base64' } },
+  sign: { path: '/v2/sign', body: { privateKey: randomBytes(32).toString('hex'), message: randomBytes(256).toString('hex'), encoding: 'hex' } },
+  argon2id: { path: '/v2/password/hash', body: { password: 'correct horse battery staple' } },
+};
+
+const mix = args.mix.split(',').map((entry) => {
+  const [route = '', connections = ''] = entry.split('=');
+  if (!Object.hasOwn(ROUTES, route) || !(Number(connections) >= 1)) {
+    throw new Error(`--mix takes route=connections pairs, routes ${Object.keys(ROUTES).join(', ')} (got '${entry}')`);
+  }
+  return { route, connections: Number(connections) };
+});
+
+function print(text: string): void {
+  process.stdout.write(`${text}\n`);
+}
+
+interface Sample {
+  /** Seconds since the load started (negative: before it). */
+  t: number;
+  rss: number;
+  heapUsed: number;
+}
+
+const apiKey = benchApiKey();
+const headers = { 'content-type': 'application/json', 'x-api-key': apiKey };
+const server = await startProductionServer({ name: 'soak', apiKey, logLevel: args['log-level'] });
+const pid = server.child.pid;
+
+print(`# Soak: resident memory under ${DURATION_S} s of full load\n\n${describeMachine()}`);
+print(`- production server: NODE_ENV=production, LOG_LEVEL=${args['log-level']}, RATE_LIMIT_MAX=10000000, one process (pid ${pid})`);
+print(`- load: autocannon in this process, ${mix.map(({ route, connections }) => `${ROUTES[route]?.path} on ${connections} connection${connections === 1 ? '' : 's'}`).join(', ')}, all at once`);
+print(`- samples every ${SAMPLE_S} s: VmRSS from /proc/${pid}/status, heap used from /metrics; reference after ${WARMUP_S} s of warm-up\n`);
+
+async function sample(t: number): Promise<Sample> {
+  const rss = residentBytes(pid);
+  let heapUsed = Number.NaN;
+  try {
+    heapUsed = (await scrapeMetrics(server.url)).get('nodejs_heap_size_used_bytes') ?? Number.NaN;
+  } catch {
+    // A scrape that fails under load leaves the heap figure out of this sample, not the run.
+  }
+  return { t, rss, heapUsed };
+}
+
+function report(entry: Sample, note = ''): void {
+  print(`t=${entry.t.toFixed(0).padStart(4)} s  RSS ${formatMiB(entry.rss).padStart(10)}  heap used ${formatMiB(entry.heapUsed).padStart(10)}${note}`);
+}
+
+const samples: Sample[] = [];
+let results: LoadResult[];
+let settled: Sample;
+try {
+  for (const { route } of mix) {
+    const spec = ROUTES[route] as (typeof ROUTES)[string];
+    await checkOnce({ name: route, url: `${server.url}${spec.path}`, headers, body: JSON.stringify(spec.body) });
+  }
+  const before = await sample(0);
+  report(before, '  (before the load)');
+
+  const started = performance.now();
+  const elapsed = () => (performance.now() - started) / 1000;
+  let running = true;
+  const load = Promise.all(mix.map(({ route, connections }) => {
+    const spec = ROUTES[route] as (typeof ROUTES)[string];
+    return runLoad({ url: `${server.url}${spec.path}`, method: 'POST', headers, body: JSON.stringify(spec.body), connections, duration: DURATION_S });
+  })).finally(() => (running = false));
+  for (let next = SAMPLE_S; running; next += SAMPLE_S) {
+    await Promise.race([sleep(Math.max(0, (next - elapsed()) * 1000)), load]);
+    if (!running) break;
+    const entry = await sample(elapsed());
+    samples.push(entry);
+    report(entry);
+  }
+  results = await load;
+  await sleep(SETTLE_S * 1000);
+  settled = await sample(elapsed());
+  report(settled, `  (${SETTLE_S} s after the load stopped)`);
+} finally {
+  await server.stop();
+}
+
+const end = samples.at(-1);
+if (end === undefined) throw new Error(`no sample during the load: --duration ${DURATION_S} is shorter than --sample ${SAMPLE_S}`);
+/**
+ * Each Argon2id job holds 64 MiB while it runs and gives it back to the system when it ends, so
+ * one sample can read 64 MiB more or less than the next. The comparison therefore uses medians
+ * over a window at each end (30 s, or a sixth of a short run) rather than single samples.
+ */
+const WINDOW_S = Math.max(SAMPLE_S, Math.min(30, DURATION_S / 6));
+// Half a sample of slack on each bound: a timer may fire a little early or late.
+const slack = SAMPLE_S / 2;
+const warmWindow = samples.filter((entry) => entry.t >= WARMUP_S - slack && entry.t < WARMUP_S + WINDOW_S - slack);
+const endWindow = samples.filter((entry) => entry.t > end.t - WINDOW_S + slack);
+const afterWarmup = samples.filter((entry) => entry.t >= WARMUP_S - slack);
+const finite = (values: number[]) => values.filter(Number.isFinite);
+const maxOf = (values: number[]) => (finite(values).length === 0 ? Number.NaN : Math.max(...finite(values)));
+const medianOf = (values: number[]) => median(finite(values));
+const percent = (from: number, to: number) => ((to - from) / from) * 100;
+const formatPercent = (value: number) => (Number.isFinite(value) ? `${value >= 0 ? '+' : ''}${value.toFixed(1)} %` : 'n/a');
+
+interface Figures { warm: number; end: number; max: number; trend: number; settled: number }
+function figures(read: (entry: Sample) => number): Figures {
+  return {
+    warm: medianOf(warmWindow.map(read)),
+    end: medianOf(endWindow.map(read)),
+    max: maxOf(afterWarmup.map(read)),
+    trend: slope(afterWarmup.map((entry) => entry.t / 60), afterWarmup.map(read)),
+    settled: read(settled),
+  };
+}
+const rss = figures((entry) => entry.rss);
+const heap = figures((entry) => entry.heapUsed);
+const row = (name: string, f: Figures) => [
+  name, formatMiB(f.warm), formatMiB(f.end), formatMiB(f.max), formatPercent(percent(f.warm, f.end)), formatPercent(percent(f.warm, f.max)), `${formatMiB(f.trend)}/min`, formatMiB(f.settled),
+];
+const span = (window: Sample[]) => (window.length === 0 ? 'no sample' : `${window.length} sample${window.length === 1 ? '' : 's'}, t=${window[0]?.t.toFixed(0)}–${window.at(-1)?.t.toFixed(0)} s`);
+
+print(`\n## Memory (medians over ${WINDOW_S.toFixed(0)} s windows: after warm-up ${span(warmWindow)}; end ${span(endWindow)})\n`);
+print(markdownTable(
+  ['', 'after warm-up', 'end', `max after warm-up`, 'growth warm-up → end', 'growth warm-up → max', 'trend after warm-up (least squares)', `${SETTLE_S} s after the load`],
+  [row('resident (VmRSS)', rss), row('heap used (V8)', heap)],
+));
+const rssGrowth = percent(rss.warm, rss.end);
+print(`\n- target: resident memory grows under ${GROWTH_TARGET_PERCENT} % over the soak: ${formatPercent(rssGrowth)} (${rssGrowth < GROWTH_TARGET_PERCENT ? 'within' : 'over'} the target)`);
+print(`- each running Argon2id job holds 64 MiB, so single samples swing by that much: hence the medians; "max" is a single sample`);
+
+print('\n## Load\n');
+const statusList = (result: LoadResult) => Object.entries(result.statusCounts).filter(([status]) => !status.startsWith('2')).map(([status, n]) => `${n}×${status}`).join(' ');
+print(markdownTable(
+  ['Route', 'connections', '2xx answers', '2xx/s', 'p50 / p99', 'non-2xx', 'connection errors / timeouts'],
+  [
+    ...mix.map(({ route, connections }, i) => {
+      const result = results[i] as LoadResult;
+      const ok = result.latency.count;
+      return [ROUTES[route]?.path ?? route, String(connections), String(ok), formatCount(result.requestsPerSecond), `${formatMs(result.latency.p50)} / ${formatMs(result.latency.p99)}`, statusList(result) || '0', `${result.errors} / ${result.timeouts}`];
+    }),
+    ['all', String(mix.reduce((sum, { connections }) => sum + connections, 0)), String(results.reduce((sum, result) => sum + result.latency.count, 0)),
+      formatCount(results.reduce((sum, result) => sum + result.requestsPerSecond, 0)), '', String(results.reduce((sum, result) => sum + failures(result) - result.errors, 0)),
+      `${results.reduce((sum, result) => sum + result.errors, 0)} / ${results.reduce((sum, result) => sum + result.timeouts, 0)}`],
+  ],
+));
+print(`\n- load average (1/5/15 min) at the end: ${loadAverage()}`);
