@@ -22,7 +22,7 @@ import {
   PQ_SEALED_BOX,
   X25519_SEALED_BOX,
 } from '@crypto-service/core';
-import { Base64, Encoding, Hex, Text } from './common.ts';
+import { Base64, Encoding, Hex, MAX_KEY_CHARS, MAX_PAYLOAD_CHARS, Text } from './common.ts';
 
 const AeadAlgorithm = Type.Enum([...AEAD_ALGORITHM_IDS], { description: 'The AEAD: XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha).' });
 // Each sealed-box route answers with its own identifier (both are listed by GET /v2/algorithms, sealedBox).
@@ -35,7 +35,7 @@ const keyWrapAlgorithm = (options: { default?: string } = {}) => Type.Enum([...K
   ...options,
 });
 
-const AeadKey = Hex('XChaCha20-Poly1305 key, 32 bytes');
+const AeadKey = Hex('XChaCha20-Poly1305 key, 32 bytes', MAX_KEY_CHARS);
 const Aad = Text('Additional authenticated data: authenticated, not encrypted; the same on both sides');
 const RecoveredPlaintext = Type.String({ description: 'The recovered plaintext, in the request\'s `encoding` (utf8 by default).' });
 
@@ -71,7 +71,7 @@ export type EncryptResponse = Static<typeof EncryptResponse>;
 export const DecryptRequest = Type.Object(
   {
     key: AeadKey,
-    ciphertext: Base64('The `ciphertext` from /v2/encrypt: nonce ‖ ciphertext ‖ tag'),
+    ciphertext: Base64('The `ciphertext` from /v2/encrypt: nonce ‖ ciphertext ‖ tag', MAX_PAYLOAD_CHARS),
     aad: Type.Optional(Aad),
     encoding: Type.Optional(Encoding),
   },
@@ -114,7 +114,7 @@ export type SecretboxSealResponse = Static<typeof SecretboxSealResponse>;
 export const SecretboxOpenRequest = Type.Object(
   {
     key: AeadKey,
-    ciphertext: Base64('The `sealed` value from /v2/secretbox/seal'),
+    ciphertext: Base64('The `sealed` value from /v2/secretbox/seal', MAX_PAYLOAD_CHARS),
     aad: Type.Optional(Aad),
     encoding: Type.Optional(Encoding),
   },
@@ -129,7 +129,7 @@ export type SecretboxOpenResponse = Static<typeof SecretboxOpenResponse>;
 
 export const SealedBoxSealRequest = Type.Object(
   {
-    recipientPublicKey: Hex('The recipient\'s X25519 public key, 32 bytes'),
+    recipientPublicKey: Hex('The recipient\'s X25519 public key, 32 bytes', MAX_KEY_CHARS),
     plaintext: Text('The message to seal'),
     encoding: Type.Optional(Encoding),
   },
@@ -155,8 +155,8 @@ export type SealedBoxSealResponse = Static<typeof SealedBoxSealResponse>;
 
 export const SealedBoxOpenRequest = Type.Object(
   {
-    recipientSecretKey: Hex('The recipient\'s X25519 secret key, 32 bytes'),
-    sealed: Base64('The `sealed` value from /v2/sealedbox/seal (or libsodium crypto_box_seal)'),
+    recipientSecretKey: Hex('The recipient\'s X25519 secret key, 32 bytes', MAX_KEY_CHARS),
+    sealed: Base64('The `sealed` value from /v2/sealedbox/seal (or libsodium crypto_box_seal)', MAX_PAYLOAD_CHARS),
     encoding: Type.Optional(Encoding),
   },
   { additionalProperties: false },
@@ -170,9 +170,9 @@ export type SealedBoxOpenResponse = Static<typeof SealedBoxOpenResponse>;
 
 export const SealedBoxSealPqRequest = Type.Object(
   {
-    x25519PublicKey: Type.Optional(Hex("The recipient's X25519 public key, 32 bytes (with mlKemPublicKey)")),
-    mlKemPublicKey: Type.Optional(Hex("The recipient's ML-KEM-768 public key, 1184 bytes (with x25519PublicKey)")),
-    publicKey: Type.Optional(Hex('Instead of the two parts: the X-Wing public key, mlKemPublicKey ‖ x25519PublicKey, 1216 bytes')),
+    x25519PublicKey: Type.Optional(Hex("The recipient's X25519 public key, 32 bytes (with mlKemPublicKey)", MAX_KEY_CHARS)),
+    mlKemPublicKey: Type.Optional(Hex("The recipient's ML-KEM-768 public key, 1184 bytes (with x25519PublicKey)", MAX_KEY_CHARS)),
+    publicKey: Type.Optional(Hex('Instead of the two parts: the X-Wing public key, mlKemPublicKey ‖ x25519PublicKey, 1216 bytes', MAX_KEY_CHARS)),
     plaintext: Text('The message to seal'),
     encoding: Type.Optional(Encoding),
   },
@@ -198,10 +198,10 @@ export type SealedBoxSealPqResponse = Static<typeof SealedBoxSealPqResponse>;
 
 export const SealedBoxOpenPqRequest = Type.Object(
   {
-    x25519SecretKey: Type.Optional(Hex('The X25519 private key that the X-Wing seed expands to, 32 bytes (with mlKemSecretKey)')),
-    mlKemSecretKey: Type.Optional(Hex('The ML-KEM-768 seed that the X-Wing seed expands to, 64 bytes, or its 2400-byte expanded key (with x25519SecretKey)')),
-    secretKey: Type.Optional(Hex('Instead of the two parts: the 32-byte X-Wing seed')),
-    sealed: Base64('The `sealed` value from /v2/sealedbox/seal-pq'),
+    x25519SecretKey: Type.Optional(Hex('The X25519 private key that the X-Wing seed expands to, 32 bytes (with mlKemSecretKey)', MAX_KEY_CHARS)),
+    mlKemSecretKey: Type.Optional(Hex('The ML-KEM-768 seed that the X-Wing seed expands to, 64 bytes, or its 2400-byte expanded key (with x25519SecretKey)', MAX_KEY_CHARS)),
+    secretKey: Type.Optional(Hex('Instead of the two parts: the 32-byte X-Wing seed', MAX_KEY_CHARS)),
+    sealed: Base64('The `sealed` value from /v2/sealedbox/seal-pq', MAX_PAYLOAD_CHARS),
     encoding: Type.Optional(Encoding),
   },
   { additionalProperties: false, description: 'The secret key as x25519SecretKey and mlKemSecretKey, or as secretKey.' },
@@ -215,8 +215,8 @@ export type SealedBoxOpenPqResponse = Static<typeof SealedBoxOpenPqResponse>;
 
 export const KeyWrapRequest = Type.Object(
   {
-    kek: Hex('Key-encryption key: an AES key of 16, 24 or 32 bytes'),
-    keyToWrap: Hex('The key to wrap'),
+    kek: Hex('Key-encryption key: an AES key of 16, 24 or 32 bytes', MAX_KEY_CHARS),
+    keyToWrap: Hex('The key to wrap', MAX_KEY_CHARS),
     algorithm: Type.Optional(keyWrapAlgorithm({ default: DEFAULT_KEY_WRAP_ALGORITHM })),
   },
   { additionalProperties: false },
@@ -241,8 +241,8 @@ export type KeyWrapResponse = Static<typeof KeyWrapResponse>;
 
 export const KeyUnwrapRequest = Type.Object(
   {
-    kek: Hex('Key-encryption key: an AES key of 16, 24 or 32 bytes'),
-    wrappedKey: Base64('The `wrapped` value from /v2/keys/wrap'),
+    kek: Hex('Key-encryption key: an AES key of 16, 24 or 32 bytes', MAX_KEY_CHARS),
+    wrappedKey: Base64('The `wrapped` value from /v2/keys/wrap', MAX_KEY_CHARS),
     algorithm: Type.Optional(keyWrapAlgorithm({ default: DEFAULT_KEY_WRAP_ALGORITHM })),
   },
   { additionalProperties: false },

@@ -1,11 +1,11 @@
 import { Type, type Static } from 'typebox';
 import { HASH_ALGORITHM_IDS, MAX_XOF_LENGTH } from '@crypto-service/core';
-import { Encoding } from './common.ts';
+import { Encoding, MAX_PAYLOAD_CHARS } from './common.ts';
 
 export const HashRequest = Type.Object(
   {
     algorithm: Type.Enum([...HASH_ALGORITHM_IDS], { description: 'Hash algorithm; see GET /v2/algorithms.' }),
-    data: Type.String({ description: 'The data to hash, in `encoding`.' }),
+    data: Type.String({ description: 'The data to hash, in `encoding`.', maxLength: MAX_PAYLOAD_CHARS }),
     encoding: Type.Optional(Encoding),
     length: Type.Optional(
       Type.Integer({

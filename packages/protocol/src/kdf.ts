@@ -26,7 +26,7 @@ import {
   SCRYPT_MIN_P,
   SCRYPT_MIN_R,
 } from '@crypto-service/core';
-import { Encoding, Hex, Text } from './common.ts';
+import { Encoding, Hex, MAX_KEY_CHARS, MAX_PASSWORD_CHARS, Text } from './common.ts';
 
 const KdfAlgorithm = Type.Enum([...KDF_ALGORITHM_IDS], {
   description: 'scrypt (RFC 7914), hkdf-sha256/384/512 (RFC 5869) or pbkdf2-sha256 (RFC 8018); see GET /v2/algorithms.',
@@ -55,11 +55,13 @@ export const KdfRequest = Type.Object(
     algorithm: KdfAlgorithm,
     password: Type.String({
       minLength: 1,
+      maxLength: MAX_PASSWORD_CHARS,
       description: 'The password (scrypt, PBKDF2) or input keying material (HKDF), in `encoding` (utf8 by default; used exactly as sent, without Unicode normalisation).',
     }),
     salt: Type.Optional(Hex(
       'Salt. scrypt and PBKDF2: 8 to 1024 bytes, a random 16-byte salt when omitted (returned in the response). '
         + 'HKDF: optional, at most 1024 bytes; omitted means HashLen zero bytes (RFC 5869)',
+      MAX_KEY_CHARS,
     )),
     keyLength: Type.Optional(KeyLength),
     params: Type.Optional(Type.Object(
@@ -68,7 +70,7 @@ export const KdfRequest = Type.Object(
         r: Type.Optional(ScryptR),
         p: Type.Optional(ScryptP),
         iterations: Type.Optional(Iterations),
-        info: Type.Optional(Text('HKDF only: context and application-specific information, at most 1024 bytes')),
+        info: Type.Optional(Text('HKDF only: context and application-specific information, at most 1024 bytes', MAX_KEY_CHARS)),
       },
       { additionalProperties: false, description: 'Parameters of the chosen algorithm only; another algorithm\'s parameter is an error.' },
     )),

@@ -7,7 +7,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { MAC_ALGORITHM_IDS } from '@crypto-service/core';
-import { Encoding, Hex, Text } from './common.ts';
+import { Encoding, Hex, MAX_KEY_CHARS, Text } from './common.ts';
 
 const MacAlgorithm = Type.Enum([...MAC_ALGORITHM_IDS], {
   description: 'The hash under HMAC: sha256, sha384, sha512, sha3-256, sha3-384 or sha3-512; see GET /v2/algorithms.',
@@ -15,7 +15,7 @@ const MacAlgorithm = Type.Enum([...MAC_ALGORITHM_IDS], {
 
 const hmacFields = {
   algorithm: MacAlgorithm,
-  key: Hex('HMAC key, at least 1 byte (RFC 2104 recommends at least the output length)'),
+  key: Hex('HMAC key, at least 1 byte (RFC 2104 recommends at least the output length)', MAX_KEY_CHARS),
   data: Text('The data to authenticate'),
   encoding: Type.Optional(Encoding),
 };
@@ -40,7 +40,7 @@ export type HmacResponse = Static<typeof HmacResponse>;
 export const HmacVerifyRequest = Type.Object(
   {
     ...hmacFields,
-    mac: Hex('The MAC to check, of the full output length (32, 48 or 64 bytes); truncated MACs are refused'),
+    mac: Hex('The MAC to check, of the full output length (32, 48 or 64 bytes); truncated MACs are refused', MAX_KEY_CHARS),
   },
   { additionalProperties: false },
 );

@@ -11,7 +11,7 @@ import {
   RECIPIENT_TYPE_NAMES,
   SLOT_WRAPPED_KEY_LENGTH,
 } from '@crypto-service/core';
-import { Base64, Encoding, Hex, Text } from './common.ts';
+import { Base64, Encoding, Hex, MAX_PAYLOAD_CHARS, Text } from './common.ts';
 
 /** Characters of the standard padded base64 form of `bytes` bytes. */
 function base64Length(bytes: number): number {
@@ -20,8 +20,8 @@ function base64Length(bytes: number): number {
 
 // String bounds are the longest value that any slot type accepts (the hybrid X-Wing sizes of
 // contract §6), so a request is refused early for size alone, and core still checks the exact
-// length for the type and names the field. The payload has no bound of its own: the body limit
-// (BODY_LIMIT_BYTES) is its bound.
+// length for the type and names the field. The payload's bound is the body limit's largest value
+// (MAX_PAYLOAD_CHARS): BODY_LIMIT_BYTES is its real bound.
 function BoundedHex(description: string, maxBytes: number) {
   return Type.String({ ...Hex(description), maxLength: maxBytes * 2 });
 }
@@ -106,7 +106,7 @@ export type MultiRecipientEncryptResponse = Static<typeof MultiRecipientEncryptR
  * (`algorithm` optional). The recipient's credential comes beside them, in one of three forms.
  */
 export const MultiRecipientEnvelopeFields = {
-  ciphertext: Base64('The payload, as encrypt returned it'),
+  ciphertext: Base64('The payload, as encrypt returned it', MAX_PAYLOAD_CHARS),
   recipients: Type.Array(MultiRecipientSlotInput, { ...RECIPIENT_COUNT, description: 'The slots, as encrypt returned them' }),
   algorithm: Type.Optional(Algorithm),
   encoding: Type.Optional(Encoding),

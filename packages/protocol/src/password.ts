@@ -15,7 +15,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { ARGON2_MAX, ARGON2_MIN, PASSWORD_ALGORITHM_IDS, PASSWORD_ENCRYPTION_ALGORITHM, PHC_MAX_LENGTH } from '@crypto-service/core';
-import { Base64, Encoding, Text } from './common.ts';
+import { Base64, Encoding, MAX_PASSWORD_CHARS, MAX_PAYLOAD_CHARS, Text } from './common.ts';
 
 const PasswordAlgorithm = Type.Enum([...PASSWORD_ALGORITHM_IDS], { description: 'Argon2id (RFC 9106), version 19.' });
 const PasswordEncryptionAlgorithm = Type.Enum([PASSWORD_ENCRYPTION_ALGORITHM], {
@@ -23,9 +23,9 @@ const PasswordEncryptionAlgorithm = Type.Enum([PASSWORD_ENCRYPTION_ALGORITHM], {
 });
 
 /** A password for a new hash or a new encryption: not empty. */
-const NewPassword = Type.String({ minLength: 1, description: 'The password: UTF-8 text, used exactly as sent (no Unicode normalisation).' });
+const NewPassword = Type.String({ minLength: 1, maxLength: MAX_PASSWORD_CHARS, description: 'The password: UTF-8 text, used exactly as sent (no Unicode normalisation).' });
 /** A password to check: any string, the empty one included (it simply does not match). */
-const CandidatePassword = Type.String({ description: 'The password to check: UTF-8 text, used exactly as sent (no Unicode normalisation).' });
+const CandidatePassword = Type.String({ maxLength: MAX_PASSWORD_CHARS, description: 'The password to check: UTF-8 text, used exactly as sent (no Unicode normalisation).' });
 
 const Argon2Params = Type.Object(
   {
@@ -123,7 +123,7 @@ export type PasswordEncryptResponse = Static<typeof PasswordEncryptResponse>;
 export const PasswordDecryptRequest = Type.Object(
   {
     password: CandidatePassword,
-    ciphertext: Base64('The `encrypted` value from /v2/password/encrypt'),
+    ciphertext: Base64('The `encrypted` value from /v2/password/encrypt', MAX_PAYLOAD_CHARS),
     encoding: Type.Optional(Encoding),
   },
   { additionalProperties: false },

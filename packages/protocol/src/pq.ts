@@ -12,7 +12,7 @@ import { ML_KEM_ALGORITHM_IDS, ML_KEM_LEVELS } from '@crypto-service/core';
 import { ML_DSA_ALGORITHM_IDS, ML_DSA_CONTEXT_MAX_BYTES, ML_DSA_LEVELS } from '@crypto-service/core';
 import { SLH_DSA_ALGORITHM_IDS, SLH_DSA_CONTEXT_MAX_BYTES, SLH_DSA_VARIANTS } from '@crypto-service/core';
 import { XWING_ALGORITHM_IDS } from '@crypto-service/core';
-import { Encoding, Hex, Text } from './common.ts';
+import { Encoding, Hex, MAX_KEY_CHARS, MAX_SIGNATURE_CHARS, Text } from './common.ts';
 
 const MlKemLevel = Type.Enum([...ML_KEM_LEVELS], { description: 'ML-KEM parameter set: 512, 768 (default) or 1024.' });
 const MlKemAlgorithm = Type.Enum([...ML_KEM_ALGORITHM_IDS]);
@@ -52,7 +52,7 @@ export const PqKeygenResponse = response({
 export type PqKeygenResponse = Static<typeof PqKeygenResponse>;
 
 export const PqEncapsulateRequest = Type.Object(
-  { publicKey: Hex('Encapsulation key; its length gives the level') },
+  { publicKey: Hex('Encapsulation key; its length gives the level', MAX_KEY_CHARS) },
   { additionalProperties: false },
 );
 export type PqEncapsulateRequest = Static<typeof PqEncapsulateRequest>;
@@ -66,8 +66,8 @@ export type PqEncapsulateResponse = Static<typeof PqEncapsulateResponse>;
 
 export const PqDecapsulateRequest = Type.Object(
   {
-    secretKey: Hex('The 64-byte seed, or the expanded decapsulation key (1632 / 2400 / 3168 bytes, whose length gives the level)'),
-    ciphertext: Hex('Ciphertext'),
+    secretKey: Hex('The 64-byte seed, or the expanded decapsulation key (1632 / 2400 / 3168 bytes, whose length gives the level)', MAX_KEY_CHARS),
+    ciphertext: Hex('Ciphertext', MAX_KEY_CHARS),
     level: Type.Optional(MlKemLevel),
   },
   { additionalProperties: false },
@@ -100,9 +100,9 @@ export type PqHybridKeygenResponse = Static<typeof PqHybridKeygenResponse>;
 
 export const PqHybridEncapsulateRequest = Type.Object(
   {
-    x25519PublicKey: Type.Optional(Hex('X25519 public key, 32 bytes (with mlKemPublicKey)')),
-    mlKemPublicKey: Type.Optional(Hex('ML-KEM-768 encapsulation key, 1184 bytes (with x25519PublicKey)')),
-    publicKey: Type.Optional(Hex('The combined X-Wing public key, 1216 bytes (instead of the two parts)')),
+    x25519PublicKey: Type.Optional(Hex('X25519 public key, 32 bytes (with mlKemPublicKey)', MAX_KEY_CHARS)),
+    mlKemPublicKey: Type.Optional(Hex('ML-KEM-768 encapsulation key, 1184 bytes (with x25519PublicKey)', MAX_KEY_CHARS)),
+    publicKey: Type.Optional(Hex('The combined X-Wing public key, 1216 bytes (instead of the two parts)', MAX_KEY_CHARS)),
   },
   { additionalProperties: false, description: 'Either x25519PublicKey and mlKemPublicKey, or publicKey.' },
 );
@@ -119,12 +119,12 @@ export type PqHybridEncapsulateResponse = Static<typeof PqHybridEncapsulateRespo
 
 export const PqHybridDecapsulateRequest = Type.Object(
   {
-    x25519PrivateKey: Type.Optional(Hex('X25519 private key, 32 bytes')),
-    mlKemSecretKey: Type.Optional(Hex('ML-KEM-768 seed, 64 bytes (or its 2400-byte expanded key)')),
-    x25519EphemeralPublic: Type.Optional(Hex('X25519 ephemeral public key from the encapsulation, 32 bytes')),
-    mlKemCiphertext: Type.Optional(Hex('ML-KEM-768 ciphertext, 1088 bytes')),
-    secretKey: Type.Optional(Hex('The 32-byte X-Wing seed (with ciphertext, instead of the four parts)')),
-    ciphertext: Type.Optional(Hex('The 1120-byte X-Wing ciphertext (with secretKey)')),
+    x25519PrivateKey: Type.Optional(Hex('X25519 private key, 32 bytes', MAX_KEY_CHARS)),
+    mlKemSecretKey: Type.Optional(Hex('ML-KEM-768 seed, 64 bytes (or its 2400-byte expanded key)', MAX_KEY_CHARS)),
+    x25519EphemeralPublic: Type.Optional(Hex('X25519 ephemeral public key from the encapsulation, 32 bytes', MAX_KEY_CHARS)),
+    mlKemCiphertext: Type.Optional(Hex('ML-KEM-768 ciphertext, 1088 bytes', MAX_KEY_CHARS)),
+    secretKey: Type.Optional(Hex('The 32-byte X-Wing seed (with ciphertext, instead of the four parts)', MAX_KEY_CHARS)),
+    ciphertext: Type.Optional(Hex('The 1120-byte X-Wing ciphertext (with secretKey)', MAX_KEY_CHARS)),
   },
   {
     additionalProperties: false,
@@ -154,7 +154,7 @@ export type PqDsaKeygenResponse = Static<typeof PqDsaKeygenResponse>;
 
 export const PqDsaSignRequest = Type.Object(
   {
-    secretKey: Hex('The 32-byte seed, or the expanded secret key (2560 / 4032 / 4896 bytes, whose length gives the level)'),
+    secretKey: Hex('The 32-byte seed, or the expanded secret key (2560 / 4032 / 4896 bytes, whose length gives the level)', MAX_KEY_CHARS),
     message: Text('The message to sign'),
     level: Type.Optional(MlDsaLevel),
     context: Type.Optional(Context(ML_DSA_CONTEXT_MAX_BYTES)),
@@ -172,9 +172,9 @@ export type PqDsaSignResponse = Static<typeof PqDsaSignResponse>;
 
 export const PqDsaVerifyRequest = Type.Object(
   {
-    publicKey: Hex('Public key; its length gives the level'),
+    publicKey: Hex('Public key; its length gives the level', MAX_KEY_CHARS),
     message: Text('The signed message'),
-    signature: Hex('Signature'),
+    signature: Hex('Signature', MAX_SIGNATURE_CHARS),
     level: Type.Optional(MlDsaLevel),
     context: Type.Optional(Context(ML_DSA_CONTEXT_MAX_BYTES)),
     encoding: Type.Optional(Encoding),
@@ -204,7 +204,7 @@ export type PqSlhDsaKeygenResponse = Static<typeof PqSlhDsaKeygenResponse>;
 
 export const PqSlhDsaSignRequest = Type.Object(
   {
-    secretKey: Hex('Secret key of the variant (4n bytes)'),
+    secretKey: Hex('Secret key of the variant (4n bytes)', MAX_KEY_CHARS),
     message: Text('The message to sign'),
     variant: Type.Optional(SlhDsaVariant),
     context: Type.Optional(Context(SLH_DSA_CONTEXT_MAX_BYTES)),
@@ -222,9 +222,9 @@ export type PqSlhDsaSignResponse = Static<typeof PqSlhDsaSignResponse>;
 
 export const PqSlhDsaVerifyRequest = Type.Object(
   {
-    publicKey: Hex('Public key of the variant (2n bytes)'),
+    publicKey: Hex('Public key of the variant (2n bytes)', MAX_KEY_CHARS),
     message: Text('The signed message'),
-    signature: Hex('Signature'),
+    signature: Hex('Signature', MAX_SIGNATURE_CHARS),
     variant: Type.Optional(SlhDsaVariant),
     context: Type.Optional(Context(SLH_DSA_CONTEXT_MAX_BYTES)),
     encoding: Type.Optional(Encoding),

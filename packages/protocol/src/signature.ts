@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { DEFAULT_SIGNATURE_ALGORITHM, SIGNATURE_ALGORITHM_IDS, SIGNATURE_CONTEXT_MAX_BYTES } from '@crypto-service/core';
-import { Encoding, Hex, Text } from './common.ts';
+import { Encoding, Hex, MAX_KEY_CHARS, MAX_SIGNATURE_CHARS, Text } from './common.ts';
 
 const SignatureAlgorithm = Type.Enum([...SIGNATURE_ALGORITHM_IDS], {
   description: 'Signature algorithm; see GET /v2/algorithms. ed25519 by default.',
@@ -18,7 +18,7 @@ const Context = Type.String({
 
 /** A key field: hex of the raw key, or PEM text (no hex pattern here, core tells the two apart). */
 function KeyField(description: string) {
-  return Type.String({ minLength: 1, description });
+  return Type.String({ minLength: 1, maxLength: MAX_KEY_CHARS, description });
 }
 
 export const SignRequest = Type.Object(
@@ -59,7 +59,7 @@ export const VerifyRequest = Type.Object(
         + '1312 / 1952 / 2592 B ML-DSA, or 2n (32 / 48 / 64) B SLH-DSA. PEM text (-----BEGIN PUBLIC KEY-----, SPKI) is accepted too.',
     ),
     message: Text('The signed message'),
-    signature: Hex('The signature, in the encoding that /v2/sign returns'),
+    signature: Hex('The signature, in the encoding that /v2/sign returns', MAX_SIGNATURE_CHARS),
     context: Type.Optional(Context),
     encoding: Type.Optional(Encoding),
   },

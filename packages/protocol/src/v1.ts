@@ -3,6 +3,7 @@
  * and signatures are ASCII-armored strings; messages and plaintexts are UTF-8 text.
  */
 import { Type, type Static } from 'typebox';
+import { MAX_PAYLOAD_CHARS } from './common.ts';
 
 /**
  * Curves for `type: "ecc"`: those that both OpenPGP.js 6 (on Node, as installed) and GnuPG (2.2
@@ -27,8 +28,14 @@ export const V1_MAX_KEY_EXPIRATION_SECONDS = 0xffff_ffff;
 /** Recipients of one message, or keys to verify against. */
 export const V1_MAX_KEYS = 100;
 
+/** An armored block (key, message, signature): bounded, like every text, by the largest body limit. */
 function Armored(description: string) {
-  return Type.String({ minLength: 1, description });
+  return Type.String({ minLength: 1, maxLength: MAX_PAYLOAD_CHARS, description });
+}
+
+/** Text to encrypt, sign or verify (UTF-8). */
+function Message(description: string) {
+  return Type.String({ maxLength: MAX_PAYLOAD_CHARS, description });
 }
 
 const Passphrase = (description: string) => Type.String({ minLength: 1, maxLength: 1024, description });
@@ -91,7 +98,7 @@ export type V1GenerateResponse = Static<typeof V1GenerateResponse>;
 
 export const V1EncryptRequest = Type.Object(
   {
-    message: Type.String({ description: 'The text to encrypt (UTF-8)' }),
+    message: Message('The text to encrypt (UTF-8)'),
     publicKeys: Type.Optional(PublicKeys('Recipients: one armored public key or an array of them')),
     passphrase: Type.Optional(Passphrase('Encrypts for this passphrase too (symmetric); publicKeys, passphrase or both')),
     signingKey: Type.Optional(Armored('Signs the message before encrypting it: an armored private key')),
@@ -125,7 +132,7 @@ export type V1DecryptResponse = Static<typeof V1DecryptResponse>;
 
 export const V1SignRequest = Type.Object(
   {
-    message: Type.String({ description: 'The text to sign (UTF-8)' }),
+    message: Message('The text to sign (UTF-8)'),
     privateKey: Type.Optional(Armored("The signer's armored private key; absent: the server's own key (CRYPTO_KEY_DIR), if it has one")),
     passphrase: Type.Optional(Passphrase('Unlocks privateKey')),
     detached: Type.Optional(Type.Boolean({ default: false, description: 'true: an armored detached signature of the exact UTF-8 bytes; false (default): a cleartext-signed message' })),
@@ -139,7 +146,7 @@ export type V1SignResponse = Static<typeof V1SignResponse>;
 
 export const V1VerifyRequest = Type.Object(
   {
-    message: Type.String({ description: 'A signed message (cleartext-signed or armored), or the signed text itself when signature is given' }),
+    message: Message('A signed message (cleartext-signed or armored), or the signed text itself when signature is given'),
     signature: Type.Optional(Armored('An armored detached signature of message')),
     publicKeys: PublicKeys('The public keys to verify against: one armored key or an array of them'),
   },

@@ -6,8 +6,8 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
-import { handleError, sendProblem } from './errors.ts';
-import { loggerOptions, requestLogController } from './logging.ts';
+import { clientErrorHandler, handleError, sendProblem } from './errors.ts';
+import { loggerOptions, requestLogController, schemaValidatorLogger } from './logging.ts';
 import { Readiness } from './readiness.ts';
 import securityHeaders, { securityHeaderValues } from './plugins/security-headers.ts';
 import { deprecationHeaders, isV1Path } from './v1/deprecation.ts';
@@ -51,13 +51,24 @@ declare module 'fastify' {
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
+  // Node enforces the headers and request timeouts only when it checks its connections, every
+  // connectionsCheckingInterval (30 s by default): a slow client would keep its socket up to 30 s
+  // past them. Checking four times per headers timeout (at most once a second) keeps the overrun
+  // under a quarter of it. Set at construction: Node reads it when the server starts listening.
+  const connectionChecks = { connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(config.timeouts.headersMs / 4))) };
   const serverOptions: FastifyServerOptions = {
     logger: options.quiet === true ? false : loggerOptions(config.logLevel, options.logStream),
     logController: requestLogController(),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustedProxyCidrs.length > 0 ? config.trustedProxyCidrs : false,
     // Unknown fields are errors, not silently dropped; a number is never coerced into a string.
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false } },
+    // maxLength counts UTF-16 code units (`unicode: false`): an O(1) check, where Ajv's default walks
+    // the whole string (3 ms per MiB), and every request string has a maxLength (protocol common.ts).
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false, unicode: false, logger: schemaValidatorLogger },
+    },
+    // A slow or malformed client is answered with a problem too (408, 431, 400), never Fastify's own JSON.
+    clientErrorHandler: clientErrorHandler(securityHeaderValues()),
     // Slow clients and stuck handlers (contract §4, SECURITY.md): the whole request must arrive
     // within REQUEST_TIMEOUT_MS (408), a route must answer within HANDLER_TIMEOUT_MS (503), idle
     // keep-alive sockets close after KEEP_ALIVE_TIMEOUT_MS. The headers timeout is set below.
@@ -77,11 +88,15 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   };
   // PROTOCOL=https: the same app over TLS. Fastify's types model an https server as a different
   // instance type; nothing here depends on the difference, hence the one cast.
-  const tls = config.tls === undefined ? {} : { https: { cert: config.tls.cert, key: config.tls.key } };
+  const tls = config.tls === undefined ? { http: connectionChecks } : { https: { cert: config.tls.cert, key: config.tls.key, ...connectionChecks } };
   const app = Fastify({ ...serverOptions, ...tls } as FastifyServerOptions) as unknown as FastifyInstance;
 
   // Fastify has no option for it: the request line and headers must arrive within this.
   app.server.headersTimeout = config.timeouts.headersMs;
+  // An `Expect` other than 100-continue: Node would answer a bare 417 (no problem body, no security
+  // headers). RFC 9110 §10.1.1 lets a server ignore it instead, so the request goes through the
+  // pipeline like any other.
+  app.server.on('checkExpectation', (request, response) => app.server.emit('request', request, response));
 
   const readiness = options.readiness ?? new Readiness();
   app.decorate('readiness', readiness);

@@ -2,7 +2,8 @@
  * Every error becomes an RFC 9457 problem (contract §2) here, in one place: the mapping from
  * error to stable code is written once. 500s carry a generic detail; their cause goes to the log.
  */
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CryptoError, INSECURE_ALGORITHMS } from '@crypto-service/core';
 import {
   ERROR_CODES,
@@ -100,8 +101,11 @@ function validationProblem(issues: AjvIssue[], context: string, body: unknown): 
   return { code: 'VALIDATION_FAILED', detail: `invalid request: ${summary}`, errors };
 }
 
-/** Fastify's own client errors, by code. Anything else with a 4xx status falls back on the status. */
+/** Fastify's own errors, by code. Anything else with a 4xx status falls back on the status. */
 const FASTIFY_CODES: Record<string, { code: ErrorCode; detail: string }> = {
+  // HANDLER_TIMEOUT_MS: the route did not answer in time. Not a bug, so not a 500: the work may
+  // simply be queued behind others (Argon2id, scrypt), and the caller may try again later.
+  FST_ERR_HANDLER_TIMEOUT: { code: 'SERVICE_UNAVAILABLE', detail: 'the request took longer than the server allows (HANDLER_TIMEOUT_MS); try again later' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'the request body must be application/json' },
   FST_ERR_CTP_BODY_TOO_LARGE: { code: 'PAYLOAD_TOO_LARGE', detail: 'the request body is larger than the configured limit' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'MALFORMED_JSON', detail: 'the request body is empty; send a JSON object' },
@@ -141,4 +145,38 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   }
   request.log.error({ err: error }, 'unexpected failure');
   return sendProblem(reply, request, 'INTERNAL_ERROR', 'an unexpected error occurred; it has been logged');
+}
+
+/**
+ * Errors that Node raises on a connection before any request reaches Fastify: a client that sends
+ * its headers or its body too slowly (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS), headers over Node's
+ * limit, bytes that are not HTTP. Fastify's default answers with its own JSON; these are problems
+ * like every other error, with the security headers, and `Connection: close` (the socket is
+ * destroyed after). Written only while nothing has been written on the socket, as Node itself does,
+ * so a late timeout can never append a second response to one already sent. The log line carries
+ * the error code only: the error object holds the raw bytes received, credentials included.
+ */
+const CLIENT_ERRORS: Record<string, { code: ErrorCode; detail: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { code: 'REQUEST_TIMEOUT', detail: 'the request did not arrive in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS)' },
+  HPE_HEADER_OVERFLOW: { code: 'HEADERS_TOO_LARGE', detail: 'the request headers are larger than the server accepts' },
+};
+const NOT_HTTP = { code: 'VALIDATION_FAILED', detail: 'the request is not valid HTTP/1.1' } as const;
+
+export function clientErrorHandler(securityHeaders: Record<string, string>) {
+  const fixed = Object.entries(securityHeaders).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  return function handleClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const { code, detail } = CLIENT_ERRORS[error.code ?? ''] ?? NOT_HTTP;
+    this.log.debug({ code: error.code }, 'client connection error');
+    if (socket.writable && socket.bytesWritten === 0) {
+      const { status, title } = ERROR_CODES[code];
+      // No instance: the request line may never have arrived.
+      const body = JSON.stringify(buildProblem(code, detail, ''));
+      socket.write(
+        `HTTP/1.1 ${status} ${title}\r\n${fixed}content-type: ${PROBLEM_CONTENT_TYPE}\r\n`
+          + `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy();
+  };
 }

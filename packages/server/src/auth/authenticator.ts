@@ -20,8 +20,38 @@ export interface Principal {
 
 /** Clock skew tolerated on `exp`, `nbf` and `iat` (contract §3). */
 export const JWT_CLOCK_TOLERANCE_SECONDS = 60;
-/** A longer Authorization header is refused unread: no legitimate token of ours is near this size. */
+/**
+ * A longer token is refused unread: no legitimate token of ours is near this size (a typical one is
+ * 200–400 characters). Node refuses headers over 16 KiB in all with a 431 before we see them.
+ */
 export const MAX_TOKEN_LENGTH = 8192;
+
+/**
+ * Whether a presented API key is one of the configured keys, given as SHA-256 fingerprints. The
+ * candidate is hashed and compared with every fingerprint (rotation) without stopping at the first
+ * match, so neither the content, nor the length, nor which key matched shows in the time taken.
+ */
+export function matchesAnyApiKey(presented: string | string[] | undefined, fingerprints: readonly Uint8Array[]): boolean {
+  if (typeof presented !== 'string') return false;
+  const candidate = Buffer.from(presented, 'utf8');
+  let matched = false;
+  for (const fingerprint of fingerprints) {
+    matched = matchesSecret(candidate, fingerprint) || matched;
+  }
+  return matched;
+}
+
+/**
+ * `typ` is optional (RFC 7519 §5.1); when present it must say JWT. Media types are
+ * case-insensitive, and a `typ` without a slash means `application/` + it (RFC 7515 §4.1.9), so
+ * `JWT`, `jwt` and `application/jwt` all pass; `at+jwt`, `JWE`, `JOSE` and non-strings do not.
+ */
+function typAcceptable(typ: unknown): boolean {
+  if (typ === undefined) return true;
+  if (typeof typ !== 'string') return false;
+  const lower = typ.toLowerCase();
+  return lower === 'jwt' || lower === 'application/jwt';
+}
 
 const ANONYMOUS: Principal = { kind: 'anonymous', subject: undefined, grant: 'all' };
 const REALM = 'crypto-service';
@@ -48,7 +78,7 @@ export class Authenticator {
     }
     let principal: Principal | undefined;
     if (apiKey !== undefined) {
-      if (!this.#apiKeyMatches(apiKey)) throw this.#unauthorized('invalid API key');
+      if (!matchesAnyApiKey(apiKey, this.#apiKeyFingerprints)) throw this.#unauthorized('invalid API key');
       principal = { kind: 'api-key', subject: undefined, grant: 'all' };
     }
     if (token !== undefined) {
@@ -56,17 +86,6 @@ export class Authenticator {
       principal = await this.#verifyToken(token);
     }
     return principal ?? ANONYMOUS;
-  }
-
-  #apiKeyMatches(presented: string | string[]): boolean {
-    if (typeof presented !== 'string') return false;
-    const candidate = Buffer.from(presented, 'utf8');
-    // Compare against every configured key (rotation), without stopping at the first match.
-    let matched = false;
-    for (const fingerprint of this.#apiKeyFingerprints) {
-      matched = matchesSecret(candidate, fingerprint) || matched;
-    }
-    return matched;
   }
 
   async #verifyToken(token: string): Promise<Principal> {
@@ -78,8 +97,14 @@ export class Authenticator {
     } catch {
       throw invalid('malformed');
     }
+    // The algorithm comes from our configuration, never from the token: whatever the header names
+    // (none, RS256 or ES256 "verified" with our secret as a public key, HS512), only HS256 passes.
+    // Key-locating headers (kid, jku, x5u, jwk, x5c) are ignored: the key is always JWT_SECRET,
+    // nothing is ever fetched or read because a token names it.
     if (header.alg !== 'HS256') throw invalid('only HS256 is accepted');
-    if (header.typ !== undefined && header.typ.toUpperCase() !== 'JWT') throw invalid('typ must be JWT');
+    if (!typAcceptable(header.typ)) throw invalid('typ must be JWT');
+    // Critical extensions must be understood or the token refused (RFC 7515 §4.1.11); we understand none.
+    if (header.crit !== undefined) throw invalid('critical header extensions are not supported');
     for (const secret of this.#config.jwtSecrets) {
       try {
         const { payload } = await jwtVerify(token, secret, {
@@ -89,6 +114,10 @@ export class Authenticator {
           ...(this.#config.jwtIssuer === undefined ? {} : { issuer: this.#config.jwtIssuer }),
           ...(this.#config.jwtAudience === undefined ? {} : { audience: this.#config.jwtAudience }),
         });
+        // jose checks iat only against a maximum age; a token issued in the future is refused here.
+        if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + JWT_CLOCK_TOLERANCE_SECONDS) {
+          throw invalid('issued in the future');
+        }
         const grant = grantFromClaims(payload);
         if (grant === 'malformed') throw invalid('scope claim must be a string or scopes an array of strings');
         return { kind: 'jwt', subject: typeof payload.sub === 'string' ? payload.sub : undefined, grant };

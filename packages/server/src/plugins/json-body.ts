@@ -2,7 +2,8 @@
  * The JSON body parser. Fastify's own decodes bytes as UTF-8 leniently (bad bytes become U+FFFD,
  * so a request could hash or encrypt something other than what was sent); this one refuses
  * invalid UTF-8, keeps Fastify's prototype-poisoning protection (secure-json-parse semantics via
- * a reviver), and refuses compressed bodies, which could hide a size bomb behind the body limit.
+ * a reviver), refuses compressed bodies, which could hide a size bomb behind the body limit, and
+ * refuses bodies nested deeper than MAX_JSON_DEPTH before JSON.parse builds anything.
  */
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
@@ -10,6 +11,67 @@ import { ApiError } from '../errors.ts';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * Deepest nesting of objects and arrays a body may have (the top-level object counts as 1). The
+ * deepest request of any route is 3 (`{ recipients: [ { … } ] }`); 32 leaves room for clients that
+ * wrap, and stops a body of a million `[` long before anything recursive (a serializer, a log
+ * line, structuredClone to a worker) could overflow the stack on what JSON.parse built.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+
+/**
+ * The rest of a JSON string up to and including its closing quote, from a position that is not
+ * inside an escape: runs of plain characters, each escape taken whole. The unrolled form (no two
+ * alternatives can match the same character) keeps it linear even when no quote closes the string.
+ */
+const REST_OF_STRING = /[^"\\]*(?:\\[\s\S][^"\\]*)*"/y;
+
+/**
+ * Whether `text` nests objects and arrays deeper than `maxDepth`, counting brackets outside
+ * strings. One pass, no allocation, linear whatever the input. A string is skipped with indexOf
+ * (native, and a few calls whatever its size when it holds no escaped quote, the usual case: hex,
+ * base64, plain text); from its first escaped quote on, the rest of that string goes to a sticky
+ * regular expression, one native call however many escapes follow (a JSON document sent as a
+ * payload: about half of JSON.parse's time; 2–5 ms per MiB at worst, for a string of nothing but
+ * escapes). Not a validator: malformed JSON is JSON.parse's to refuse, so a stray `]` or an
+ * unterminated string only has to leave the count harmless.
+ */
+export function nestsDeeperThan(text: string, maxDepth: number): boolean {
+  let depth = 0;
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === QUOTE) {
+      let end = text.indexOf('"', i + 1);
+      if (end === -1) return false;
+      if (text.charCodeAt(end - 1) === BACKSLASH) {
+        let backslashes = 1;
+        while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
+        if ((backslashes & 1) === 1) {
+          // An escaped quote: the string goes on. Everything before it is plain characters and
+          // whole escapes, so end + 1 is a clean place to resume.
+          REST_OF_STRING.lastIndex = end + 1;
+          if (REST_OF_STRING.exec(text) === null) return false;
+          end = REST_OF_STRING.lastIndex - 1;
+        }
+      }
+      i = end;
+    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      if (++depth > maxDepth) return true;
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+  return false;
+}
 
 function rejectPoisoning(key: string, value: unknown): unknown {
   if (FORBIDDEN_KEYS.has(key)) {
@@ -34,6 +96,9 @@ export default fp(async function jsonBody(app) {
       text = strictUtf8.decode(body);
     } catch {
       throw new ApiError('MALFORMED_JSON', 'the request body is not valid UTF-8');
+    }
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+      throw new ApiError('MALFORMED_JSON', `the request body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`);
     }
     // The reviver costs a call per key, so it runs only when a forbidden key could be present
     // (spelled out, or hidden behind a \u escape).
