@@ -6,10 +6,13 @@
  * production server in every networked run, which shows any drift).
  *
  * Stages: logger (pino at LOG_LEVEL=warn, with logging.ts's request-log controller), helmet (the
- * security-headers plugin), static-headers (the same headers computed once at start and set with
- * one reply.headers() call: a candidate replacement for helmet), cors (off anyway without
- * CORS_ORIGIN), rate-limit, compress, auth, metrics, json-body (the strict UTF-8 body parser),
- * openapi. Without metrics, the route's `app.operations.run` is a pass-through.
+ * security-headers plugin; it computes helmet's headers once at start), static-headers (the same
+ * headers captured from a throwaway app and set with one reply.headers() call), cors (off anyway
+ * without CORS_ORIGIN), rate-limit, compress, auth, metrics, json-body (the strict UTF-8 body
+ * parser), self-tests (the start-up self-tests and their preHandler hook), timeouts (the handler
+ * timeout as app.ts sets it: per route, only on the routes route-config.ts lists, so not on
+ * /v2/hash; `timeout-all` puts it on every route, as a server-wide handlerTimeout would), openapi.
+ * Without metrics, the route's `app.operations.run` is a pass-through.
  */
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { loadConfig } from '../../packages/server/src/config.ts';
@@ -23,10 +26,13 @@ import authentication from '../../packages/server/src/plugins/authentication.ts'
 import metrics from '../../packages/server/src/plugins/metrics.ts';
 import jsonBody from '../../packages/server/src/plugins/json-body.ts';
 import openApi from '../../packages/server/src/plugins/openapi.ts';
+import selfTests from '../../packages/server/src/plugins/self-tests.ts';
+import { Readiness } from '../../packages/server/src/readiness.ts';
+import { hasHandlerTimeout } from '../../packages/server/src/route-config.ts';
 import { hashRoutes } from '../../packages/server/src/routes/hash.ts';
 
 
-export const ALL_STAGES = ['logger', 'helmet', 'rate-limit', 'compress', 'auth', 'metrics', 'json-body', 'openapi'] as const;
+export const ALL_STAGES = ['logger', 'helmet', 'rate-limit', 'compress', 'auth', 'metrics', 'json-body', 'self-tests', 'timeouts', 'openapi'] as const;
 
 /** The headers the security-headers plugin sets, captured once from a throwaway app. */
 async function securityHeaderValues(): Promise<Record<string, string>> {
@@ -51,6 +57,11 @@ export async function buildStagesApp(stages: ReadonlySet<string>, apiKey: string
     routerOptions: { maxParamLength: 200 },
   } as FastifyServerOptions) as unknown as FastifyInstance;
   app.setErrorHandler(handleError);
+  if (stages.has('timeouts') || stages.has('timeout-all')) {
+    app.addHook('onRoute', (route) => {
+      if (stages.has('timeout-all') || hasHandlerTimeout(route.url ?? '')) route.handlerTimeout = config.timeouts.handlerMs;
+    });
+  }
 
   if (stages.has('helmet')) await app.register(securityHeaders);
   if (stages.has('static-headers')) {
@@ -70,10 +81,16 @@ export async function buildStagesApp(stages: ReadonlySet<string>, apiKey: string
     app.decorate('operations', { run: <T>(_operation: string, _algorithm: string, work: () => T): T => work() });
   }
   if (stages.has('json-body')) await app.register(jsonBody);
+  if (stages.has('self-tests')) {
+    app.decorate('readiness', new Readiness());
+    await app.register(selfTests);
+  }
   if (stages.has('openapi')) await app.register(openApi, { version: 'bench' });
 
   app.get('/live', { config: { public: true, rateLimitCost: false } }, async () => ({ status: 'alive' }));
   await app.register(hashRoutes);
   await app.ready();
+  // Like the production server, serve once the start-up self-tests have passed (503s before).
+  if (stages.has('self-tests')) await app.selfTests.done;
   return app;
 }

@@ -28,6 +28,7 @@ import { multiRecipientRoutes } from './routes/multi-recipient.ts';
 import { pqRoutes } from './routes/pq.ts';
 import { v1Routes } from './v1/routes.ts';
 import type { RateLimitStore } from './rate-limit/store.ts';
+import { hasHandlerTimeout } from './route-config.ts';
 import { createRateLimitStore } from './rate-limit/create-store.ts';
 import selfTests, { type SelfTestPluginOptions } from './plugins/self-tests.ts';
 import { SERVICE_VERSION } from './version.ts';
@@ -70,10 +71,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // A slow or malformed client is answered with a problem too (408, 431, 400), never Fastify's own JSON.
     clientErrorHandler: clientErrorHandler(securityHeaderValues()),
     // Slow clients and stuck handlers (contract §4, SECURITY.md): the whole request must arrive
-    // within REQUEST_TIMEOUT_MS (408), a route must answer within HANDLER_TIMEOUT_MS (503), idle
-    // keep-alive sockets close after KEEP_ALIVE_TIMEOUT_MS. The headers timeout is set below.
+    // within REQUEST_TIMEOUT_MS (408), a route of variable cost must answer within
+    // HANDLER_TIMEOUT_MS (503; set per route below, not here), idle keep-alive sockets close after
+    // KEEP_ALIVE_TIMEOUT_MS. The headers timeout is set below.
     requestTimeout: config.timeouts.requestMs,
-    handlerTimeout: config.timeouts.handlerMs,
     keepAliveTimeout: config.timeouts.keepAliveMs,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
@@ -97,6 +98,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // headers). RFC 9110 §10.1.1 lets a server ignore it instead, so the request goes through the
   // pipeline like any other.
   app.server.on('checkExpectation', (request, response) => app.server.emit('request', request, response));
+
+  // HANDLER_TIMEOUT_MS applies to the routes whose cost is variable and can be large (the list and
+  // why: route-config.ts). A server-wide handlerTimeout would give every request a timer and an
+  // AbortController (≈ 20 µs, a fifth of a small request's cost); a route-level one is honoured
+  // when the server-level one is 0, and this hook sees every route registered after it.
+  app.addHook('onRoute', (route) => {
+    if (route.handlerTimeout === undefined && hasHandlerTimeout(route.url ?? route.path ?? '')) {
+      route.handlerTimeout = config.timeouts.handlerMs;
+    }
+  });
 
   const readiness = options.readiness ?? new Readiness();
   app.decorate('readiness', readiness);

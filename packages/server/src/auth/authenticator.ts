@@ -69,6 +69,22 @@ export class Authenticator {
     return this.#apiKeyFingerprints.length > 0 || this.#config.jwtSecrets.length > 0;
   }
 
+  /**
+   * `authenticate` without a promise, for requests that present no bearer token to verify (every
+   * request when only API keys are configured): the principal, or the same 401 thrown. Undefined
+   * when a bearer token is present: `authenticate` must verify it (asynchronously).
+   */
+  authenticateWithoutToken(headers: IncomingHttpHeaders): Principal | undefined {
+    if (!this.enabled) return ANONYMOUS;
+    if (this.#config.jwtSecrets.length > 0 && bearerToken(headers.authorization) !== undefined) return undefined;
+    const apiKey = this.#apiKeyFingerprints.length > 0 ? headers['x-api-key'] : undefined;
+    if (apiKey === undefined) {
+      throw this.#unauthorized('missing credentials: send an x-api-key header or an Authorization: Bearer token');
+    }
+    if (!matchesAnyApiKey(apiKey, this.#apiKeyFingerprints)) throw this.#unauthorized('invalid API key');
+    return { kind: 'api-key', subject: undefined, grant: 'all' };
+  }
+
   async authenticate(headers: IncomingHttpHeaders): Promise<Principal> {
     if (!this.enabled) return ANONYMOUS;
     const token = this.#config.jwtSecrets.length > 0 ? bearerToken(headers.authorization) : undefined;

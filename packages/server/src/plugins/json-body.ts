@@ -5,11 +5,12 @@
  * a reviver), refuses compressed bodies, which could hide a size bomb behind the body limit, and
  * refuses bodies nested deeper than MAX_JSON_DEPTH before JSON.parse builds anything.
  */
+import { isUtf8 } from 'node:buffer';
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+const BYTE_ORDER_MARK = 0xfeff;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
@@ -80,41 +81,56 @@ function rejectPoisoning(key: string, value: unknown): unknown {
   return value;
 }
 
+/** The body as a JSON value, or the 4xx ApiError to answer with. Synchronous: no promise per request. */
+export function parseJsonBody(contentEncoding: string | undefined, body: Buffer): unknown {
+  if (contentEncoding !== undefined && contentEncoding.toLowerCase() !== 'identity') {
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'compressed request bodies are not accepted; send plain JSON');
+  }
+  if (body.byteLength === 0) {
+    throw new ApiError('MALFORMED_JSON', 'the request body is empty; send a JSON object');
+  }
+  // Strict UTF-8 (no U+FFFD substitution), as a fatal TextDecoder would decode it, but with
+  // Node's native validator and decoder, about twice as fast on small bodies. A leading byte order
+  // mark is dropped, as the TextDecoder did.
+  if (!isUtf8(body)) {
+    throw new ApiError('MALFORMED_JSON', 'the request body is not valid UTF-8');
+  }
+  let text = body.toString('utf8');
+  if (text.charCodeAt(0) === BYTE_ORDER_MARK) text = text.slice(1);
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new ApiError('MALFORMED_JSON', `the request body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+  // The reviver costs a call per key, so it runs only when a forbidden key could be present
+  // (spelled out, or hidden behind a \u escape).
+  const suspicious = text.includes('proto') || text.includes('constructor') || text.includes('\\u');
+  try {
+    return (suspicious ? JSON.parse(text, rejectPoisoning) : JSON.parse(text)) as unknown;
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw new ApiError('MALFORMED_JSON', 'the request body is not valid JSON');
+  }
+}
+
 export default fp(async function jsonBody(app) {
   // JSON only: Fastify's default text/plain parser goes too, so anything else is a 415.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async (request: FastifyRequest, body: Buffer) => {
-    const contentEncoding = request.headers['content-encoding'];
-    if (contentEncoding !== undefined && contentEncoding.toLowerCase() !== 'identity') {
-      throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'compressed request bodies are not accepted; send plain JSON');
-    }
-    if (body.byteLength === 0) {
-      throw new ApiError('MALFORMED_JSON', 'the request body is empty; send a JSON object');
-    }
-    let text: string;
+  // Callback style (three parameters), not async: Fastify then calls it without a promise.
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request: FastifyRequest, body: Buffer, done: (error: Error | null, body?: unknown) => void) => {
+    let parsed: unknown;
     try {
-      text = strictUtf8.decode(body);
-    } catch {
-      throw new ApiError('MALFORMED_JSON', 'the request body is not valid UTF-8');
-    }
-    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-      throw new ApiError('MALFORMED_JSON', `the request body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`);
-    }
-    // The reviver costs a call per key, so it runs only when a forbidden key could be present
-    // (spelled out, or hidden behind a \u escape).
-    const suspicious = text.includes('proto') || text.includes('constructor') || text.includes('\\u');
-    try {
-      return (suspicious ? JSON.parse(text, rejectPoisoning) : JSON.parse(text)) as unknown;
+      parsed = parseJsonBody(request.headers['content-encoding'], body);
     } catch (error) {
-      if (error instanceof ApiError) throw error;
-      throw new ApiError('MALFORMED_JSON', 'the request body is not valid JSON');
+      done(error as Error);
+      return;
     }
+    done(null, parsed);
   });
   // A POST without any body (and so without a Content-Type) is an empty object to the schemas:
   // routes whose fields are all optional (`POST /v2/pq/hybrid/keygen`) can then be called bare.
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, next) => {
     if (request.method === 'POST' && request.body === undefined) {
       request.body = {};
     }
+    next();
   });
 }, { name: 'json-body' });

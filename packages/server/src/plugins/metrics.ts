@@ -7,6 +7,7 @@ import fp from 'fastify-plugin';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { CryptoError } from '@crypto-service/core';
 import { ApiError } from '../errors.ts';
+import { declareRouteConfigCache, routeConfigOf } from '../route-config.ts';
 
 export type Outcome = 'success' | 'rejected' | 'unavailable' | 'error';
 
@@ -28,14 +29,63 @@ declare module 'fastify' {
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+/** One label set of a counter, counted in a plain number until the next scrape. */
+interface Series<L> {
+  readonly labels: L;
+  pending: number;
+}
+
+/**
+ * A counter's increments kept in plain numbers per label set, handed to prom-client when the
+ * counter is collected (every scrape, and every read through the registry). prom-client hashes the
+ * labels object into a string on every inc(), which would be once per request; here a request
+ * adds 1 to a number found through a few Map lookups.
+ */
+class DeferredCounts<L extends Record<string, string>> {
+  readonly #all: Series<L>[] = [];
+
+  create(labels: L): Series<L> {
+    const series = { labels, pending: 0 };
+    this.#all.push(series);
+    return series;
+  }
+
+  flush(counter: Counter<string>): void {
+    for (const series of this.#all) {
+      if (series.pending > 0) {
+        counter.inc(series.labels, series.pending);
+        series.pending = 0;
+      }
+    }
+  }
+}
+
+/** A Map of Maps: the entry of `key` under `map`, created empty when missing. */
+function inner<K, V>(map: Map<K, Map<unknown, V>>, key: K): Map<unknown, V> {
+  let found = map.get(key);
+  if (found === undefined) {
+    found = new Map();
+    map.set(key, found);
+  }
+  return found;
+}
+
+type HttpLabels = { method: string; route: string; status_code: string };
+type OperationLabels = { operation: string; algorithm: string; outcome: Outcome };
+
 export default fp(async function metrics(app) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const requestCounts = new DeferredCounts<HttpLabels>();
+  const operationCounts = new DeferredCounts<OperationLabels>();
   const requests = new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests by method, route template and status code',
     labelNames: ['method', 'route', 'status_code'] as const,
     registers: [registry],
+    collect() {
+      requestCounts.flush(this);
+    },
   });
   const latency = new Histogram({
     name: 'http_request_duration_seconds',
@@ -49,14 +99,28 @@ export default fp(async function metrics(app) {
     help: 'Crypto operations by operation, algorithm and outcome (success, rejected, unavailable, error)',
     labelNames: ['operation', 'algorithm', 'outcome'] as const,
     registers: [registry],
+    collect() {
+      operationCounts.flush(this);
+    },
   });
 
-  const count = (operation: string, algorithm: string, outcome: Outcome) =>
-    operations.inc({ operation, algorithm, outcome });
+  // operation → algorithm → outcome → series. Bounded: operations are the routes' fixed names,
+  // algorithms those the schemas accept.
+  const operationSeries = new Map<string, Map<unknown, Map<unknown, Series<OperationLabels>>>>();
+  const count = (operation: string, algorithm: string, outcome: Outcome) => {
+    const byOutcome = inner(inner(operationSeries, operation) as Map<string, Map<unknown, Series<OperationLabels>>>, algorithm);
+    let series = byOutcome.get(outcome);
+    if (series === undefined) {
+      series = operationCounts.create({ operation, algorithm, outcome });
+      byOutcome.set(outcome, series);
+    }
+    series.pending++;
+  };
   const failure = (error: unknown): Outcome =>
     error instanceof CryptoError ? 'rejected' : error instanceof ApiError ? 'unavailable' : 'error';
 
   app.decorate('metricsRegistry', registry);
+  declareRouteConfigCache(app);
   app.decorate('operations', {
     run<T>(operation: string, algorithm: string, work: () => T): T {
       let result: T;
@@ -80,11 +144,28 @@ export default fp(async function metrics(app) {
     },
   });
 
-  app.addHook('onResponse', async (request, reply) => {
-    // Route templates, never raw URLs: an attacker must not be able to mint label values.
-    const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
-    const labels = { method: request.method, route, status_code: String(reply.statusCode) };
-    requests.inc(labels);
-    latency.observe(labels, reply.elapsedTime / 1000);
+  // The series of a request, through its route's config object (one per route; the 404 handler's
+  // for every unknown path), its method and its status: no labels object or string built per
+  // request. Route labels are templates, never raw URLs: an attacker cannot mint label values.
+  const httpSeries = new WeakMap<object, Map<string, Map<unknown, Series<HttpLabels>>>>();
+  app.addHook('onResponse', (request, reply, done) => {
+    const config = routeConfigOf(request);
+    let byMethod = httpSeries.get(config);
+    if (byMethod === undefined) {
+      byMethod = new Map();
+      httpSeries.set(config, byMethod);
+    }
+    const method = request.method;
+    const status = reply.statusCode;
+    const byStatus = inner(byMethod, method);
+    let series = byStatus.get(status);
+    if (series === undefined) {
+      const route = request.is404 ? 'unmatched' : (config.url ?? 'unmatched');
+      series = requestCounts.create({ method, route, status_code: String(status) });
+      byStatus.set(status, series);
+    }
+    series.pending++;
+    latency.observe(series.labels, reply.elapsedTime / 1000);
+    done();
   });
 }, { name: 'metrics' });

@@ -14,9 +14,9 @@
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
-import { MemoryStore, type RateLimitStore } from '../rate-limit/store.ts';
+import { MemoryStore, type RateLimitStore, type WindowCount } from '../rate-limit/store.ts';
 import { FailoverStore, UNCOUNTED } from '../rate-limit/failover-store.ts';
-import '../route-config.ts';
+import { declareRouteConfigCache, routeConfigOf } from '../route-config.ts';
 
 export interface RateLimitOptions {
   max: number;
@@ -41,26 +41,33 @@ export default fp<RateLimitOptions>(async function rateLimit(app, options) {
   const store = options.store ?? new MemoryStore(options.windowMs);
   const windowSeconds = Math.ceil(options.windowMs / 1000);
   const policy = `"${POLICY_NAME}";q=${options.max};w=${windowSeconds}`;
+  declareRouteConfigCache(app);
 
-  async function charge(request: FastifyRequest, reply: FastifyReply, units: number): Promise<void> {
-    const now = Date.now();
-    const count = await store.consume(request.ip, units, options.windowMs, now);
+  /** Sets the headers of a counted request; the 429 to throw when it is over the limit. */
+  function apply(reply: FastifyReply, count: WindowCount, now: number): ApiError | undefined {
     // The shared store is down and RATE_LIMIT_FAILURE_MODE=open: nothing was counted, so no
     // header claims a quota.
-    if (count === UNCOUNTED) return;
+    if (count === UNCOUNTED) return undefined;
     const { used, resetAt } = count;
     const resetSeconds = Math.max(0, Math.ceil((resetAt - now) / 1000));
     reply.header('ratelimit-policy', policy);
     reply.header('ratelimit', `"${POLICY_NAME}";r=${Math.max(0, options.max - used)};t=${resetSeconds}`);
     if (used > options.max) {
-      throw new ApiError('RATE_LIMITED', `rate limit exceeded: ${options.max} units per ${windowSeconds} s; retry after ${resetSeconds} s`, {
+      return new ApiError('RATE_LIMITED', `rate limit exceeded: ${options.max} units per ${windowSeconds} s; retry after ${resetSeconds} s`, {
         headers: { 'retry-after': String(Math.max(1, resetSeconds)) },
       });
     }
+    return undefined;
+  }
+
+  async function charge(request: FastifyRequest, reply: FastifyReply, units: number): Promise<void> {
+    const now = Date.now();
+    const refusal = apply(reply, await store.consume(request.ip, units, options.windowMs, now), now);
+    if (refusal !== undefined) throw refusal;
   }
 
   app.decorateReply('chargeRateLimit', async function chargeRateLimit(this: FastifyReply, units: number) {
-    if (units > 0 && this.request.routeOptions.config.rateLimitCost !== false) {
+    if (units > 0 && routeConfigOf(this.request).rateLimitCost !== false) {
       await charge(this.request, this, units);
     }
   });
@@ -73,9 +80,22 @@ export default fp<RateLimitOptions>(async function rateLimit(app, options) {
       await store.ready();
     });
   }
-  app.addHook('onRequest', async (request, reply) => {
-    const cost = request.routeOptions.config.rateLimitCost ?? 1;
-    if (cost === false) return;
-    await charge(request, reply, cost);
-  });
+  // A store that counts in this process (the default MemoryStore) is asked synchronously, in a
+  // callback-style hook: no promise per request. A shared store goes through the async path.
+  const local: RateLimitStore = store;
+  const consumeSync = local.consumeSync?.bind(local);
+  if (consumeSync !== undefined) {
+    app.addHook('onRequest', (request, reply, done) => {
+      const cost = routeConfigOf(request).rateLimitCost ?? 1;
+      if (cost === false) return done();
+      const now = Date.now();
+      done(apply(reply, consumeSync(request.ip, cost, options.windowMs, now), now));
+    });
+  } else {
+    app.addHook('onRequest', async (request, reply) => {
+      const cost = routeConfigOf(request).rateLimitCost ?? 1;
+      if (cost === false) return;
+      await charge(request, reply, cost);
+    });
+  }
 }, { name: 'rate-limit' });

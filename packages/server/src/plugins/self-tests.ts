@@ -25,6 +25,7 @@ import { Gauge } from 'prom-client';
 import { SELF_TESTS, runSelfTest, selfTestIds, type SelfTest, type SelfTestOutcome } from '@crypto-service/core';
 import { ApiError } from '../errors.ts';
 import { selfTestsOfRequest } from '../self-test-routes.ts';
+import { declareRouteConfigCache, routeConfigOf } from '../route-config.ts';
 
 export interface SelfTestPluginOptions {
   /** Tests replace individual known-answer tests (to make one fail, say), by `family/id`. */
@@ -109,6 +110,7 @@ export default fp<SelfTestPluginOptions>(async function selfTests(app, options) 
     },
   };
   app.decorate('selfTests', state);
+  declareRouteConfigCache(app);
   app.readiness.addCheck('self-tests', () => completed);
   app.readiness.setDisabledAlgorithms(() => state.disabled());
 
@@ -150,20 +152,28 @@ export default fp<SelfTestPluginOptions>(async function selfTests(app, options) 
     closed = true;
   });
 
-  app.addHook('preHandler', async (request) => {
-    const needed = selfTestsOfRequest(request.routeOptions.url, request.body).filter((id) => known.has(id));
+  // Once the suite has finished with every algorithm passed (the usual state), no request can be
+  // held back: the hook answers at once, without looking at the route or the body.
+  let allPassed = false;
+  void done.then(() => {
+    allPassed = completed && state.disabled().length === 0;
+  });
+  app.addHook('preHandler', (request, _reply, next) => {
+    if (allPassed) return next();
+    const needed = selfTestsOfRequest(routeConfigOf(request).url, request.body).filter((id) => known.has(id));
     const failed = needed.find((id) => state.status(id) === 'failed');
     if (failed !== undefined) {
-      throw new ApiError('SERVICE_UNAVAILABLE', `algorithm ${describeAlgorithm(failed)} is disabled: its start-up self-test failed`);
+      return next(new ApiError('SERVICE_UNAVAILABLE', `algorithm ${describeAlgorithm(failed)} is disabled: its start-up self-test failed`));
     }
     const pending = needed.find((id) => state.status(id) === 'pending');
     if (pending !== undefined) {
-      throw new ApiError(
+      return next(new ApiError(
         'SERVICE_UNAVAILABLE',
         `algorithm ${describeAlgorithm(pending)} is not available yet: the start-up self-tests are still running`,
         { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } },
-      );
+      ));
     }
+    return next();
   });
 
   if (app.hasDecorator('metricsRegistry')) {

@@ -12,6 +12,12 @@ export interface WindowCount {
 export interface RateLimitStore {
   /** Adds `cost` units to `key`'s current fixed window and returns the new total. */
   consume(key: string, cost: number, windowMs: number, now: number): Promise<WindowCount>;
+  /**
+   * The same as `consume`, answered synchronously, for a store that keeps its counts in this
+   * process. Optional: the rate limiter uses it when present, saving the promises of an async hook
+   * on every request; a shared store (Redis, a cluster's primary) leaves it out.
+   */
+  consumeSync?(key: string, cost: number, windowMs: number, now: number): WindowCount;
   close(): Promise<void>;
 }
 
@@ -26,6 +32,10 @@ export class MemoryStore implements RateLimitStore {
   }
 
   async consume(key: string, cost: number, windowMs: number, now: number): Promise<WindowCount> {
+    return this.consumeSync(key, cost, windowMs, now);
+  }
+
+  consumeSync(key: string, cost: number, windowMs: number, now: number): WindowCount {
     let window = this.#windows.get(key);
     if (window === undefined || window.resetAt <= now) {
       window = { used: 0, resetAt: now + windowMs };

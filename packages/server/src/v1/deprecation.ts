@@ -27,16 +27,23 @@ export function deprecationHeaders(v1: Pick<V1Config, 'deprecationDate' | 'sunse
   };
 }
 
-/** `/v1` itself or anything below it; not `/v10`, not `/v2`. The query string does not count. */
+/**
+ * `/v1` itself or anything below it; not `/v10`, not `/v2`. The query string does not count, and
+ * neither does the scheme and authority of an absolute-form target (`POST http://host/v1/sign`,
+ * RFC 9112 §3.2.2), which the router routes like its path.
+ */
 export function isV1Path(url: string): boolean {
-  const path = url.split('?', 1)[0] ?? '';
+  const path = (url.split('?', 1)[0] ?? '').replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/]*/, '');
   return path === '/v1' || path.startsWith('/v1/');
 }
 
 export const v1DeprecationHeaders = fp<{ v1: V1Config }>(async function v1DeprecationHeaders(app, { v1 }) {
   const headers = deprecationHeaders(v1);
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (isV1Path(request.raw.url ?? request.url)) reply.headers(headers);
-    return payload;
+  // Callback style, not async: it runs on every response of the app, /v2 included. A path that
+  // starts with `/` but not `/v1` (nearly every request) needs no closer look.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const url = request.raw.url ?? request.url;
+    if ((url.charCodeAt(0) !== 0x2f || url.startsWith('/v1')) && isV1Path(url)) reply.headers(headers);
+    done(null, payload);
   });
 }, { name: 'v1-deprecation-headers' });

@@ -1,0 +1,44 @@
+/**
+ * HANDLER_TIMEOUT_MS applies per route, to the routes of variable and possibly large cost only
+ * (route-config.ts): the cheap, body-bounded routes run without Fastify's per-request timer and
+ * AbortController. (That a timed route answers a 503 in time: security/limits.test.ts.)
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildApp } from '../src/app.ts';
+import { hasHandlerTimeout } from '../src/route-config.ts';
+import { postJson, testConfig } from './helpers.ts';
+
+test('the timed routes are the queued, post-quantum-signing, multi-recipient and /v1 ones', () => {
+  const timed = [
+    '/v1/sign', '/v1/generate', '/v2/password/hash', '/v2/password/decrypt', '/v2/kdf', '/v2/multi-recipient/encrypt',
+    '/v2/pq/dsa/sign', '/v2/pq/slh-dsa/keygen', '/v2/pq/hash-sign/sign', '/v2/sign', '/v2/verify', '/v2/keys/generate',
+  ];
+  const untimed = [
+    '/v2/hash', '/v2/encrypt', '/v2/hmac', '/v2/keys/wrap', '/v2/sealedbox/seal', '/v2/pq/encapsulate', '/v2/pq/hybrid/keygen',
+    '/v2/signature', '/v2/kdfx', '/v2/keys/generator', '/v10/sign', '/live', '/metrics', '/docs/json',
+  ];
+  for (const url of timed) assert.equal(hasHandlerTimeout(url), true, url);
+  for (const url of untimed) assert.equal(hasHandlerTimeout(url), false, url);
+});
+
+test('the app gives HANDLER_TIMEOUT_MS to the timed routes and none to the others', async (t) => {
+  const app = await buildApp(testConfig({ HANDLER_TIMEOUT_MS: '1234' }), { quiet: true });
+  t.after(() => app.close());
+  const seen = new Map<string, number | undefined>();
+  app.addHook('onRequest', (request, _reply, done) => {
+    seen.set(request.url, request.routeOptions.handlerTimeout);
+    done();
+  });
+  await app.ready();
+  await app.selfTests.done;
+  assert.equal((await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 'abc' })).statusCode, 200);
+  // Bodies the schemas refuse: answered at once, after the onRequest hooks have seen the route.
+  assert.equal((await postJson(app, '/v2/password/hash', { nonsense: true })).statusCode, 400);
+  assert.equal((await postJson(app, '/v2/sign', { nonsense: true })).statusCode, 400);
+  assert.equal((await postJson(app, '/v2/encrypt', { nonsense: true })).statusCode, 400);
+  assert.equal(seen.get('/v2/password/hash'), 1234);
+  assert.equal(seen.get('/v2/sign'), 1234);
+  assert.equal(seen.get('/v2/hash'), 0);
+  assert.equal(seen.get('/v2/encrypt'), 0);
+});
