@@ -4,9 +4,15 @@
  * On SIGTERM or SIGINT: readiness turns 503 at once, the listener stops accepting connections,
  * in-flight requests finish, and the process exits 0. If they have not finished after
  * SHUTDOWN_TIMEOUT_MS, the process exits 1 anyway, so that an orchestrator is never kept waiting.
+ *
+ * WORKERS > 1: this process becomes the cluster primary (cluster/primary.ts), which forks the
+ * workers; each worker runs this same file and serves as below. The configuration is validated
+ * here first, in the primary, so that a bad value stops the start once, before any worker exists.
  */
+import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { buildApp } from './app.ts';
+import { answerMetricsCollection } from './cluster/metrics.ts';
+import { isClusterWorker } from './cluster/role.ts';
 
 function fail(message: string): never {
   process.stderr.write(`crypto-service: ${message}\n`);
@@ -21,36 +27,57 @@ try {
   throw error;
 }
 
-const app = await buildApp(config).catch((error: unknown) => fail(`cannot start: ${(error as Error).message}`));
-for (const warning of config.warnings) app.log.warn(warning);
-
-let shuttingDown = false;
-async function shutdown(signal: NodeJS.Signals): Promise<void> {
-  if (shuttingDown) return;
-  shuttingDown = true;
-  app.log.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down: draining in-flight requests');
-  app.readiness.startDraining();
-  const force = setTimeout(() => {
-    app.log.error({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown timed out: forcing exit');
-    process.exit(1);
-  }, config.shutdownTimeoutMs);
-  force.unref();
-  try {
-    await app.close();
-    app.log.info('shutdown complete');
-    process.exit(0);
-  } catch (error) {
-    app.log.error({ err: error }, 'shutdown failed');
-    process.exit(1);
-  }
+if (cluster.isPrimary && config.workers > 1) {
+  // The primary serves no HTTP: it loads the supervisor alone, not the app and its crypto libraries.
+  const { runPrimary } = await import('./cluster/primary.ts');
+  runPrimary(config);
+} else {
+  await serve(config);
 }
-process.on('SIGTERM', (signal) => void shutdown(signal));
-process.on('SIGINT', (signal) => void shutdown(signal));
 
-try {
-  await app.listen({ port: config.port, host: config.host });
-} catch (error) {
-  const code = (error as NodeJS.ErrnoException).code;
-  const reason = code === 'EADDRINUSE' ? `port ${config.port} is already in use (PORT)` : code === 'EACCES' ? `no permission to listen on port ${config.port} (PORT)` : (error as Error).message;
-  fail(`cannot listen on ${config.protocol}://${config.host}:${config.port}: ${reason}`);
+async function serve(config: Config): Promise<void> {
+  const clusterWorker = isClusterWorker();
+  // Ctrl-C sends SIGINT to every process of the terminal's group, the workers included: they leave
+  // it to the primary, which relays it as SIGTERM to each of them, so that the whole cluster drains
+  // once, in step, and the primary knows when it is over.
+  if (clusterWorker) process.on('SIGINT', () => {});
+
+  const { buildApp } = await import('./app.ts');
+  const app = await buildApp(config).catch((error: unknown) => fail(`cannot start: ${(error as Error).message}`));
+  // In cluster mode the primary has logged them, once for all workers.
+  if (!clusterWorker) for (const warning of config.warnings) app.log.warn(warning);
+  if (clusterWorker) answerMetricsCollection(app.metricsRegistry);
+
+  let shuttingDown = false;
+  async function shutdown(signal: NodeJS.Signals): Promise<void> {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    app.log.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down: draining in-flight requests');
+    app.readiness.startDraining();
+    const force = setTimeout(() => {
+      app.log.error({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown timed out: forcing exit');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    force.unref();
+    try {
+      await app.close();
+      app.log.info('shutdown complete');
+      process.exit(0);
+    } catch (error) {
+      app.log.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
+  }
+  process.on('SIGTERM', (signal) => void shutdown(signal));
+  if (!clusterWorker) process.on('SIGINT', (signal) => void shutdown(signal));
+
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // A stop requested while listen() was under way: the shutdown under way decides the exit.
+    if (shuttingDown) return;
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'EADDRINUSE' ? `port ${config.port} is already in use (PORT)` : code === 'EACCES' ? `no permission to listen on port ${config.port} (PORT)` : (error as Error).message;
+    fail(`cannot listen on ${config.protocol}://${config.host}:${config.port}: ${reason}`);
+  }
 }

@@ -7,6 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { HealthResponse, LiveResponse, ProblemSchema, ReadyResponse } from '@crypto-service/protocol';
 import { buildProblem, instanceOf } from '../errors.ts';
 import type { Readiness } from '../readiness.ts';
+import { metricsExposition } from '../cluster/metrics.ts';
 import '../route-config.ts';
 
 export interface ProbeOptions {
@@ -49,7 +50,8 @@ export const probeRoutes: FastifyPluginAsync<ProbeOptions> = async (app, { readi
     config: probeConfig,
     schema: { tags: ['meta'], summary: 'Prometheus metrics', security: [], produces: ['text/plain'] },
   }, async (_request, reply) => {
-    const body = await app.metricsRegistry.metrics();
-    return reply.type(app.metricsRegistry.contentType).send(body);
+    // In cluster mode, every worker's figures merged by the primary (cluster/metrics.ts).
+    const { contentType, body } = await metricsExposition(app.metricsRegistry);
+    return reply.type(contentType).send(body);
   });
 };
