@@ -212,6 +212,11 @@ function planScrypt(input: KdfInput, params: KdfParamsInput): ScryptPlan {
     throw invalidInput(`params.N must be a power of two from ${SCRYPT_MIN_N} to ${SCRYPT_MAX_N}`, '/params/N');
   }
   checkRange(r, SCRYPT_MIN_R, SCRYPT_MAX_R, 'params.r', '/params/r');
+  // RFC 7914 §2: N < 2^(128 · r / 8). Only r = 1 can break it within the caps (N up to 2^15);
+  // OpenSSL refuses the rest with a misleading "memory limit exceeded", which would be a 500.
+  if (N >= 2 ** (16 * r)) {
+    throw invalidInput(`params.N must be less than 2^(16 · r) (RFC 7914): at most ${2 ** (16 * r - 1)} with r = ${r}; raise r or lower N`, '/params/N');
+  }
   checkRange(p, SCRYPT_MIN_P, SCRYPT_MAX_P, 'params.p', '/params/p');
   if (scryptBudgetBytes({ N, r, p }) > SCRYPT_MAX_MEMORY_BYTES) {
     throw invalidInput(`scrypt memory 128 · N · r must not exceed ${SCRYPT_MAX_MEMORY_BYTES / MIB} MiB; lower N or r`, '/params');

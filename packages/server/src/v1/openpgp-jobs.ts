@@ -395,6 +395,8 @@ async function decrypt(job: DecryptJob, serverKey: ServerKey | undefined): Promi
   }
 }
 
+const CleartextMessage = openpgp.CleartextMessage as unknown as new (text: string) => openpgp.CleartextMessage;
+
 async function sign(job: SignJob, serverKey: ServerKey | undefined): Promise<string> {
   let key: openpgp.PrivateKey;
   if (job.privateKey === undefined) {
@@ -409,7 +411,9 @@ async function sign(job: SignJob, serverKey: ServerKey | undefined): Promise<str
     return openpgp.sign({ message, signingKeys: key, detached: true, format: 'armored' });
   }
   // A cleartext-signed message, as gpg --clearsign makes: readable without OpenPGP software.
-  const message = await openpgp.createCleartextMessage({ text: job.message });
+  // Built with the constructor (public at run time, absent from the typings): createCleartextMessage
+  // refuses the empty text, which gpg --clearsign signs and the schema allows.
+  const message = new CleartextMessage(job.message);
   return openpgp.sign({ message, signingKeys: key, format: 'armored' });
 }
 
