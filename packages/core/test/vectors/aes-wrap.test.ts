@@ -13,10 +13,8 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { unwrapKey, wrapKey } from '../../src/keywrap.ts';
-import { CryptoError } from '../../src/errors.ts';
+import { fromHex, toHex, failsWith, readVectorFile } from './vector-files.ts';
 
 interface KeywrapVector {
   tcId: number;
@@ -40,31 +38,12 @@ interface KeywrapFile {
 
 const FILE = 'wycheproof/aes_wrap_test.json';
 const ALGORITHM = 'aes-kw';
-const fromHex = (hex: string) => Uint8Array.from(Buffer.from(hex, 'hex'));
-const toHex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 /** The key lengths AES-KW wraps here: RFC 3394's n ≥ 2 blocks of 8 bytes. */
 const wrappable = (length: number) => length >= 16 && length % 8 === 0;
 
-function failsWith(work: () => unknown, code: string, field?: string): boolean {
-  try {
-    work();
-    return false;
-  } catch (error) {
-    return error instanceof CryptoError && error.code === code && (field === undefined || error.field === field);
-  }
-}
+const data = readVectorFile<KeywrapFile>(FILE);
 
-const vectorsDir = process.env.CRYPTO_VECTORS_DIR;
-
-if (vectorsDir === undefined || vectorsDir === '') {
-  test('CRYPTO_VECTORS_DIR names the test-vector directory', () => {
-    assert.fail(
-      `CRYPTO_VECTORS_DIR is not set, so ${FILE} cannot be checked. Run the vector suite with \`npm run test:vectors\` `
-        + '(scripts/run-tests.ts finds ../shared/vectors), or set CRYPTO_VECTORS_DIR to the directory that holds SOURCES.md.',
-    );
-  });
-} else {
-  const data = JSON.parse(readFileSync(join(vectorsDir, FILE), 'utf8')) as KeywrapFile;
+if (data !== undefined) {
   const counts = { valid: 0, invalid: 0, acceptable: 0, invalidWrapRefused: 0, invalidWrapDiffers: 0 };
 
   describe(`Wycheproof ${FILE}`, () => {

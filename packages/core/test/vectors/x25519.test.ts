@@ -14,10 +14,9 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { sealedBoxX25519 } from '../../src/sealedbox.ts';
 import { CryptoError } from '../../src/errors.ts';
+import { fromHex, toHex, readVectorFile } from './vector-files.ts';
 
 interface XdhVector {
   tcId: number;
@@ -40,8 +39,6 @@ interface XdhFile {
 }
 
 const FILE = 'wycheproof/x25519_test.json';
-const fromHex = (hex: string) => Uint8Array.from(Buffer.from(hex, 'hex'));
-const toHex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 const ALL_ZERO = /^(?:00)+$/;
 
 function refusedAsLowOrder(work: () => unknown): boolean {
@@ -53,17 +50,9 @@ function refusedAsLowOrder(work: () => unknown): boolean {
   }
 }
 
-const vectorsDir = process.env.CRYPTO_VECTORS_DIR;
+const data = readVectorFile<XdhFile>(FILE);
 
-if (vectorsDir === undefined || vectorsDir === '') {
-  test('CRYPTO_VECTORS_DIR names the test-vector directory', () => {
-    assert.fail(
-      `CRYPTO_VECTORS_DIR is not set, so ${FILE} cannot be checked. Run the vector suite with \`npm run test:vectors\` `
-        + '(scripts/run-tests.ts finds ../shared/vectors), or set CRYPTO_VECTORS_DIR to the directory that holds SOURCES.md.',
-    );
-  });
-} else {
-  const data = JSON.parse(readFileSync(join(vectorsDir, FILE), 'utf8')) as XdhFile;
+if (data !== undefined) {
   const counts = { valid: 0, invalid: 0, acceptable: 0, acceptableAgreed: 0, acceptableRefused: 0 };
 
   describe(`Wycheproof ${FILE}`, () => {

@@ -14,10 +14,8 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { XCHACHA_NONCE_LENGTH, xchachaOpen, xchachaSeal, type AeadBackend } from '../../src/aead.ts';
-import { CryptoError } from '../../src/errors.ts';
+import { fromHex, toHex, failsWith, readVectorFile } from './vector-files.ts';
 
 interface AeadVector {
   tcId: number;
@@ -46,29 +44,10 @@ interface AeadFile {
 
 const FILE = 'wycheproof/xchacha20_poly1305_test.json';
 const BACKENDS: readonly AeadBackend[] = ['native', 'noble'];
-const fromHex = (hex: string) => Uint8Array.from(Buffer.from(hex, 'hex'));
-const toHex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
-function failsWith(work: () => unknown, code: string, field?: string): boolean {
-  try {
-    work();
-    return false;
-  } catch (error) {
-    return error instanceof CryptoError && error.code === code && (field === undefined || error.field === field);
-  }
-}
+const data = readVectorFile<AeadFile>(FILE);
 
-const vectorsDir = process.env.CRYPTO_VECTORS_DIR;
-
-if (vectorsDir === undefined || vectorsDir === '') {
-  test('CRYPTO_VECTORS_DIR names the test-vector directory', () => {
-    assert.fail(
-      `CRYPTO_VECTORS_DIR is not set, so ${FILE} cannot be checked. Run the vector suite with \`npm run test:vectors\` `
-        + '(scripts/run-tests.ts finds ../shared/vectors), or set CRYPTO_VECTORS_DIR to the directory that holds SOURCES.md.',
-    );
-  });
-} else {
-  const data = JSON.parse(readFileSync(join(vectorsDir, FILE), 'utf8')) as AeadFile;
+if (data !== undefined) {
   const counts = { valid: 0, invalid: 0, acceptable: 0, modifiedTag: 0, invalidNonceSize: 0 };
 
   describe(`Wycheproof ${FILE}`, () => {
