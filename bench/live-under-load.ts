@@ -4,6 +4,7 @@
  *   node bench/live-under-load.ts                                 Argon2id, then SLH-DSA (about 4 minutes)
  *   node bench/live-under-load.ts --load slh-dsa --slh-variant sha2-192s
  *   node bench/live-under-load.ts --duration 30 --connections 16,48 --interval 50
+ *   node bench/live-under-load.ts --heavy-work-nice 0     heavy work at the event loop's priority
  *
  * Starts the production server (child process: NODE_ENV=production, CRYPTO_API_KEY set,
  * LOG_LEVEL=warn, RATE_LIMIT_MAX=10,000,000 per 1 s window, so the limiter runs but can never
@@ -44,6 +45,8 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '16,48' },
     load: { type: 'string', default: 'both' },
     'slh-variant': { type: 'string', default: 'sha2-128s' },
+    /** HEAVY_WORK_NICE for the server; unset: the server's default. 0 runs heavy work at the event loop's priority. */
+    'heavy-work-nice': { type: 'string' },
   },
 });
 const DURATION_S = Number(args.duration);
@@ -155,10 +158,13 @@ interface Phase {
 const loads = await Promise.all(loadNames.map(makeLoad));
 const apiKey = benchApiKey();
 const headers = { 'content-type': 'application/json', 'x-api-key': apiKey };
-const server = await startProductionServer({ name: 'live-under-load', apiKey, logLevel: 'warn', extra: { RATE_LIMIT_WINDOW_MS: '1000' } });
+const server = await startProductionServer({ name: 'live-under-load', apiKey, logLevel: 'warn', extra: {
+  RATE_LIMIT_WINDOW_MS: '1000',
+  ...(args['heavy-work-nice'] === undefined ? {} : { HEAVY_WORK_NICE: args['heavy-work-nice'] }),
+} });
 
 print(`# /live latency under ${loads.map((load) => load.title).join(' and ')} load\n\n${describeMachine()}`);
-print(`- production server: NODE_ENV=production, LOG_LEVEL=warn, RATE_LIMIT_MAX=10000000 per RATE_LIMIT_WINDOW_MS=1000 (never refuses)`);
+print(`- production server: NODE_ENV=production, LOG_LEVEL=warn, RATE_LIMIT_MAX=10000000 per RATE_LIMIT_WINDOW_MS=1000 (never refuses), HEAVY_WORK_NICE=${args['heavy-work-nice'] ?? 'default (10)'}`);
 for (const load of loads) print(`- ${load.title} load: autocannon in this process, ${load.description}`);
 print(`- /live probed every ${INTERVAL_MS} ms on a new connection for ${DURATION_S} s per phase, from a separate process\n`);
 

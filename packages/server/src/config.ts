@@ -93,6 +93,11 @@ export interface Config {
   /** Server processes on this host (WORKERS; `auto` resolved to one per core). 1 = no cluster. */
   workers: number;
   timeouts: TimeoutConfig;
+  /**
+   * The nice value (0–19) of the threads that run heavy work (thread-priority.ts); 0 leaves them
+   * at the event loop's priority.
+   */
+  heavyWorkNice: number;
   /** Argon2id (password routes) and scrypt/PBKDF2 (`/v2/kdf`) queues. */
   workQueues: { password: QueueConfig; kdf: QueueConfig };
   tls: { cert: Buffer; key: Buffer } | undefined;
@@ -381,6 +386,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 67_108_864),
     workers: readWorkers(env),
     timeouts: readTimeouts(env),
+    heavyWorkNice: readInteger(env, 'HEAVY_WORK_NICE', 10, 0, 19),
     workQueues: {
       password: readQueue(env, 'PASSWORD', { concurrency: 2, maxQueued: 32, budgetMib: 256 }),
       kdf: readQueue(env, 'KDF', { concurrency: 1, maxQueued: 16, budgetMib: 256 }),

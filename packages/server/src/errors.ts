@@ -103,9 +103,6 @@ function validationProblem(issues: AjvIssue[], context: string, body: unknown): 
 
 /** Fastify's own errors, by code. Anything else with a 4xx status falls back on the status. */
 const FASTIFY_CODES: Record<string, { code: ErrorCode; detail: string }> = {
-  // HANDLER_TIMEOUT_MS: the route did not answer in time. Not a bug, so not a 500: the work may
-  // simply be queued behind others (Argon2id, scrypt), and the caller may try again later.
-  FST_ERR_HANDLER_TIMEOUT: { code: 'SERVICE_UNAVAILABLE', detail: 'the request took longer than the server allows (HANDLER_TIMEOUT_MS); try again later' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'the request body must be application/json' },
   FST_ERR_CTP_BODY_TOO_LARGE: { code: 'PAYLOAD_TOO_LARGE', detail: 'the request body is larger than the configured limit' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'MALFORMED_JSON', detail: 'the request body is empty; send a JSON object' },

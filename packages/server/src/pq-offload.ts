@@ -63,6 +63,8 @@ export interface PqOffloadOptions {
   mode?: PqOffloadMode;
   /** Worker mode: threads in the pool. Default: one fewer than the cores, 1 to 4. */
   workers?: number;
+  /** Worker mode: the nice value each worker thread gives itself (HEAVY_WORK_NICE). Default 0. */
+  threadNice?: number;
   /** Inline mode: SLH-DSA signatures and key generations running at once. Default 2 (of libuv's 4 threads). */
   maxConcurrentHeavy?: number;
   /** Jobs that may wait beyond those running before the queue refuses. Default 32. */
@@ -105,9 +107,11 @@ class WorkerPool {
   private readonly busy = new Map<Worker, Pending>();
   private closed = false;
   private readonly size: number;
+  private readonly threadNice: number;
 
-  constructor(size: number) {
+  constructor(size: number, threadNice: number) {
     this.size = size;
+    this.threadNice = threadNice;
   }
 
   get capacity(): number {
@@ -127,7 +131,7 @@ class WorkerPool {
   }
 
   private spawn(): Worker {
-    const worker = new Worker(WORKER_SCRIPT);
+    const worker = new Worker(WORKER_SCRIPT, { workerData: { nice: this.threadNice } });
     worker.on('message', (reply: PqWorkerReply) => {
       const pending = this.busy.get(worker);
       this.busy.delete(worker);
@@ -179,7 +183,7 @@ export class PqOffload {
     this.execute = options.execute ?? ((name, args) => runPqJob(name, args as never));
     let concurrency: number;
     if (this.mode === 'worker') {
-      this.pool = new WorkerPool(options.workers ?? defaultPqWorkers());
+      this.pool = new WorkerPool(options.workers ?? defaultPqWorkers(), options.threadNice ?? 0);
       // The queue admits at most one job per worker, so an admitted job always finds one idle.
       concurrency = this.pool.capacity;
     } else {

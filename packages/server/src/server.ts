@@ -42,11 +42,16 @@ async function serve(config: Config): Promise<void> {
   // once, in step, and the primary knows when it is over.
   if (clusterWorker) process.on('SIGINT', () => {});
 
+  // Before the app exists, so that the start-up self-tests' Argon2id already runs at this priority.
+  const { lowerThreadPoolPriority } = await import('./thread-priority.ts');
+  const loweredThreads = await lowerThreadPoolPriority(config.heavyWorkNice);
+
   const { buildApp } = await import('./app.ts');
   const app = await buildApp(config).catch((error: unknown) => fail(`cannot start: ${(error as Error).message}`));
   // In cluster mode the primary has logged them, once for all workers.
   if (!clusterWorker) for (const warning of config.warnings) app.log.warn(warning);
   if (clusterWorker) answerMetricsCollection(app.metricsRegistry);
+  app.log.debug({ threads: loweredThreads, nice: config.heavyWorkNice }, 'heavy-work threads lowered in priority (HEAVY_WORK_NICE)');
 
   let shuttingDown = false;
   async function shutdown(signal: NodeJS.Signals): Promise<void> {

@@ -67,12 +67,21 @@ export const KDF_QUEUE_DEFAULTS: Readonly<WorkQueueOptions> = {
 export interface WorkQueueHooks {
   /** Called once for every job refused with a 503. */
   onRefused?: (() => void) | undefined;
+  /** Called once for every waiting job dropped because its request no longer wanted it. */
+  onDropped?: (() => void) | undefined;
 }
 
 interface Waiting {
   readonly cost: number;
+  /** False once nobody waits for the result (handler-timeout.ts: timed out, or the client left). */
+  readonly wanted: () => boolean;
+  /** Starts the job. */
   readonly start: () => void;
+  /** Settles the caller's promise without running the job. */
+  readonly drop: () => void;
 }
+
+const alwaysWanted = (): boolean => true;
 
 export class WorkQueue {
   readonly options: Readonly<WorkQueueOptions>;
@@ -80,6 +89,7 @@ export class WorkQueue {
   #running = 0;
   #memoryInUse = 0;
   #rejected = 0;
+  #dropped = 0;
   readonly #waiting: Waiting[] = [];
 
   constructor(options: WorkQueueOptions, hooks: WorkQueueHooks = {}) {
@@ -117,8 +127,12 @@ export class WorkQueue {
   /**
    * Runs `job` when a slot and `memoryBytes` of the budget are free, and settles as it does. Refuses
    * at once, with a 503 ApiError, when the job can never fit or the queue is full.
+   *
+   * `stillWanted`, asked while the job waits: once it answers false (the request timed out, or its
+   * client went away), the job is dropped without running, its promise rejected with a 503, and its
+   * place goes to the next job. Expensive work that nobody will read is the cheapest to skip.
    */
-  run<T>(memoryBytes: number, job: () => Promise<T>): Promise<T> {
+  run<T>(memoryBytes: number, job: () => Promise<T>, stillWanted: () => boolean = alwaysWanted): Promise<T> {
     if (!Number.isSafeInteger(memoryBytes) || memoryBytes < 0) {
       // A programming error in the caller, not the client's fault: let it surface as a 500.
       return Promise.reject(new RangeError(`work queue ${this.options.name}: memory cost must be a non-negative integer`));
@@ -129,12 +143,38 @@ export class WorkQueue {
     if (this.#waiting.length === 0 && this.#fits(memoryBytes)) {
       return this.#start(memoryBytes, job);
     }
+    if (this.#waiting.length >= this.options.maxQueued) this.#dropUnwanted();
     if (this.#waiting.length >= this.options.maxQueued) {
       return Promise.reject(this.#refuse('too many expensive operations are in progress'));
     }
     return new Promise<T>((resolve, reject) => {
-      this.#waiting.push({ cost: memoryBytes, start: () => void this.#start(memoryBytes, job).then(resolve, reject) });
+      this.#waiting.push({
+        cost: memoryBytes,
+        wanted: stillWanted,
+        start: () => void this.#start(memoryBytes, job).then(resolve, reject),
+        drop: () => reject(new ApiError('SERVICE_UNAVAILABLE', `the request ended before its turn came (${this.options.name})`)),
+      });
     });
+  }
+
+  /** Jobs dropped unstarted since the queue was made (see run). */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  /** Removes every waiting job that nobody wants any more (a full queue looks for room first). */
+  #dropUnwanted(): void {
+    const unwanted = this.#waiting.filter((waiting) => !waiting.wanted());
+    for (const waiting of unwanted) {
+      this.#waiting.splice(this.#waiting.indexOf(waiting), 1);
+      this.#drop(waiting);
+    }
+  }
+
+  #drop(waiting: Waiting): void {
+    this.#dropped += 1;
+    this.#hooks.onDropped?.();
+    waiting.drop();
   }
 
   #fits(cost: number): boolean {
@@ -159,9 +199,16 @@ export class WorkQueue {
   }
 
   #drain(): void {
-    for (let head = this.#waiting[0]; head !== undefined && this.#fits(head.cost); head = this.#waiting[0]) {
-      this.#waiting.shift();
-      head.start();
+    for (let head = this.#waiting[0]; head !== undefined; head = this.#waiting[0]) {
+      if (!head.wanted()) {
+        this.#waiting.shift();
+        this.#drop(head);
+      } else if (this.#fits(head.cost)) {
+        this.#waiting.shift();
+        head.start();
+      } else {
+        break;
+      }
     }
   }
 

@@ -189,3 +189,68 @@ describe('configuration', () => {
     assert.equal(q.rejected, 0);
   });
 });
+
+describe('jobs nobody waits for any more', () => {
+  test('a waiting job whose request has ended is dropped at its turn, unstarted, and the next one runs', async () => {
+    let dropped = 0;
+    const q = new WorkQueue({ name: 'test', concurrency: 1, maxQueued: 4, memoryBudgetBytes: 100, retryAfterSeconds: 1 }, { onDropped: () => (dropped += 1) });
+    const started: string[] = [];
+    const [a, b, c] = ['a', 'b', 'c'].map((name) => job(started, name));
+    let bWanted = true;
+    const runA = q.run(1, a!.run);
+    const runB = q.run(1, b!.run, () => bWanted);
+    const runC = q.run(1, c!.run, () => true);
+    await settle();
+    assert.deepEqual(started, ['a']);
+    bWanted = false; // b's request timed out, or its client left
+    a!.gate.resolve('a done');
+    assert.equal(await runA, 'a done');
+    await assert.rejects(runB, (error: unknown) => {
+      assert.ok(error instanceof ApiError);
+      assert.equal(error.code, 'SERVICE_UNAVAILABLE');
+      assert.match(error.message, /ended before its turn/);
+      return true;
+    });
+    await settle();
+    assert.deepEqual(started, ['a', 'c'], 'b never ran');
+    assert.equal(q.dropped, 1);
+    assert.equal(dropped, 1);
+    assert.equal(q.running, 1);
+    c!.gate.resolve('c done');
+    assert.equal(await runC, 'c done');
+    assert.equal(q.running, 0);
+  });
+
+  test('a full queue first makes room by dropping the jobs nobody wants; a full queue of wanted jobs still refuses', async () => {
+    const q = queue({ concurrency: 1, maxQueued: 2 });
+    const started: string[] = [];
+    const [a, b, c, d, e] = ['a', 'b', 'c', 'd', 'e'].map((name) => job(started, name));
+    const wanted = { b: true, c: true };
+    const runA = q.run(1, a!.run);
+    const runB = q.run(1, b!.run, () => wanted.b);
+    const runC = q.run(1, c!.run, () => wanted.c);
+    await assert.rejects(q.run(1, d!.run), isUnavailable('3'));
+    wanted.b = false;
+    const runE = q.run(1, e!.run);
+    await assert.rejects(runB, /ended before its turn/);
+    assert.equal(q.queued, 2, 'c and e wait');
+    assert.equal(q.dropped, 1);
+    a!.gate.resolve('a');
+    c!.gate.resolve('c');
+    e!.gate.resolve('e');
+    assert.deepEqual(await Promise.all([runA, runC, runE]), ['a', 'c', 'e']);
+    assert.deepEqual(started, ['a', 'c', 'e']);
+  });
+
+  test('a job that starts at once is not asked: only waiting jobs can be dropped', async () => {
+    const q = queue();
+    let asked = 0;
+    const result = await q.run(1, async () => 'ran', () => {
+      asked += 1;
+      return false;
+    });
+    assert.equal(result, 'ran');
+    assert.equal(asked, 0);
+    assert.equal(q.dropped, 0);
+  });
+});

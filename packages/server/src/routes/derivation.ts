@@ -61,6 +61,7 @@ import {
   PasswordVerifyRequest,
   PasswordVerifyResponse,
 } from '@crypto-service/protocol';
+import { stillWanted } from '../handler-timeout.ts';
 import { KDF_QUEUE_DEFAULTS, PASSWORD_QUEUE_DEFAULTS, WorkQueue, type WorkQueueOptions } from '../work-queue.ts';
 import { problemResponses } from './responses.ts';
 import '../route-config.ts';
@@ -138,11 +139,21 @@ export const derivationRoutes = fp<DerivationOptions>(async function derivationR
     labelNames: ['queue'] as const,
     registers: [registry],
   });
+  const dropped = registry === undefined ? undefined : new Counter({
+    name: 'crypto_work_queue_dropped_total',
+    help: 'Queued jobs dropped before they started because their request had ended (HANDLER_TIMEOUT_MS, or the client left), by queue',
+    labelNames: ['queue'] as const,
+    registers: [registry],
+  });
   const queue = (defaults: Readonly<WorkQueueOptions>, overrides: Partial<WorkQueueOptions> | undefined) => {
     const settings = { ...defaults, ...overrides };
     // Present at 0 from the start, so that a dashboard sees the series before the first refusal.
     refused?.inc({ queue: settings.name }, 0);
-    return new WorkQueue(settings, { onRefused: () => refused?.inc({ queue: settings.name }) });
+    dropped?.inc({ queue: settings.name }, 0);
+    return new WorkQueue(settings, {
+      onRefused: () => refused?.inc({ queue: settings.name }),
+      onDropped: () => dropped?.inc({ queue: settings.name }),
+    });
   };
   const queues: DerivationQueues = {
     password: queue(PASSWORD_QUEUE_DEFAULTS, options.passwordQueue),
@@ -162,7 +173,7 @@ export const derivationRoutes = fp<DerivationOptions>(async function derivationR
       body: KdfRequest,
       response: { 200: KdfResponse, ...problemResponses },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { algorithm, password, salt, keyLength, params = {}, encoding = 'utf8' } = request.body;
     const data = await app.operations.run('kdf', algorithm, async () => {
       const secret = decodeText(password, encoding, '/password');
@@ -180,7 +191,7 @@ export const derivationRoutes = fp<DerivationOptions>(async function derivationR
             info: params.info === undefined ? undefined : decodeText(params.info, encoding, '/params/info'),
           },
         });
-        const key = isExpensiveKdf(plan) ? await queues.kdf.run(plan.memoryBytes, () => deriveKey(plan)) : await deriveKey(plan);
+        const key = isExpensiveKdf(plan) ? await queues.kdf.run(plan.memoryBytes, () => deriveKey(plan), stillWanted(reply)) : await deriveKey(plan);
         try {
           const effective = plan.algorithm === 'scrypt' || plan.algorithm === 'pbkdf2-sha256'
             ? plan.params
@@ -246,11 +257,11 @@ export const derivationRoutes = fp<DerivationOptions>(async function derivationR
       body: PasswordHashRequest,
       response: { 200: PasswordHashResponse, ...problemResponses },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { password, timeCost, memoryCost, parallelism } = request.body;
     const result = await app.operations.run('password-hash', PASSWORD_HASH, () => withPassword(password, (secret) => {
       const params = resolveArgon2Params({ timeCost, memoryCost, parallelism });
-      return queues.password.run(argon2MemoryBytes(params), () => hashPassword(secret, params));
+      return queues.password.run(argon2MemoryBytes(params), () => hashPassword(secret, params), stillWanted(reply));
     }));
     return { data: { hash: result.hash, algorithm: PASSWORD_HASH, params: result.params } };
   });
@@ -263,12 +274,12 @@ export const derivationRoutes = fp<DerivationOptions>(async function derivationR
       body: PasswordVerifyRequest,
       response: { 200: PasswordVerifyResponse, ...problemResponses },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { password, hash } = request.body;
     const data = await app.operations.run('password-verify', PASSWORD_HASH, () => withPassword(password, (secret) => {
       // Parsed first: a malformed or over-cap string is a 400 before any memory is committed.
       const parsed = parsePhc(hash, '/hash');
-      return queues.password.run(argon2MemoryBytes(parsed.params), () => verifyPassword(secret, parsed));
+      return queues.password.run(argon2MemoryBytes(parsed.params), () => verifyPassword(secret, parsed), stillWanted(reply));
     }));
     return { data };
   });
@@ -281,11 +292,11 @@ export const derivationRoutes = fp<DerivationOptions>(async function derivationR
       body: PasswordEncryptRequest,
       response: { 200: PasswordEncryptResponse, ...problemResponses },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { password, plaintext, encoding = 'utf8' } = request.body;
     const blob = await app.operations.run('password-encrypt', PASSWORD_ENCRYPTION_ALGORITHM, () => withPassword(password, (secret) => {
       const data = decodeText(plaintext, encoding, '/plaintext');
-      return queues.password.run(argon2MemoryBytes(ARGON2_DEFAULTS), () => encryptWithPassword(secret, data));
+      return queues.password.run(argon2MemoryBytes(ARGON2_DEFAULTS), () => encryptWithPassword(secret, data), stillWanted(reply));
     }));
     return { data: { encrypted: bytesToBase64(blob), algorithm: PASSWORD_ENCRYPTION_ALGORITHM } };
   });
@@ -298,13 +309,13 @@ export const derivationRoutes = fp<DerivationOptions>(async function derivationR
       body: PasswordDecryptRequest,
       response: { 200: PasswordDecryptResponse, ...problemResponses },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { password, ciphertext, encoding = 'utf8' } = request.body;
     const text = await app.operations.run('password-decrypt', PASSWORD_ENCRYPTION_ALGORITHM, () => withPassword(password, async (secret) => {
       const blob = base64ToBytes(ciphertext, '/ciphertext');
       // The header says what the decryption costs; a bad header is DECRYPTION_FAILED before any work.
       const header = parsePasswordEnvelope(blob);
-      const plaintext = await queues.password.run(argon2MemoryBytes(header.params), () => decryptWithPassword(secret, blob));
+      const plaintext = await queues.password.run(argon2MemoryBytes(header.params), () => decryptWithPassword(secret, blob), stillWanted(reply));
       try {
         return encodeText(plaintext, encoding, '/plaintext');
       } finally {

@@ -23,6 +23,8 @@ import type { ServerKeyInfo, V1Job, V1JobResults } from './openpgp-jobs.ts';
 
 /** What each worker is given at start. */
 export interface WorkerInit {
+  /** The nice value the worker thread gives itself (HEAVY_WORK_NICE; thread-priority.ts). */
+  nice?: number;
   serverKey?: { armored: string; passphrase: string | undefined; file: string };
 }
 

@@ -72,11 +72,11 @@ async function chargePassphrase(reply: FastifyReply, ...passphrases: (string | u
 const asArray = (value: string | string[] | undefined): string[] => (value === undefined ? [] : typeof value === 'string' ? [value] : value);
 
 const routes: FastifyPluginAsync<{ config: Config }> = async (fastify, { config }) => {
-  let init: WorkerInit = {};
+  let init: WorkerInit = { nice: config.heavyWorkNice };
   if (config.keyDir !== undefined) {
     const keyFile = await readServerKeyFile(config.keyDir);
     if (keyFile.tooOpen) fastify.log.warn({ file: keyFile.file }, 'CRYPTO_KEY_DIR: the server key file is readable by group or others; chmod 600 it');
-    init = { serverKey: { armored: keyFile.armored, passphrase: config.v1.keyPassphrase, file: keyFile.file } };
+    init = { ...init, serverKey: { armored: keyFile.armored, passphrase: config.v1.keyPassphrase, file: keyFile.file } };
   }
 
   const registry = fastify.hasDecorator('metricsRegistry') ? fastify.metricsRegistry : undefined;

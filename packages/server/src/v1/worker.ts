@@ -8,11 +8,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { CryptoError } from '@crypto-service/core';
 import { loadServerKey, runV1Job, ServerKeyError, type ServerKey } from './openpgp-jobs.ts';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './pool.ts';
+import { lowerCurrentThreadPriority } from '../thread-priority.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('v1/worker.ts runs only as a worker thread');
 
 const init = workerData as WorkerInit;
+lowerCurrentThreadPriority(init.nice ?? 0);
 let serverKey: ServerKey | undefined;
 let ready: WorkerReply;
 try {

@@ -4,12 +4,14 @@
  * node:crypto lacks ML-DSA and SLH-DSA (Node 22), this is where @noble/post-quantum's synchronous
  * work happens, away from the event loop.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { CryptoError } from '@crypto-service/core';
 import { isPqJobName, runPqJob, type PqWorkerReply, type PqWorkerRequest } from './pq-jobs.ts';
+import { lowerCurrentThreadPriority } from '../thread-priority.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('pq-worker.ts runs only as a worker thread');
+lowerCurrentThreadPriority((workerData as { nice?: number } | null)?.nice ?? 0);
 
 /** The arguments are this thread's own copies: wiping them (keys included) harms no one. */
 function wipeArguments(values: unknown[]): void {

@@ -261,6 +261,15 @@ export type StartedServer = ServerProcess;
  * If it exits or stays silent instead, it is killed and the error carries its output. A port taken
  * between freePort() and the server's listen() is retried with another port.
  */
+/** Waits until /ready answers 200 (the start-up self-tests have passed). */
+export async function untilReady(server: StartedServer, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await request(`${server.baseUrl}/ready`)).status !== 200) {
+    if (Date.now() > deadline) throw new Error(`${server.baseUrl} not ready within ${timeoutMs} ms`);
+    await delay(100);
+  }
+}
+
 export async function startServer(env: Env = {}, { readyTimeoutMs = 10_000 } = {}): Promise<StartedServer> {
   for (let attempt = 1; ; attempt += 1) {
     const port = env.PORT ?? String(await freePort());

@@ -7,7 +7,7 @@ import { before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
-import { delay, postJson, request, startServer, type StartedServer } from './helpers.ts';
+import { delay, postJson, request, startServer, untilReady, type StartedServer } from './helpers.ts';
 import { startRedisServer, type RedisServer } from '../redis-server.ts';
 
 const HASH_BODY = { algorithm: 'sha256', data: 'abc' };
@@ -36,14 +36,6 @@ async function startPair(): Promise<[StartedServer, StartedServer]> {
   // Ready, not just listening: until the start-up self-tests have run, crypto routes answer 503.
   await Promise.all(servers.map((server) => untilReady(server)));
   return servers as [StartedServer, StartedServer];
-}
-
-async function untilReady(server: StartedServer, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while ((await request(`${server.baseUrl}/ready`)).status !== 200) {
-    if (Date.now() > deadline) assert.fail(`${server.baseUrl} not ready within ${timeoutMs} ms`);
-    await delay(100);
-  }
 }
 
 function remaining(headers: Record<string, unknown>): number | undefined {

@@ -1,0 +1,62 @@
+/**
+ * HANDLER_TIMEOUT_MS on a real socket (src/handler-timeout.ts). Fastify's own handlerTimeout passes
+ * its tests under inject() but never fires for a request with a body on a real connection, so this
+ * is checked end to end: a slow route answers a 503 problem in time, and the queued work of a
+ * request that timed out, or whose client left, is dropped without running.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
+import { delay, openRequest, postJson, request, startServer, untilReady } from './helpers.ts';
+
+// Argon2id at the cap's memory and passes: seconds of work, far beyond a 300 ms timeout.
+const SLOW_HASH = { password: 'correct horse', memoryCost: 131072, timeCost: 10, parallelism: 1 };
+
+function counter(metrics: string, name: string, queue: string): number {
+  const line = metrics.split('\n').find((row) => row.startsWith(`${name}{queue="${queue}"}`));
+  return line === undefined ? Number.NaN : Number(line.split(' ').at(-1));
+}
+
+test('a slow route answers 503 after HANDLER_TIMEOUT_MS; queued work nobody waits for is dropped', { timeout: 60_000 }, async (t) => {
+  const server = await startServer({ HANDLER_TIMEOUT_MS: '300', PASSWORD_CONCURRENCY: '1' });
+  t.after(() => server.kill());
+  await untilReady(server);
+  const url = `${server.baseUrl}/v2/password/hash`;
+
+  const started = performance.now();
+  const running = postJson(url, SLOW_HASH, { timeoutMs: 20_000 }); // takes the only slot
+  await delay(50);
+  const queued = postJson(url, SLOW_HASH, { timeoutMs: 20_000 }); // waits, then times out
+  const abandoned = openRequest(url, { method: 'POST', headers: { 'content-type': 'application/json' }, timeoutMs: 20_000 });
+  abandoned.end(JSON.stringify(SLOW_HASH)); // waits, and its client leaves
+  await delay(100);
+  abandoned.destroy();
+
+  for (const response of [await running, await queued]) {
+    assert.equal(response.status, 503);
+    assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
+    const problem = response.json() as { code: string; detail: string };
+    assert.equal(problem.code, 'SERVICE_UNAVAILABLE');
+    assert.match(problem.detail, /HANDLER_TIMEOUT_MS/);
+  }
+  const elapsed = performance.now() - started;
+  assert.ok(elapsed < 2000, `both answered after ${elapsed.toFixed(0)} ms`);
+
+  // The running hash cannot be stopped; once it ends, the two waiting jobs are dropped unstarted.
+  let metrics = '';
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await delay(200)) {
+    metrics = (await request(`${server.baseUrl}/metrics`)).body;
+    if (counter(metrics, 'crypto_work_queue_dropped_total', 'password') === 2) break;
+  }
+  assert.equal(counter(metrics, 'crypto_work_queue_dropped_total', 'password'), 2, metrics.split('\n').filter((line) => line.includes('work_queue')).join('\n'));
+  // Exactly one Argon2id hash ran (the first one); the two dropped ones count as unavailable.
+  const hashes = Object.fromEntries(metrics.split('\n')
+    .filter((line) => line.startsWith('crypto_operations_total{operation="password-hash"'))
+    .map((line) => [/outcome="([a-z-]+)"/.exec(line)?.[1], Number(line.split(' ').at(-1))]));
+  assert.deepEqual(hashes, { success: 1, unavailable: 2 });
+
+  // And the server serves on, with a fresh slot.
+  const quick = await postJson(url, { password: 'p' }, { timeoutMs: 10_000 });
+  assert.equal(quick.status, 200);
+  assert.deepEqual(await server.stop(), { code: 0, signal: null });
+});
