@@ -115,6 +115,40 @@ describe('pipeline order', () => {
   });
 });
 
+describe('security headers', () => {
+  test('JSON responses get the strict API set; only the docs page gets a CSP that lets scripts run', async (t) => {
+    const app = await testApp();
+    t.after(() => app.close());
+    const api = await postJson(app, '/v2/hash', HASH_BODY);
+    assert.equal(api.statusCode, 200);
+    assertSecurityHeaders(api.headers, 'JSON');
+    assert.equal(api.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'");
+    assert.equal(api.headers['x-frame-options'], 'DENY');
+    assert.equal(api.headers['referrer-policy'], 'no-referrer');
+    assert.equal(api.headers['cross-origin-resource-policy'], 'same-origin');
+    for (const documentOnly of ['cross-origin-opener-policy', 'origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection']) {
+      assert.equal(api.headers[documentOnly], undefined, documentOnly);
+    }
+    // An error, and a route that does not exist, get the same set.
+    for (const url of ['/v2/nope', '/docsx']) {
+      const missing = await app.inject({ method: 'GET', url });
+      assert.equal(missing.statusCode, 404, url);
+      assert.equal(missing.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'", url);
+    }
+
+    const page = await app.inject({ method: 'GET', url: '/docs' });
+    const pageCsp = String(page.headers['content-security-policy']);
+    assert.match(pageCsp, /script-src 'self'/);
+    assert.match(pageCsp, /frame-ancestors 'none'/);
+    assert.doesNotMatch(pageCsp, /unsafe-eval/);
+    assert.equal(page.headers['cross-origin-opener-policy'], 'same-origin');
+    assert.equal(page.headers['cache-control'], 'no-store');
+    const document = await app.inject({ method: 'GET', url: '/docs/json' });
+    assert.equal(document.statusCode, 200);
+    assert.match(String(document.headers['content-security-policy']), /script-src 'self'/);
+  });
+});
+
 describe('compression', () => {
   test('a large response is compressed when the client accepts it; a small one is not', async (t) => {
     const app = await testApp();
