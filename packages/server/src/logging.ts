@@ -4,20 +4,9 @@
  * client address and id, and the credential headers are redacted should anything log them.
  */
 import Fastify, { type FastifyReply, type FastifyServerOptions, type FastifyRequest } from 'fastify';
-import pino, { type DestinationStream } from 'pino';
+import type { DestinationStream } from 'pino';
+import { stdoutDestination } from './log-destination.ts';
 import type { LogLevel } from './config.ts';
-
-/**
- * Standard output, written synchronously, with write errors ignored. pino's default writer is
- * asynchronous and flushes at exit, retrying a failed write every 100 ms forever: with the reader
- * of stdout gone (a dead log shipper, EPIPE), SIGTERM — and even the forced exit after
- * SHUTDOWN_TIMEOUT_MS — would never end the process. Losing log lines is better than that.
- */
-function stdoutDestination(): DestinationStream {
-  const destination = pino.destination({ dest: 1, sync: true });
-  destination.on('error', () => {});
-  return destination;
-}
 
 export function loggerOptions(level: LogLevel, stream?: DestinationStream): FastifyServerOptions['logger'] {
   return {

@@ -17,7 +17,8 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
-import pino, { type DestinationStream, type Logger } from 'pino';
+import pino, { type Logger } from 'pino';
+import { stdoutDestination } from '../log-destination.ts';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config, LogLevel } from '../config.ts';
 import { MetricsGatherer, type MetricsWorker } from './metrics-gather.ts';
@@ -35,15 +36,11 @@ const MIN_RESTARTS_PER_WINDOW = 5;
 type Phase = 'starting' | 'running' | 'stopping';
 
 /**
- * pino JSON lines on standard output, as the workers write them (logging.ts), with `role: primary`.
- * The same destination as logging.ts: synchronous, write errors ignored, so that a dead log reader
- * can never hold up the exit. (Not imported from there: that module loads Fastify, which the
- * primary otherwise never needs.)
+ * pino JSON lines on standard output, as the workers write them (logging.ts), with `role: primary`,
+ * through the same writer: a dead log reader can never hold up the exit.
  */
 function primaryLogger(level: LogLevel): Logger {
-  const destination: DestinationStream & NodeJS.EventEmitter = pino.destination({ dest: 1, sync: true });
-  destination.on('error', () => {});
-  return pino({ level }, destination).child({ role: 'primary' });
+  return pino({ level }, stdoutDestination()).child({ role: 'primary' });
 }
 
 function ignoreError(): void {}
