@@ -7,6 +7,7 @@
  *   node bench/load.ts --scenarios mldsa-sign,mlkem-encaps
  *   node bench/load.ts --log-level info                  the production default LOG_LEVEL
  *   node bench/load.ts --workers 2 --scenarios hash      cluster: WORKERS=2 against WORKERS=1 and bare
+ *   node bench/load.ts --pipelining 10                   10 requests in flight per connection (Fastify's own benchmark setting)
  *   node bench/load.ts --cpu-prof /tmp/prof              one profiled run of each server, summarised
  *
  * Production: packages/server/src/server.ts as a child process with NODE_ENV=production,
@@ -47,6 +48,7 @@ const { values: args } = parseArgs({
   options: {
     scenarios: { type: 'string', default: 'hash,encrypt,sign,mldsa-sign,mlkem-encaps' },
     connections: { type: 'string', default: '10' },
+    pipelining: { type: 'string', default: '1' },
     duration: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '2' },
     rounds: { type: 'string', default: '4' },
@@ -56,6 +58,8 @@ const { values: args } = parseArgs({
   },
 });
 const CONNECTIONS = Number(args.connections);
+const PIPELINING = Number(args.pipelining);
+if (!Number.isInteger(PIPELINING) || PIPELINING < 1) throw new Error(`--pipelining must be a whole number ≥ 1 (got ${args.pipelining})`);
 const DURATION = Number(args.duration);
 const WARMUP = Number(args.warmup);
 const ROUNDS = Math.max(3, Number(args.rounds));
@@ -148,7 +152,7 @@ const PAIRS: [string, string][] = CLUSTER
   : [['production', 'bare']];
 
 print(`# Load: production pipeline vs bare Fastify${CLUSTER ? `, and a WORKERS=${WORKERS} cluster` : ''}\n\n${describeMachine()}`);
-print(`- autocannon in this process, ${CONNECTIONS} connections, ${DURATION} s per run, ${WARMUP} s warm-up per server and scenario, ${ROUNDS} alternating rounds`);
+print(`- autocannon in this process, ${CONNECTIONS} connections${PIPELINING > 1 ? ` with ${PIPELINING} requests pipelined on each` : ''}, ${DURATION} s per run, ${WARMUP} s warm-up per server and scenario, ${ROUNDS} alternating rounds`);
 print(`- production: NODE_ENV=production, CRYPTO_API_KEY set, LOG_LEVEL=${LOG_LEVEL}, RATE_LIMIT_MAX=10000000${CLUSTER ? `, WORKERS=1 (prod-1) and WORKERS=${WORKERS} (prod-${WORKERS})` : ''}; bare: bench/bare-server.ts${CLUSTER ? ', one process (bare-1)' : ''}\n`);
 
 const profileRoot = args['cpu-prof'] === undefined ? undefined : resolve(args['cpu-prof']);
@@ -207,8 +211,8 @@ if (profileRoot !== undefined) {
     const server = servers.get(spec.name) as ServerProcess;
     const profiled = target(spec, scenario);
     await checkOnce(profiled);
-    const warm = await loadOnce(profiled, CONNECTIONS, WARMUP);
-    const result = await loadOnce(profiled, CONNECTIONS, DURATION);
+    const warm = await loadOnce(profiled, CONNECTIONS, WARMUP, PIPELINING);
+    const result = await loadOnce(profiled, CONNECTIONS, DURATION, PIPELINING);
     const code = await server.stop();
     const dir = join(profileRoot, server.name);
     const newest = readdirSync(dir).filter((file) => file.endsWith('.cpuprofile')).sort().at(-1);
@@ -235,6 +239,7 @@ try {
     }
     const results = await alternate(targets, {
       connections: CONNECTIONS,
+      pipelining: PIPELINING,
       duration: DURATION,
       warmup: WARMUP,
       rounds: ROUNDS,

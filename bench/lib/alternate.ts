@@ -30,6 +30,8 @@ export interface RunResult extends LoadResult {
 
 export interface AlternateOptions {
   connections: number;
+  /** HTTP/1.1 pipelining depth per connection (lib/autocannon.ts); 1 by default. */
+  pipelining?: number;
   /** Seconds per measured run. */
   duration: number;
   /** Seconds of warm-up per target (discarded). */
@@ -39,9 +41,9 @@ export interface AlternateOptions {
   onRun?: (target: Target, round: number, result: RunResult) => void;
 }
 
-export async function loadOnce(target: Target, connections: number, duration: number): Promise<RunResult> {
+export async function loadOnce(target: Target, connections: number, duration: number, pipelining = 1): Promise<RunResult> {
   const cpuBefore = cpuSnapshot(target.pid);
-  const result = await runLoad({ url: target.url, method: 'POST', headers: target.headers, body: target.body, connections, duration });
+  const result = await runLoad({ url: target.url, method: 'POST', headers: target.headers, body: target.body, connections, duration, pipelining });
   const cpuAfter = cpuSnapshot(target.pid);
   const perRequest = (ms: number) => (ms * 1000) / result.answers;
   return {
@@ -68,12 +70,12 @@ export async function alternate(targets: Target[], options: AlternateOptions): P
   const results = new Map<string, RunResult[]>(targets.map((target) => [target.name, []]));
   for (const target of targets) {
     await checkOnce(target);
-    await loadOnce(target, options.connections, options.warmup);
+    await loadOnce(target, options.connections, options.warmup, options.pipelining);
   }
   for (let round = 0; round < options.rounds; round++) {
     const order = round % 2 === 0 ? targets : [...targets].reverse();
     for (const target of order) {
-      const result = await loadOnce(target, options.connections, options.duration);
+      const result = await loadOnce(target, options.connections, options.duration, options.pipelining);
       results.get(target.name)?.push(result);
       options.onRun?.(target, round, result);
     }
