@@ -37,7 +37,6 @@ const ALL: string[] = [...ALL_STAGES];
 const VARIANTS: { name: string; stages: string[] }[] = [
   { name: 'full', stages: ALL },
   ...ALL.map((stage) => ({ name: `full − ${stage}`, stages: ALL.filter((other) => other !== stage) })),
-  { name: 'full, helmet → static headers', stages: ALL.map((stage) => (stage === 'helmet' ? 'static-headers' : stage)) },
   { name: 'full, handler timeout on every route', stages: [...ALL, 'timeout-all'] },
   { name: 'route only (schema, no stage)', stages: [] },
 ];

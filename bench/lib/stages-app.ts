@@ -6,17 +6,17 @@
  * production server in every networked run, which shows any drift).
  *
  * Stages: logger (pino at LOG_LEVEL=warn, with logging.ts's request-log controller), helmet (the
- * security-headers plugin; it computes helmet's headers once at start), static-headers (the same
- * headers captured from a throwaway app and set with one reply.headers() call), cors (off anyway
+ * security-headers plugin: headers fixed at start, set with one reply.headers() call), cors (off anyway
  * without CORS_ORIGIN), rate-limit, compress, auth, metrics, json-body (the strict UTF-8 body
  * parser), self-tests (the start-up self-tests and their preHandler hook), timeouts (the handler
- * timeout as app.ts sets it: per route, only on the routes route-config.ts lists, so not on
- * /v2/hash; `timeout-all` puts it on every route, as a server-wide handlerTimeout would), openapi.
+ * timeout as app.ts sets it, handler-timeout.ts: per route, only on the routes route-config.ts
+ * lists, so not on /v2/hash; `timeout-all` puts it on every route), openapi.
  * Without metrics, the route's `app.operations.run` is a pass-through.
  */
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { loadConfig } from '../../packages/server/src/config.ts';
 import { handleError } from '../../packages/server/src/errors.ts';
+import { withHandlerTimeout } from '../../packages/server/src/handler-timeout.ts';
 import { loggerOptions, requestLogController } from '../../packages/server/src/logging.ts';
 import securityHeaders from '../../packages/server/src/plugins/security-headers.ts';
 import corsPolicy from '../../packages/server/src/plugins/cors.ts';
@@ -34,17 +34,6 @@ import { hashRoutes } from '../../packages/server/src/routes/hash.ts';
 
 export const ALL_STAGES = ['logger', 'helmet', 'rate-limit', 'compress', 'auth', 'metrics', 'json-body', 'self-tests', 'timeouts', 'openapi'] as const;
 
-/** The headers the security-headers plugin sets, captured once from a throwaway app. */
-async function securityHeaderValues(): Promise<Record<string, string>> {
-  const probe = Fastify({ logger: false });
-  await probe.register(securityHeaders);
-  probe.get('/', async () => ({}));
-  const response = await probe.inject({ method: 'GET', url: '/' });
-  await probe.close();
-  const skip = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive']);
-  return Object.fromEntries(Object.entries(response.headers).filter(([name]) => !skip.has(name)).map(([name, value]) => [name, String(value)]));
-}
-
 export async function buildStagesApp(stages: ReadonlySet<string>, apiKey: string): Promise<FastifyInstance> {
   const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'warn', CRYPTO_API_KEY: apiKey, RATE_LIMIT_MAX: '10000000' });
   const app = Fastify({
@@ -59,18 +48,11 @@ export async function buildStagesApp(stages: ReadonlySet<string>, apiKey: string
   app.setErrorHandler(handleError);
   if (stages.has('timeouts') || stages.has('timeout-all')) {
     app.addHook('onRoute', (route) => {
-      if (stages.has('timeout-all') || hasHandlerTimeout(route.url ?? '')) route.handlerTimeout = config.timeouts.handlerMs;
+      if (stages.has('timeout-all') || hasHandlerTimeout(route.url ?? '')) route.handler = withHandlerTimeout(route.handler, config.timeouts.handlerMs);
     });
   }
 
   if (stages.has('helmet')) await app.register(securityHeaders);
-  if (stages.has('static-headers')) {
-    const headers = await securityHeaderValues();
-    app.addHook('onRequest', (_request, reply, done) => {
-      reply.headers(headers);
-      done();
-    });
-  }
   if (stages.has('cors')) await app.register(corsPolicy, { origins: config.corsOrigins });
   if (stages.has('rate-limit')) await app.register(rateLimit, { ...config.rateLimit });
   if (stages.has('compress')) await app.register(compression);
