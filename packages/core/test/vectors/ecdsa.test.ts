@@ -14,9 +14,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { verifyEcdsaDer, verifySignature } from '../../src/signature.ts';
+import { fromHex, readVectorFile, vectorsDirectory } from './vector-files.ts';
 
 interface EcdsaVector {
   tcId: number;
@@ -32,8 +31,6 @@ interface EcdsaFile {
   numberOfTests: number;
   testGroups: { type: string; sha: string; publicKey: { curve: string; uncompressed: string }; tests: EcdsaVector[] }[];
 }
-
-const bytes = (hex: string) => new Uint8Array(Buffer.from(hex, 'hex'));
 
 /**
  * Strict DER `SEQUENCE { INTEGER r, INTEGER s }` → r ‖ s of `size` bytes each, or undefined when
@@ -82,16 +79,12 @@ const SUITES = [
   { file: 'ecdsa_secp384r1_sha384_test.json', algorithm: 'ecdsa-p384', curve: 'secp384r1', sha: 'SHA-384', size: 48, valid: 194, invalid: 310, strictDer: 269 },
 ] as const;
 
-const vectorsDir = process.env.CRYPTO_VECTORS_DIR;
+const vectorsDir = vectorsDirectory('the Wycheproof ECDSA vectors');
 
-if (vectorsDir === undefined || vectorsDir === '') {
-  test('CRYPTO_VECTORS_DIR names the test-vector directory', () => {
-    assert.fail('CRYPTO_VECTORS_DIR is not set, so the Wycheproof ECDSA vectors cannot be checked; run `npm run test:vectors` or set it to the directory that holds wycheproof/.');
-  });
-} else {
+if (vectorsDir !== undefined) {
   for (const suite of SUITES) {
     test(`Wycheproof ${suite.file}: every vector gives its expected result, in DER and as r ‖ s`, async () => {
-      const file = JSON.parse(readFileSync(join(vectorsDir, 'wycheproof', suite.file), 'utf8')) as EcdsaFile;
+      const file = readVectorFile<EcdsaFile>(`wycheproof/${suite.file}`, vectorsDir);
       assert.equal(file.algorithm, 'ECDSA');
       const counts = { valid: 0, invalid: 0, acceptable: 0 };
       let converted = 0;
@@ -100,13 +93,13 @@ if (vectorsDir === undefined || vectorsDir === '') {
         assert.equal(group.type, 'EcdsaVerify');
         assert.equal(group.publicKey.curve, suite.curve);
         assert.equal(group.sha, suite.sha);
-        const publicKey = bytes(group.publicKey.uncompressed);
+        const publicKey = fromHex(group.publicKey.uncompressed);
         const compressedKey = compressed(publicKey, suite.size);
         for (const vector of group.tests) {
           const label = `${suite.algorithm} tcId ${vector.tcId} (${vector.comment || vector.flags.join(', ')})`;
           counts[vector.result] += 1;
-          const message = bytes(vector.msg);
-          const der = bytes(vector.sig);
+          const message = fromHex(vector.msg);
+          const der = fromHex(vector.sig);
           const expected = vector.result === 'valid';
           assert.notEqual(vector.result, 'acceptable', label);
           assert.equal(await verifyEcdsaDer(suite.algorithm, publicKey, message, der), expected, `${label}, DER`);

@@ -9,10 +9,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { verifySignature } from '../../src/signature.ts';
 import { CryptoError } from '../../src/errors.ts';
+import { fromHex, readVectorFile } from './vector-files.ts';
 
 interface EddsaVector {
   tcId: number;
@@ -29,16 +28,10 @@ interface EddsaFile {
   testGroups: { type: string; publicKey: { curve: string; pk: string }; tests: EddsaVector[] }[];
 }
 
-const bytes = (hex: string) => new Uint8Array(Buffer.from(hex, 'hex'));
-const vectorsDir = process.env.CRYPTO_VECTORS_DIR;
+const file = readVectorFile<EddsaFile>('wycheproof/ed25519_test.json');
 
-if (vectorsDir === undefined || vectorsDir === '') {
-  test('CRYPTO_VECTORS_DIR names the test-vector directory', () => {
-    assert.fail('CRYPTO_VECTORS_DIR is not set, so the Wycheproof Ed25519 vectors cannot be checked; run `npm run test:vectors` or set it to the directory that holds wycheproof/.');
-  });
-} else {
+if (file !== undefined) {
   test('Wycheproof ed25519_test.json: every vector gives its expected result', async () => {
-    const file = JSON.parse(readFileSync(join(vectorsDir, 'wycheproof', 'ed25519_test.json'), 'utf8')) as EddsaFile;
     assert.equal(file.algorithm, 'EDDSA');
     const counts = { valid: 0, invalid: 0, acceptable: 0, refusedAsMalformed: 0 };
     let wrongLength = 0;
@@ -51,7 +44,7 @@ if (vectorsDir === undefined || vectorsDir === '') {
         if (vector.sig.length !== 2 * 64) wrongLength += 1;
         let verdict: boolean;
         try {
-          verdict = await verifySignature('ed25519', bytes(group.publicKey.pk), bytes(vector.msg), bytes(vector.sig));
+          verdict = await verifySignature('ed25519', fromHex(group.publicKey.pk), fromHex(vector.msg), fromHex(vector.sig));
         } catch (error) {
           assert.ok(error instanceof CryptoError, `${label}: ${String(error)}`);
           assert.equal(error.code, 'INVALID_INPUT', label);

@@ -11,10 +11,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { ed448Noble, verifySignature } from '../../src/signature.ts';
 import { CryptoError } from '../../src/errors.ts';
+import { fromHex, readVectorFile } from './vector-files.ts';
 
 interface EddsaVector {
   tcId: number;
@@ -31,17 +30,10 @@ interface EddsaFile {
   testGroups: { type: string; publicKey: { curve: string; pk: string }; tests: EddsaVector[] }[];
 }
 
-const bytes = (hex: string) => new Uint8Array(Buffer.from(hex, 'hex'));
 const EMPTY = new Uint8Array(0);
-const vectorsDir = process.env.CRYPTO_VECTORS_DIR;
+const file = readVectorFile<EddsaFile>('wycheproof/ed448_test.json');
 
-if (vectorsDir === undefined || vectorsDir === '') {
-  test('CRYPTO_VECTORS_DIR names the test-vector directory', () => {
-    assert.fail('CRYPTO_VECTORS_DIR is not set, so the Wycheproof Ed448 vectors cannot be checked; run `npm run test:vectors` or set it to the directory that holds wycheproof/.');
-  });
-} else {
-  const file = JSON.parse(readFileSync(join(vectorsDir, 'wycheproof', 'ed448_test.json'), 'utf8')) as EddsaFile;
-
+if (file !== undefined) {
   test('Wycheproof ed448_test.json through verifySignature (OpenSSL): every vector gives its expected result', async () => {
     assert.equal(file.algorithm, 'EDDSA');
     const counts = { valid: 0, invalid: 0, acceptable: 0, refusedAsMalformed: 0 };
@@ -55,7 +47,7 @@ if (vectorsDir === undefined || vectorsDir === '') {
         if (vector.sig.length !== 2 * 114) wrongLength += 1;
         let verdict: boolean;
         try {
-          verdict = await verifySignature('ed448', bytes(group.publicKey.pk), bytes(vector.msg), bytes(vector.sig));
+          verdict = await verifySignature('ed448', fromHex(group.publicKey.pk), fromHex(vector.msg), fromHex(vector.sig));
         } catch (error) {
           assert.ok(error instanceof CryptoError, `${label}: ${String(error)}`);
           assert.equal(error.code, 'INVALID_INPUT', label);
@@ -81,7 +73,7 @@ if (vectorsDir === undefined || vectorsDir === '') {
       for (const vector of group.tests) {
         const label = `tcId ${vector.tcId} (${vector.comment || vector.flags.join(', ')})`;
         counts[vector.result] += 1;
-        const verdict = ed448Noble.verify(bytes(group.publicKey.pk), bytes(vector.msg), bytes(vector.sig), EMPTY);
+        const verdict = ed448Noble.verify(fromHex(group.publicKey.pk), fromHex(vector.msg), fromHex(vector.sig), EMPTY);
         if (vector.result === 'valid') assert.equal(verdict, true, label);
         if (vector.result === 'invalid') assert.equal(verdict, false, label);
       }

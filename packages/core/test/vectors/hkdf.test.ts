@@ -11,8 +11,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   deriveKey,
   hkdfRaw,
@@ -24,6 +22,7 @@ import {
   type HkdfAlgorithm,
 } from '../../src/kdf.ts';
 import { CryptoError } from '../../src/errors.ts';
+import { fromHex, readVectorFile, toHex, vectorsDirectory } from './vector-files.ts';
 
 interface HkdfVector {
   tcId: number;
@@ -46,35 +45,29 @@ const FILES: [string, HkdfAlgorithm][] = [
   ['hkdf_sha512_test.json', 'hkdf-sha512'],
 ];
 
-const bytes = (hex: string) => new Uint8Array(Buffer.from(hex, 'hex'));
-const hex = (value: Uint8Array) => Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex');
-const vectorsDir = process.env.CRYPTO_VECTORS_DIR;
+const vectorsDir = vectorsDirectory('the Wycheproof HKDF vectors');
 
-if (vectorsDir === undefined || vectorsDir === '') {
-  test('CRYPTO_VECTORS_DIR names the test-vector directory', () => {
-    assert.fail('CRYPTO_VECTORS_DIR is not set, so the Wycheproof HKDF vectors cannot be checked. Run `npm run test:vectors`, or set CRYPTO_VECTORS_DIR to the directory that holds wycheproof/.');
-  });
-} else {
+if (vectorsDir !== undefined) {
   for (const [file, algorithm] of FILES) {
     test(`Wycheproof ${file} (${algorithm})`, async (t) => {
-      const data = JSON.parse(readFileSync(join(vectorsDir, 'wycheproof', file), 'utf8')) as HkdfFile;
+      const data = readVectorFile<HkdfFile>(`wycheproof/${file}`, vectorsDir);
       const { hash, hashLength } = KDF_ALGORITHMS[algorithm];
       const counts = { validPublic: 0, validOutsidePolicy: 0, invalidRefused: 0 };
       for (const group of data.testGroups) {
         for (const v of group.tests) {
           const label = `tcId ${v.tcId} (${v.comment})`;
           assert.notEqual(v.result, 'acceptable', `${label}: no "acceptable" results are expected in these files`);
-          const input = { algorithm, password: bytes(v.ikm), salt: bytes(v.salt), keyLength: v.size, params: { info: bytes(v.info) } };
+          const input = { algorithm, password: fromHex(v.ikm), salt: fromHex(v.salt), keyLength: v.size, params: { info: fromHex(v.info) } };
           const withinPolicy = v.size >= KDF_MIN_KEY_LENGTH && v.size <= 255 * hashLength && input.password.byteLength > 0
             && input.salt.byteLength <= KDF_MAX_SALT_LENGTH && input.params.info.byteLength <= HKDF_MAX_INFO_LENGTH;
           if (v.result === 'valid' && withinPolicy) {
-            assert.equal(hex(await deriveKey(planKdf(input))), v.okm, label);
+            assert.equal(toHex(await deriveKey(planKdf(input))), v.okm, label);
             counts.validPublic += 1;
             continue;
           }
           assert.throws(() => planKdf(input), (error: unknown) => error instanceof CryptoError && error.code === 'INVALID_INPUT', label);
           if (v.result === 'valid') {
-            assert.equal(hex(hkdfRaw(hash, input.password, input.salt, input.params.info, v.size)), v.okm, label);
+            assert.equal(toHex(hkdfRaw(hash, input.password, input.salt, input.params.info, v.size)), v.okm, label);
             counts.validOutsidePolicy += 1;
           } else {
             assert.ok(v.size > 255 * hashLength, `${label}: the only invalid HKDF vectors expected are oversized outputs`);

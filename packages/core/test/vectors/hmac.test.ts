@@ -12,10 +12,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { computeHmac, MAC_ALGORITHMS, verifyHmac, type MacAlgorithm } from '../../src/mac.ts';
 import { CryptoError } from '../../src/errors.ts';
+import { fromHex, readVectorFile, toHex, vectorsDirectory } from './vector-files.ts';
 
 interface MacVector {
   tcId: number;
@@ -38,33 +37,27 @@ const FILES: [string, MacAlgorithm][] = [
   ['hmac_sha3_512_test.json', 'sha3-512'],
 ];
 
-const bytes = (hex: string) => new Uint8Array(Buffer.from(hex, 'hex'));
-const hex = (value: Uint8Array) => Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex');
-const vectorsDir = process.env.CRYPTO_VECTORS_DIR;
+const vectorsDir = vectorsDirectory('the Wycheproof HMAC vectors');
 
-if (vectorsDir === undefined || vectorsDir === '') {
-  test('CRYPTO_VECTORS_DIR names the test-vector directory', () => {
-    assert.fail('CRYPTO_VECTORS_DIR is not set, so the Wycheproof HMAC vectors cannot be checked. Run `npm run test:vectors`, or set CRYPTO_VECTORS_DIR to the directory that holds wycheproof/.');
-  });
-} else {
+if (vectorsDir !== undefined) {
   for (const [file, algorithm] of FILES) {
     test(`Wycheproof ${file} (HMAC ${algorithm})`, (t) => {
-      const data = JSON.parse(readFileSync(join(vectorsDir, 'wycheproof', file), 'utf8')) as MacFile;
+      const data = readVectorFile<MacFile>(`wycheproof/${file}`, vectorsDir);
       const outputLength = MAC_ALGORITHMS[algorithm].outputLength;
       const counts = { fullValid: 0, fullInvalid: 0, truncatedValid: 0, truncatedInvalid: 0 };
       for (const group of data.testGroups) {
         for (const v of group.tests) {
           const label = `tcId ${v.tcId} (${v.comment})`;
           assert.notEqual(v.result, 'acceptable', `${label}: no "acceptable" results are expected in these files`);
-          const key = bytes(v.key);
-          const msg = bytes(v.msg);
-          const tag = bytes(v.tag);
+          const key = fromHex(v.key);
+          const msg = fromHex(v.msg);
+          const tag = fromHex(v.tag);
           assert.equal(tag.byteLength * 8, group.tagSize, label);
           const mac = computeHmac(algorithm, key, msg);
           if (tag.byteLength === outputLength) {
             assert.equal(verifyHmac(algorithm, key, msg, tag), v.result === 'valid', label);
             if (v.result === 'valid') {
-              assert.equal(hex(mac), v.tag, label);
+              assert.equal(toHex(mac), v.tag, label);
               counts.fullValid += 1;
             } else {
               counts.fullInvalid += 1;
@@ -72,7 +65,7 @@ if (vectorsDir === undefined || vectorsDir === '') {
           } else {
             assert.throws(() => verifyHmac(algorithm, key, msg, tag),
               (error: unknown) => error instanceof CryptoError && error.code === 'INVALID_INPUT' && error.field === '/mac', label);
-            assert.equal(hex(mac.subarray(0, tag.byteLength)) === v.tag, v.result === 'valid', label);
+            assert.equal(toHex(mac.subarray(0, tag.byteLength)) === v.tag, v.result === 'valid', label);
             if (v.result === 'valid') counts.truncatedValid += 1;
             else counts.truncatedInvalid += 1;
           }

@@ -23,13 +23,11 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { CryptoError } from '../../src/errors.ts';
 import { ML_DSA_PARAMETERS, mlDsaKeygen, mlDsaSign, mlDsaVerify, type MlDsaAlgorithm } from '../../src/ml-dsa.ts';
 import { PQ_NATIVE_SUPPORT, type PqBackend } from '../../src/pq-common.ts';
+import { fromHex, readVectorFile, toHex, vectorsDirectory } from './vector-files.ts';
 
-const vectorsDir = process.env.CRYPTO_VECTORS_DIR;
 const BACKENDS: PqBackend[] = PQ_NATIVE_SUPPORT.mlDsa ? ['native', 'noble'] : ['noble'];
 const ZERO_RND = new Uint8Array(32);
 
@@ -38,14 +36,6 @@ interface SignTest { tcId: number; comment?: string; msg?: string; mu?: string; 
 interface VerifyGroup { type: string; publicKey: string; tests: VerifyTest[] }
 interface SignGroup { type: string; privateSeed: string; publicKey: string; tests: SignTest[] }
 interface WycheproofFile<G> { algorithm: string; numberOfTests: number; testGroups: G[] }
-
-function load<G>(name: string): WycheproofFile<G> {
-  assert.ok(vectorsDir, 'CRYPTO_VECTORS_DIR is not set');
-  return JSON.parse(readFileSync(join(vectorsDir, 'wycheproof', name), 'utf8')) as WycheproofFile<G>;
-}
-
-const hex = (text: string) => new Uint8Array(Buffer.from(text, 'hex'));
-const toHex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
 function algorithmOf(name: string): MlDsaAlgorithm {
   const id = name.toLowerCase() as MlDsaAlgorithm;
@@ -65,26 +55,24 @@ async function rejection(work: () => Promise<{ valid: boolean }>, label: string)
   }
 }
 
-if (vectorsDir === undefined || vectorsDir === '') {
-  test('CRYPTO_VECTORS_DIR names the test-vector directory', () => {
-    assert.fail('CRYPTO_VECTORS_DIR is not set, so the ML-DSA vectors cannot run. Run `npm run test:vectors`, or set CRYPTO_VECTORS_DIR to the directory that holds wycheproof/.');
-  });
-} else {
+const vectorsDir = vectorsDirectory('the ML-DSA vectors');
+
+if (vectorsDir !== undefined) {
   describe('Wycheproof ML-DSA verification', () => {
     for (const level of [44, 65, 87]) {
       const file = `mldsa_${level}_verify_test.json`;
       test(file, async (t) => {
-        const data = load<VerifyGroup>(file);
+        const data = readVectorFile<WycheproofFile<VerifyGroup>>(`wycheproof/${file}`, vectorsDir);
         const algorithm = algorithmOf(data.algorithm);
         const counts = { valid: 0, invalid: 0, acceptable: 0, invalidAsFalse: 0, invalidRefused: 0 };
         for (const group of data.testGroups) {
           assert.equal(group.type, 'MlDsaVerify');
-          const publicKey = hex(group.publicKey);
+          const publicKey = fromHex(group.publicKey);
           for (const vector of group.tests) {
             const label = `${file} tcId ${vector.tcId} (${vector.comment ?? ''})`;
-            const message = hex(vector.msg);
-            const signature = hex(vector.sig);
-            const options = vector.ctx === undefined ? {} : { context: hex(vector.ctx) };
+            const message = fromHex(vector.msg);
+            const signature = fromHex(vector.sig);
+            const options = vector.ctx === undefined ? {} : { context: fromHex(vector.ctx) };
             switch (vector.result) {
               case 'valid':
                 counts.valid++;
@@ -134,16 +122,16 @@ if (vectorsDir === undefined || vectorsDir === '') {
     for (const level of [44, 65, 87]) {
       const file = `mldsa_${level}_sign_seed_test.json`;
       test(file, async (t) => {
-        const data = load<SignGroup>(file);
+        const data = readVectorFile<WycheproofFile<SignGroup>>(`wycheproof/${file}`, vectorsDir);
         const algorithm = algorithmOf(data.algorithm);
         const counts = { valid: 0, invalid: 0, acceptable: 0, externalMu: 0 };
         for (const group of data.testGroups) {
           assert.equal(group.type, 'MlDsaSign');
-          const seed = hex(group.privateSeed);
+          const seed = fromHex(group.privateSeed);
           let checkedGroup = false;
           for (const vector of group.tests) {
             const label = `${file} tcId ${vector.tcId} (${vector.comment ?? ''})`;
-            const context = vector.ctx === undefined ? undefined : hex(vector.ctx);
+            const context = vector.ctx === undefined ? undefined : fromHex(vector.ctx);
             const withContext = context === undefined ? {} : { context };
             if (vector.msg === undefined) {
               // μ only: the external-μ interface, which this service does not offer.
@@ -151,13 +139,13 @@ if (vectorsDir === undefined || vectorsDir === '') {
               counts.externalMu++;
               continue;
             }
-            const message = hex(vector.msg);
+            const message = fromHex(vector.msg);
             switch (vector.result) {
               case 'valid': {
                 counts.valid++;
-                const publicKey = hex(group.publicKey);
+                const publicKey = fromHex(group.publicKey);
                 for (const backend of BACKENDS) {
-                  const expected = await mlDsaVerify(publicKey, message, hex(vector.sig), { ...withContext, backend });
+                  const expected = await mlDsaVerify(publicKey, message, fromHex(vector.sig), { ...withContext, backend });
                   assert.equal(expected.valid, true, `${label} the expected signature verifies (${backend})`);
                 }
                 if (!checkedGroup) {
@@ -174,7 +162,7 @@ if (vectorsDir === undefined || vectorsDir === '') {
                     }
                   }
                 }
-                const randomness = vector.rnd === undefined ? ZERO_RND : hex(vector.rnd);
+                const randomness = vector.rnd === undefined ? ZERO_RND : fromHex(vector.rnd);
                 const exact = await mlDsaSign(seed, message, { level, ...withContext, randomness });
                 assert.equal(exact.algorithm, algorithm);
                 assert.equal(toHex(exact.signature), vector.sig, `${label} exact signature (noble, rnd ${vector.rnd === undefined ? '0^32' : 'given'})`);

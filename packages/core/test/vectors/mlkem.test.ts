@@ -18,14 +18,12 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { ml_kem768 } from '@noble/post-quantum/ml-kem.js';
 import { CryptoError } from '../../src/errors.ts';
 import { ML_KEM_PARAMETERS, mlKemDecapsulate, mlKemEncapsulate, mlKemKeyPairFromSeed, type MlKemAlgorithm } from '../../src/ml-kem.ts';
 import { PQ_NATIVE_SUPPORT, type PqBackend } from '../../src/pq-common.ts';
+import { fromHex, readVectorFile, toHex, vectorsDirectory } from './vector-files.ts';
 
-const vectorsDir = process.env.CRYPTO_VECTORS_DIR;
 const BACKENDS: PqBackend[] = PQ_NATIVE_SUPPORT.mlKem ? ['native', 'noble'] : ['noble'];
 
 interface WycheproofFile<T> {
@@ -35,14 +33,6 @@ interface WycheproofFile<T> {
 interface DecapsTest { tcId: number; comment?: string; seed: string; ek?: string; c: string; K: string; result: string }
 interface EncapsTest { tcId: number; comment?: string; m: string; ek: string; c: string; K: string; result: string }
 interface KeygenTest { tcId: number; seed: string; ek: string; dk: string; result: string }
-
-function load<T>(name: string): WycheproofFile<T> {
-  assert.ok(vectorsDir, 'CRYPTO_VECTORS_DIR is not set');
-  return JSON.parse(readFileSync(join(vectorsDir, 'wycheproof', name), 'utf8')) as WycheproofFile<T>;
-}
-
-const hex = (text: string) => new Uint8Array(Buffer.from(text, 'hex'));
-const toHex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
 function algorithmOf(parameterSet: string): MlKemAlgorithm {
   const id = parameterSet.toLowerCase() as MlKemAlgorithm;
@@ -59,15 +49,13 @@ async function assertRefused(work: () => unknown, label: string): Promise<void> 
   });
 }
 
-if (vectorsDir === undefined || vectorsDir === '') {
-  test('CRYPTO_VECTORS_DIR names the test-vector directory', () => {
-    assert.fail('CRYPTO_VECTORS_DIR is not set, so the ML-KEM vectors cannot run. Run `npm run test:vectors`, or set CRYPTO_VECTORS_DIR to the directory that holds wycheproof/.');
-  });
-} else {
+const vectorsDir = vectorsDirectory('the ML-KEM vectors');
+
+if (vectorsDir !== undefined) {
   describe('Wycheproof ML-KEM: key generation from seeds and decapsulation', () => {
     for (const file of ['mlkem_512_test.json', 'mlkem_768_test.json', 'mlkem_1024_test.json']) {
       test(file, async (t) => {
-        const data = load<DecapsTest>(file);
+        const data = readVectorFile<WycheproofFile<DecapsTest>>(`wycheproof/${file}`, vectorsDir);
         const counts = { valid: 0, invalid: 0, acceptable: 0 };
         for (const group of data.testGroups) {
           assert.equal(group.type, 'MLKEMTest');
@@ -76,8 +64,8 @@ if (vectorsDir === undefined || vectorsDir === '') {
           const noble = ML_KEM_PARAMETERS[algorithm].noble;
           for (const vector of group.tests) {
             const label = `${file} tcId ${vector.tcId} (${vector.comment ?? ''})`;
-            const seed = hex(vector.seed);
-            const ciphertext = hex(vector.c);
+            const seed = fromHex(vector.seed);
+            const ciphertext = fromHex(vector.c);
             switch (vector.result) {
               case 'valid': {
                 counts.valid++;
@@ -120,19 +108,19 @@ if (vectorsDir === undefined || vectorsDir === '') {
 
   test('Wycheproof mlkem_768_encaps_test.json: encapsulation and the FIPS 203 §7.2 modulus check', async (t) => {
     const file = 'mlkem_768_encaps_test.json';
-    const data = load<EncapsTest>(file);
+    const data = readVectorFile<WycheproofFile<EncapsTest>>(`wycheproof/${file}`, vectorsDir);
     const counts = { valid: 0, invalid: 0, acceptable: 0 };
     for (const group of data.testGroups) {
       assert.equal(group.type, 'MLKEMEncapsTest');
       assert.equal(algorithmOf(group.parameterSet), 'ml-kem-768');
       for (const vector of group.tests) {
         const label = `${file} tcId ${vector.tcId} (${vector.comment ?? ''})`;
-        const publicKey = hex(vector.ek);
+        const publicKey = fromHex(vector.ek);
         switch (vector.result) {
           case 'valid': {
             counts.valid++;
             // Deterministic encapsulation (m given): noble only.
-            const result = await mlKemEncapsulate(publicKey, { backend: 'noble', randomness: hex(vector.m) });
+            const result = await mlKemEncapsulate(publicKey, { backend: 'noble', randomness: fromHex(vector.m) });
             assert.equal(toHex(result.ciphertext), vector.c, `${label} c`);
             assert.equal(toHex(result.sharedSecret), vector.K, `${label} K`);
             for (const backend of BACKENDS) {
@@ -165,7 +153,7 @@ if (vectorsDir === undefined || vectorsDir === '') {
 
   test('Wycheproof mlkem_768_keygen_seed_test.json: seed → ek, and the expanded dk decapsulates alike', async (t) => {
     const file = 'mlkem_768_keygen_seed_test.json';
-    const data = load<KeygenTest>(file);
+    const data = readVectorFile<WycheproofFile<KeygenTest>>(`wycheproof/${file}`, vectorsDir);
     const counts = { valid: 0, invalid: 0, acceptable: 0 };
     for (const group of data.testGroups) {
       assert.equal(group.type, 'MLKEMKeyGen');
@@ -173,11 +161,11 @@ if (vectorsDir === undefined || vectorsDir === '') {
         const label = `${file} tcId ${vector.tcId}`;
         assert.equal(vector.result, 'valid', `${label}: only valid key generations are expected in this file`);
         counts.valid++;
-        const seed = hex(vector.seed);
-        const dk = hex(vector.dk);
+        const seed = fromHex(vector.seed);
+        const dk = fromHex(vector.dk);
         // A ciphertext to the vector's ek from the independent implementation, then decapsulated
         // with the vector's expanded dk and with the seed, on every backend.
-        const { cipherText, sharedSecret } = ml_kem768.encapsulate(hex(vector.ek));
+        const { cipherText, sharedSecret } = ml_kem768.encapsulate(fromHex(vector.ek));
         for (const backend of BACKENDS) {
           assert.equal(toHex(mlKemKeyPairFromSeed(seed, 768, { backend }).publicKey), vector.ek, `${label} ek (${backend})`);
           const withDk = await mlKemDecapsulate(dk, cipherText, undefined, { backend });

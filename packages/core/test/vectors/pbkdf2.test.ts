@@ -11,8 +11,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   deriveKey,
   KDF_MAX_SALT_LENGTH,
@@ -25,6 +23,7 @@ import {
   planKdf,
 } from '../../src/kdf.ts';
 import { CryptoError } from '../../src/errors.ts';
+import { fromHex, readVectorFile, toHex } from './vector-files.ts';
 
 interface PbkdfVector {
   tcId: number;
@@ -41,9 +40,6 @@ interface PbkdfFile {
   testGroups: { tests: PbkdfVector[] }[];
 }
 
-const bytes = (hex: string) => new Uint8Array(Buffer.from(hex, 'hex'));
-const hex = (value: Uint8Array) => Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex');
-const vectorsDir = process.env.CRYPTO_VECTORS_DIR;
 
 /** The request fields on which a vector breaks this service's policy (empty: within it). */
 function violations(v: PbkdfVector): string[] {
@@ -56,13 +52,10 @@ function violations(v: PbkdfVector): string[] {
   return fields;
 }
 
-if (vectorsDir === undefined || vectorsDir === '') {
-  test('CRYPTO_VECTORS_DIR names the test-vector directory', () => {
-    assert.fail('CRYPTO_VECTORS_DIR is not set, so the Wycheproof PBKDF2 vectors cannot be checked. Run `npm run test:vectors`, or set CRYPTO_VECTORS_DIR to the directory that holds wycheproof/.');
-  });
-} else {
+const data = readVectorFile<PbkdfFile>('wycheproof/pbkdf2_hmacsha256_test.json');
+
+if (data !== undefined) {
   test('Wycheproof pbkdf2_hmacsha256_test.json', async (t) => {
-    const data = JSON.parse(readFileSync(join(vectorsDir, 'wycheproof', 'pbkdf2_hmacsha256_test.json'), 'utf8')) as PbkdfFile;
     const counts = { validPublic: 0, validOutsidePolicy: 0, invalid: 0 };
     const refusedOn = new Map<string, number>();
     for (const group of data.testGroups) {
@@ -71,14 +64,14 @@ if (vectorsDir === undefined || vectorsDir === '') {
         assert.notEqual(v.result, 'acceptable', `${label}: no "acceptable" results are expected in this file`);
         const input = {
           algorithm: 'pbkdf2-sha256',
-          password: bytes(v.password),
-          salt: bytes(v.salt),
+          password: fromHex(v.password),
+          salt: fromHex(v.salt),
           keyLength: v.dkLen,
           params: { iterations: v.iterationCount },
         };
         const faults = violations(v);
         if (faults.length === 0) {
-          const derived = hex(await deriveKey(planKdf(input)));
+          const derived = toHex(await deriveKey(planKdf(input)));
           assert.equal(derived === v.dk, v.result === 'valid', label);
           if (v.result === 'valid') counts.validPublic += 1;
           else counts.invalid += 1;
@@ -90,7 +83,7 @@ if (vectorsDir === undefined || vectorsDir === '') {
           refusedOn.set(error.field, (refusedOn.get(error.field) ?? 0) + 1);
           return true;
         });
-        const derived = hex(await pbkdf2Raw('sha256', input.password, input.salt, v.iterationCount, v.dkLen));
+        const derived = toHex(await pbkdf2Raw('sha256', input.password, input.salt, v.iterationCount, v.dkLen));
         assert.equal(derived === v.dk, v.result === 'valid', label);
         if (v.result === 'valid') counts.validOutsidePolicy += 1;
         else counts.invalid += 1;

@@ -17,8 +17,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { PQ_NATIVE_SUPPORT, type PqBackend } from '../../src/pq-common.ts';
 import {
   XWING_HPKE_KEM,
@@ -29,23 +27,15 @@ import {
   xwingHpkePrivateKeyFromParts,
   xwingKeyPairFromSeed,
 } from '../../src/xwing.ts';
+import { fromHex, readVectorFile, toHex, vectorsDirectory } from './vector-files.ts';
 
-const vectorsDir = process.env.CRYPTO_VECTORS_DIR;
 const BACKENDS: PqBackend[] = PQ_NATIVE_SUPPORT.mlKem ? ['native', 'noble'] : ['noble'];
 
 interface Vector { seed: string; pk: string; eseed: string; ct: string; ss: string }
 
-const hex = (text: string) => new Uint8Array(Buffer.from(text, 'hex'));
-const toHex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
-
-function read(name: string): unknown {
-  assert.ok(vectorsDir, 'CRYPTO_VECTORS_DIR is not set');
-  return JSON.parse(readFileSync(join(vectorsDir, 'xwing', name), 'utf8'));
-}
-
 async function check(vector: Vector, label: string): Promise<void> {
-  const seed = hex(vector.seed);
-  const ciphertext = hex(vector.ct);
+  const seed = fromHex(vector.seed);
+  const ciphertext = fromHex(vector.ct);
   for (const backend of BACKENDS) {
     const keys = xwingKeyPairFromSeed(seed, { backend });
     assert.equal(toHex(keys.publicKey), vector.pk, `${label} pk (${backend})`);
@@ -60,12 +50,12 @@ async function check(vector: Vector, label: string): Promise<void> {
     }, { backend });
     assert.equal(toHex(fromParts.sharedSecret), vector.ss, `${label} decapsulation from the parts (${backend})`);
   }
-  const encapsulationSeed = hex(vector.eseed);
-  const combined = await xwingEncapsulate(hex(vector.pk), { encapsulationSeed });
+  const encapsulationSeed = fromHex(vector.eseed);
+  const combined = await xwingEncapsulate(fromHex(vector.pk), { encapsulationSeed });
   assert.equal(toHex(combined.ciphertext), vector.ct, `${label} ct`);
   assert.equal(toHex(combined.sharedSecret), vector.ss, `${label} ss`);
   assert.equal(toHex(combined.mlKemCiphertext) + toHex(combined.x25519EphemeralPublic), vector.ct, `${label} ct parts`);
-  const pk = hex(vector.pk);
+  const pk = fromHex(vector.pk);
   const parts = await xwingEncapsulateParts(pk.subarray(1184), pk.subarray(0, 1184), { encapsulationSeed });
   assert.equal(toHex(parts.ciphertext), vector.ct, `${label} ct from the parts`);
   assert.equal(toHex(parts.sharedSecret), vector.ss, `${label} ss from the parts`);
@@ -80,13 +70,11 @@ async function check(vector: Vector, label: string): Promise<void> {
   assert.equal(toHex(await XWING_HPKE_KEM.decap(ciphertext, fromParts)), vector.ss, `${label} HPKE Decap from the parts`);
 }
 
-if (vectorsDir === undefined || vectorsDir === '') {
-  test('CRYPTO_VECTORS_DIR names the test-vector directory', () => {
-    assert.fail('CRYPTO_VECTORS_DIR is not set, so the X-Wing vectors cannot run. Run `npm run test:vectors`, or set CRYPTO_VECTORS_DIR to the directory that holds xwing/.');
-  });
-} else {
+const vectorsDir = vectorsDirectory('the X-Wing vectors');
+
+if (vectorsDir !== undefined) {
   test('xwing/xwing.json: the draft vectors (RustCrypto/KEMs)', async (t) => {
-    const data = read('xwing.json') as { vectors: (Vector & { sk: string })[] };
+    const data = readVectorFile<{ vectors: (Vector & { sk: string })[] }>('xwing/xwing.json', vectorsDir);
     let valid = 0;
     for (const [index, vector] of data.vectors.entries()) {
       // The secret key of X-Wing is the seed itself.
@@ -99,7 +87,7 @@ if (vectorsDir === undefined || vectorsDir === '') {
   });
 
   test('xwing/mlkem768-x25519.json: noble-post-quantum vectors of the same KEM', async (t) => {
-    const data = read('mlkem768-x25519.json') as { seed: string; sk: string; randomness: string; pk: string; ct: string; ss: string }[];
+    const data = readVectorFile<{ seed: string; sk: string; randomness: string; pk: string; ct: string; ss: string }[]>('xwing/mlkem768-x25519.json', vectorsDir);
     let valid = 0;
     for (const [index, vector] of data.entries()) {
       assert.equal(vector.sk, vector.seed);
