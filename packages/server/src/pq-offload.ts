@@ -166,6 +166,8 @@ class WorkerPool {
   }
 }
 
+const alwaysWanted = (): boolean => true;
+
 export class PqOffload {
   readonly mode: PqOffloadMode;
   private readonly pool: WorkerPool | undefined;
@@ -232,11 +234,25 @@ export class PqOffload {
    * CryptoError (bad input, a 400) rejects as it would inline.
    */
   run<N extends PqJobName>(name: N, ...args: PqJobArgs<N>): Promise<PqJobResult<N>> {
+    return this.runWhile(alwaysWanted, name, ...args);
+  }
+
+  /**
+   * As `run`, for a route: while the job waits in the queue, `stillWanted` is asked whether its
+   * request still waits for the answer (handler-timeout.ts); once it says no, the job is dropped
+   * without running (an SLH-DSA signature is up to seconds of a core).
+   */
+  runWhile<N extends PqJobName>(stillWanted: () => boolean, name: N, ...args: PqJobArgs<N>): Promise<PqJobResult<N>> {
     const jobClass = JOB_CLASS[name];
     const inline = () => this.execute(name, args) as Promise<PqJobResult<N>>;
     if (jobClass === 'light' || (jobClass === 'cpu' && this.mode === 'inline')) return inline();
     const pool = this.pool;
-    return this.queue.run(0, pool === undefined ? inline : () => pool.exec({ name, args }) as Promise<PqJobResult<N>>);
+    return this.queue.run(0, pool === undefined ? inline : () => pool.exec({ name, args }) as Promise<PqJobResult<N>>, stillWanted);
+  }
+
+  /** Jobs dropped before they started, their request having ended. */
+  get dropped(): number {
+    return this.queue.dropped;
   }
 
   /**

@@ -40,6 +40,7 @@ import { mlKemAlgorithmForLevel, mlKemAlgorithmForPublicKey, mlKemAlgorithmForSe
 import { mlDsaAlgorithmForLevel, mlDsaAlgorithmForPublicKey, mlDsaAlgorithmForSecretKey } from '@crypto-service/core';
 import { slhDsaAlgorithmForVariant } from '@crypto-service/core';
 import { XWING_ALGORITHM } from '@crypto-service/core';
+import { stillWanted } from '../handler-timeout.ts';
 import { PqOffload, type PqOffloadOptions } from '../pq-offload.ts';
 import { PQ_RATE_LIMIT_COSTS } from '../rate-limit/costs.ts';
 import { chooseForm } from './key-forms.ts';
@@ -88,6 +89,16 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
       collect() {
         this.inc(offload.rejected - reported);
         reported = offload.rejected;
+      },
+    });
+    let reportedDropped = 0;
+    new Counter({
+      name: 'crypto_pq_queue_dropped_total',
+      help: 'Post-quantum jobs dropped before they started because their request had ended (HANDLER_TIMEOUT_MS, or the client left)',
+      registers: [app.metricsRegistry],
+      collect() {
+        this.inc(offload.dropped - reportedDropped);
+        reportedDropped = offload.dropped;
       },
     });
     new Gauge({
@@ -294,9 +305,9 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
     app.post(`${prefix}/keygen`, {
       config: { scope: SCOPE, rateLimitCost: PQ_RATE_LIMIT_COSTS.slhDsaKeygen },
       schema: { tags: TAGS, summary: `SLH-DSA key pair (FIPS 205)${alias}`, body: PqSlhDsaKeygenRequest, response: { 200: PqSlhDsaKeygenResponse, ...problemResponses } },
-    }, async (request) => {
+    }, async (request, reply) => {
       const { variant } = request.body;
-      const keys = await app.operations.run('slh-dsa.keygen', slhDsaAlgorithmForVariant(variant), () => offload.run('slh-dsa.keygen', variant));
+      const keys = await app.operations.run('slh-dsa.keygen', slhDsaAlgorithmForVariant(variant), () => offload.runWhile(stillWanted(reply), 'slh-dsa.keygen', variant));
       try {
         return { data: { publicKey: bytesToHex(keys.publicKey), secretKey: bytesToHex(keys.secretKey), algorithm: keys.algorithm } };
       } finally {
@@ -307,14 +318,14 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
     app.post(`${prefix}/sign`, {
       config: { scope: SCOPE, rateLimitCost: PQ_RATE_LIMIT_COSTS.slhDsaSign },
       schema: { tags: TAGS, summary: `SLH-DSA signature (hedged), with an optional context${alias}`, body: PqSlhDsaSignRequest, response: { 200: PqSlhDsaSignResponse, ...problemResponses } },
-    }, async (request) => {
+    }, async (request, reply) => {
       const { variant, encoding = 'utf8' } = request.body;
       const secretKey = hexToBytes(request.body.secretKey, '/secretKey');
       try {
         const message = decodeText(request.body.message, encoding, '/message');
         const context = request.body.context === undefined ? undefined : utf8ToBytes(request.body.context, '/context');
         const algorithm = slhDsaAlgorithmForVariant(variant);
-        const result = await app.operations.run('slh-dsa.sign', algorithm, () => offload.run('slh-dsa.sign', secretKey, message, { variant, context }));
+        const result = await app.operations.run('slh-dsa.sign', algorithm, () => offload.runWhile(stillWanted(reply), 'slh-dsa.sign', secretKey, message, { variant, context }));
         return { data: { signature: bytesToHex(result.signature), algorithm: result.algorithm } };
       } finally {
         wipe(secretKey);

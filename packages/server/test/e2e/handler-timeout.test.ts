@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
+import { slhDsaKeygen } from '@crypto-service/core';
 import { delay, openRequest, postJson, request, startServer, untilReady } from './helpers.ts';
 
 // Argon2id at the cap's memory and passes: seconds of work, far beyond a 300 ms timeout.
@@ -58,5 +59,35 @@ test('a slow route answers 503 after HANDLER_TIMEOUT_MS; queued work nobody wait
   // And the server serves on, with a fresh slot.
   const quick = await postJson(url, { password: 'p' }, { timeoutMs: 10_000 });
   assert.equal(quick.status, 200);
+  assert.deepEqual(await server.stop(), { code: 0, signal: null });
+});
+
+test('SLH-DSA signatures still waiting for the post-quantum queue are dropped once their request timed out', { timeout: 90_000 }, async (t) => {
+  const server = await startServer({ HANDLER_TIMEOUT_MS: '100' });
+  t.after(() => server.kill());
+  await untilReady(server);
+  // The key is made here: on Node 22 the server's own key generation would outlast the 100 ms too.
+  const secretKey = Buffer.from((await slhDsaKeygen('sha2-192s')).secretKey).toString('hex');
+
+  // sha2-192s signs in ≈ 0.7 s natively (≈ 3 s on Node 22): far beyond 100 ms, so every request
+  // times out while the queue's slots (2 natively, 1 worker thread on Node 22) are still busy.
+  const requests = Array.from({ length: 4 }, () => postJson(`${server.baseUrl}/v2/pq/slh-dsa/sign`, { variant: 'sha2-192s', secretKey, message: 'm' }, { timeoutMs: 60_000 }));
+  await delay(50);
+  const gauge = (metrics: string, state: string) => Number(metrics.split('\n').find((line) => line.startsWith(`crypto_pq_queue_jobs{state="${state}"}`))?.split(' ').at(-1));
+  const during = (await request(`${server.baseUrl}/metrics`)).body;
+  const running = gauge(during, 'running');
+  const waiting = gauge(during, 'waiting');
+  assert.equal(running + waiting, 4, during.split('\n').filter((line) => line.startsWith('crypto_pq_queue')).join('\n'));
+  assert.ok(waiting >= 1, `${waiting} waiting`);
+  for (const response of await Promise.all(requests)) assert.equal(response.status, 503);
+
+  let metrics = '';
+  const dropped = () => Number(metrics.split('\n').find((line) => line.startsWith('crypto_pq_queue_dropped_total '))?.split(' ').at(-1));
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline && !(gauge(metrics, 'running') === 0 && dropped() === waiting); await delay(200)) {
+    metrics = (await request(`${server.baseUrl}/metrics`)).body;
+  }
+  assert.equal(dropped(), waiting, 'every waiting signature was dropped');
+  const signed = metrics.split('\n').find((line) => line.startsWith('crypto_operations_total{operation="slh-dsa.sign"') && line.includes('outcome="success"'));
+  assert.equal(Number(signed?.split(' ').at(-1)), running, 'only the ones already running were computed');
   assert.deepEqual(await server.stop(), { code: 0, signal: null });
 });
