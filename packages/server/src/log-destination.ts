@@ -5,15 +5,21 @@
 import { writeSync } from 'node:fs';
 import type { DestinationStream } from 'pino';
 
-/** A batch this large is written at once instead of waiting for the end of the event-loop turn. */
-const MAX_BATCH_CHARS = 64 * 1024;
+/**
+ * The most one write(2) carries (whole lines only; a longer line goes alone): PIPE_BUF on Linux,
+ * the size up to which a write to a pipe is atomic. Several processes share one stdout pipe in
+ * cluster mode (the primary and every worker); bigger writes could interleave mid-line and break
+ * the JSON lines a log shipper reads.
+ */
+const MAX_BATCH_BYTES = 4096;
 /** How long a full pipe (EAGAIN) is waited for before a batch is dropped. */
 const FULL_PIPE_PATIENCE_MS = 1000;
 
 /**
  * Log lines to a file descriptor, written synchronously, in batches: the lines of one event-loop
- * turn go out in one write(2) at the end of that turn (setImmediate), or at once when the batch
- * reaches 64 KiB, and whatever is left is written when the process exits, whatever the reason.
+ * turn go out together at the end of that turn (setImmediate), in writes of whole lines of at most
+ * 4 KiB each (atomic on a pipe shared with other processes), and whatever is left is written when
+ * the process exits, whatever the reason.
  *
  * Why not pino's writers: one synchronous write per line cost ≈ 30 µs per request at LOG_LEVEL=info
  * (a small request's whole pipeline is ≈ 40 µs), while under load one turn completes several
@@ -28,7 +34,7 @@ const FULL_PIPE_PATIENCE_MS = 1000;
 export class BatchedLineWriter implements DestinationStream {
   readonly #fd: number;
   #lines: string[] = [];
-  #chars = 0;
+  #bytes = 0;
   #scheduled = false;
   readonly #flushSoon = (): void => {
     this.#scheduled = false;
@@ -40,22 +46,22 @@ export class BatchedLineWriter implements DestinationStream {
   }
 
   write(line: string): void {
+    const bytes = Buffer.byteLength(line, 'utf8');
+    if (this.#bytes + bytes > MAX_BATCH_BYTES) this.flush();
     this.#lines.push(line);
-    this.#chars += line.length;
-    if (this.#chars >= MAX_BATCH_CHARS) {
-      this.flush();
-    } else if (!this.#scheduled) {
+    this.#bytes += bytes;
+    if (!this.#scheduled) {
       this.#scheduled = true;
       setImmediate(this.#flushSoon);
     }
   }
 
-  /** Writes every pending line now. */
+  /** Writes every pending line now (at most 4 KiB of them, see write). */
   flush(): void {
     if (this.#lines.length === 0) return;
     const data = Buffer.from(this.#lines.length === 1 ? this.#lines[0]! : this.#lines.join(''), 'utf8');
     this.#lines = [];
-    this.#chars = 0;
+    this.#bytes = 0;
     writeFully(this.#fd, data);
   }
 }

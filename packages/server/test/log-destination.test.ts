@@ -36,18 +36,46 @@ test('the lines of one turn are written together at the end of the turn, in orde
   assert.equal(readFileSync(path, 'utf8').split('\n').length, 5);
 });
 
-test('a batch that reaches 64 KiB is written at once, without waiting for the turn to end', (t) => {
+test('a write carries whole lines and at most 4 KiB (PIPE_BUF): one that would go beyond is written first', (t) => {
   const { path, fd } = tempFile(t);
   const writer = new BatchedLineWriter(fd);
-  const line = `${JSON.stringify({ msg: 'x'.repeat(1000) })}\n`;
-  let written = 0;
-  while (readFileSync(path, 'utf8').length === 0) {
-    writer.write(line);
-    written += 1;
-    assert.ok(written <= 70, 'flushed by about 64 KiB');
+  const line = `${JSON.stringify({ msg: 'x'.repeat(990) })}\n`; // 1001 bytes
+  for (let i = 0; i < 4; i++) writer.write(line);
+  assert.equal(readFileSync(path, 'utf8'), '', '4004 bytes wait for the end of the turn');
+  writer.write(line);
+  assert.equal(readFileSync(path, 'utf8'), line.repeat(4), 'the fifth line would make 5005 bytes: the four go out first');
+  const long = `${JSON.stringify({ msg: 'é'.repeat(3000) })}\n`; // 6000+ bytes: alone, and counted in bytes, not characters
+  writer.write(long);
+  assert.equal(readFileSync(path, 'utf8'), line.repeat(5));
+  writer.flush();
+  assert.equal(readFileSync(path, 'utf8'), line.repeat(5) + long);
+});
+
+test('several processes writing to one pipe never split each other\'s lines (cluster mode)', () => {
+  const module = new URL('../src/log-destination.ts', import.meta.url).href;
+  // Four writers at once through one shared stdout pipe, each turn's lines (≈ 100 KB) more than the
+  // pipe holds (64 KiB), so that writes larger than PIPE_BUF would be split and interleaved.
+  const script = `import { spawn } from 'node:child_process';
+    const writer = ${JSON.stringify(`import { stdoutDestination } from ${JSON.stringify(module)};
+      const out = stdoutDestination();
+      const pad = 'p'.repeat(150 + Number(process.argv[1]) * 37);
+      let turn = 0;
+      const tick = () => {
+        for (let i = 0; i < 400; i++) out.write(JSON.stringify({ w: Number(process.argv[1]), turn, i, pad }) + '\\n');
+        if (++turn < 10) setImmediate(tick);
+      };
+      tick();`)};
+    for (let w = 0; w < 4; w++) spawn(process.execPath, ['--input-type=module', '-e', writer, String(w)], { stdio: ['ignore', 'inherit', 'inherit'] });`;
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  assert.equal(result.stderr, '');
+  const lines = result.stdout.trim().split('\n');
+  assert.equal(lines.length, 4 * 10 * 400);
+  const perWriter = [0, 0, 0, 0];
+  for (const text of lines) {
+    const parsed = JSON.parse(text) as { w: number };
+    perWriter[parsed.w]! += 1;
   }
-  assert.ok(written >= 60, `not flushed too early (${written} lines)`);
-  assert.equal(readFileSync(path, 'utf8'), line.repeat(written));
+  assert.deepEqual(perWriter, [4000, 4000, 4000, 4000]);
 });
 
 test('a write error drops the batch instead of throwing into the caller', async () => {
