@@ -51,7 +51,11 @@ async function serve(config: Config): Promise<void> {
   // In cluster mode the primary has logged them, once for all workers.
   if (!clusterWorker) for (const warning of config.warnings) app.log.warn(warning);
   if (clusterWorker) answerMetricsCollection(app.metricsRegistry);
-  app.log.debug({ threads: loweredThreads, nice: config.heavyWorkNice }, 'heavy-work threads lowered in priority (HEAVY_WORK_NICE)');
+  if (config.heavyWorkNice > 0 && loweredThreads === 0 && process.platform === 'linux') {
+    app.log.warn({ nice: config.heavyWorkNice }, 'HEAVY_WORK_NICE: no thread of libuv\'s pool could be lowered in priority; heavy work runs at the event loop\'s priority');
+  } else {
+    app.log.debug({ threads: loweredThreads, nice: config.heavyWorkNice }, 'heavy-work threads lowered in priority (HEAVY_WORK_NICE)');
+  }
 
   let shuttingDown = false;
   async function shutdown(signal: NodeJS.Signals): Promise<void> {

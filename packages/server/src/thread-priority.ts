@@ -21,14 +21,20 @@
  */
 import { randomFill } from 'node:crypto';
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 
-/** The name libuv gives its pool threads (libuv ≥ 1.45, Node ≥ 20). */
+/** The name libuv gives its pool threads (libuv ≥ 1.50, Node ≥ 22.12 and 24). */
 const THREAD_POOL_NAME = 'libuv-worker';
+/** The lowest priority there is. */
+const MAX_NICE = 19;
 
-function lowerThread(threadId: number, nice: number): boolean {
+/**
+ * Sets a thread to `offset` below the calling thread's own priority. Relative, not absolute: a
+ * service started under `nice -n 15` must not end up running its heavy work ABOVE its event loop.
+ */
+function lowerThread(threadId: number, offset: number): boolean {
   try {
-    setPriority(threadId, nice);
+    setPriority(threadId, Math.min(MAX_NICE, getPriority() + offset));
     return true;
   } catch {
     return false;
@@ -41,14 +47,21 @@ function startThreadPool(): Promise<void> {
 }
 
 /**
- * Lowers every thread of libuv's pool to `nice`. Returns how many threads were changed (0 where
- * this does not apply: nice 0, or not Linux).
+ * Lowers every thread of libuv's pool `nice` steps below the calling (event-loop) thread. Returns
+ * how many threads were changed: 0 where this does not apply (nice 0, not Linux, no /proc, a libuv
+ * that does not name its threads).
  */
 export async function lowerThreadPoolPriority(nice: number): Promise<number> {
   if (nice <= 0 || process.platform !== 'linux') return 0;
   await startThreadPool();
+  let tasks: string[];
+  try {
+    tasks = readdirSync('/proc/self/task');
+  } catch {
+    return 0; // no /proc (a chroot, a sandbox): priorities stay as they are
+  }
   let lowered = 0;
-  for (const task of readdirSync('/proc/self/task')) {
+  for (const task of tasks) {
     let name: string;
     try {
       name = readFileSync(`/proc/self/task/${task}/comm`, 'utf8').trim();
@@ -60,7 +73,7 @@ export async function lowerThreadPoolPriority(nice: number): Promise<number> {
   return lowered;
 }
 
-/** Lowers the calling thread (a worker thread, at its start) to `nice`; false if nothing changed. */
+/** Lowers the calling thread (a worker thread, at its start) `nice` steps; false if nothing changed. */
 export function lowerCurrentThreadPriority(nice: number): boolean {
   if (nice <= 0 || process.platform !== 'linux') return false;
   try {

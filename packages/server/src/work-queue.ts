@@ -140,10 +140,14 @@ export class WorkQueue {
     if (memoryBytes > this.options.memoryBudgetBytes) {
       return Promise.reject(this.#refuse('this operation needs more memory than the server allows for such work'));
     }
+    // Jobs nobody waits for any more go first: they must not keep this one waiting, or refused.
+    if (this.#waiting.length > 0) {
+      this.#dropUnwanted();
+      this.#drain();
+    }
     if (this.#waiting.length === 0 && this.#fits(memoryBytes)) {
       return this.#start(memoryBytes, job);
     }
-    if (this.#waiting.length >= this.options.maxQueued) this.#dropUnwanted();
     if (this.#waiting.length >= this.options.maxQueued) {
       return Promise.reject(this.#refuse('too many expensive operations are in progress'));
     }
@@ -162,7 +166,7 @@ export class WorkQueue {
     return this.#dropped;
   }
 
-  /** Removes every waiting job that nobody wants any more (a full queue looks for room first). */
+  /** Removes every waiting job that nobody wants any more. */
   #dropUnwanted(): void {
     const unwanted = this.#waiting.filter((waiting) => !waiting.wanted());
     for (const waiting of unwanted) {

@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { postJson, startServer, untilReady } from './helpers.ts';
 
 const TIMEOUT = { timeout: 30_000 };
@@ -33,7 +34,10 @@ function threadsOf(pid: number): ThreadInfo[] {
   return threads;
 }
 
-test('HEAVY_WORK_NICE=7: libuv\'s pool and the worker threads run at nice 7, the event loop at 0', TIMEOUT, async (t) => {
+/** The nice value this test process runs at, which the server it starts inherits. */
+const ownNice = () => getPriority();
+
+test('HEAVY_WORK_NICE=7: libuv\'s pool and the worker threads run 7 steps below the event loop', TIMEOUT, async (t) => {
   const server = await startServer({ HEAVY_WORK_NICE: '7' });
   t.after(() => server.kill());
   const pid = server.process.pid!;
@@ -49,22 +53,24 @@ test('HEAVY_WORK_NICE=7: libuv\'s pool and the worker threads run at nice 7, the
   assert.equal(generated.status, 200);
 
   const threads = threadsOf(pid);
+  // Relative to the event loop's own nice (0 normally; more if the tests themselves run niced).
   const main = threads.find((thread) => thread.id === pid)!;
-  assert.equal(main.nice, 0, 'the event loop keeps the normal priority');
+  assert.equal(main.nice, ownNice(), 'the event loop keeps the priority it was started with');
+  const expected = Math.min(19, main.nice + 7);
   const pool = threads.filter((thread) => thread.name === 'libuv-worker');
-  assert.ok(pool.length >= 4, `libuv's pool: ${JSON.stringify(threads)}`);
-  assert.deepEqual(pool.map((thread) => thread.nice), pool.map(() => 7));
+  assert.ok(pool.length >= 1, `libuv's pool: ${JSON.stringify(threads)}`);
+  assert.deepEqual(pool.map((thread) => thread.nice), pool.map(() => expected));
   // Besides the pool: the OpenPGP worker thread that ran the job (and on Node 22 the post-quantum one).
-  const lowered = threads.filter((thread) => thread.nice === 7).length;
-  assert.ok(lowered >= pool.length + 1, `${lowered} threads at nice 7: ${JSON.stringify(threads)}`);
+  const lowered = threads.filter((thread) => thread.nice === expected).length;
+  assert.ok(lowered >= pool.length + 1, `${lowered} threads at nice ${expected}: ${JSON.stringify(threads)}`);
   assert.deepEqual(await server.stop(), { code: 0, signal: null });
 });
 
-test('HEAVY_WORK_NICE=0 leaves every thread at the normal priority', TIMEOUT, async (t) => {
+test('HEAVY_WORK_NICE=0 leaves every thread at the priority the process was started with', TIMEOUT, async (t) => {
   const server = await startServer({ HEAVY_WORK_NICE: '0' });
   t.after(() => server.kill());
   const hashed = await postJson(`${server.baseUrl}/v2/hash`, { algorithm: 'sha256', data: 'abc' });
   assert.equal(hashed.status, 200);
-  assert.deepEqual(threadsOf(server.process.pid!).filter((thread) => thread.nice !== 0), []);
+  assert.deepEqual(threadsOf(server.process.pid!).filter((thread) => thread.nice !== ownNice()), []);
   assert.deepEqual(await server.stop(), { code: 0, signal: null });
 });
