@@ -56,27 +56,39 @@ export class BatchedLineWriter implements DestinationStream {
     }
   }
 
-  /** Writes every pending line now (at most 4 KiB of them, see write). */
-  flush(): void {
-    if (this.#lines.length === 0) return;
-    const data = Buffer.from(this.#lines.length === 1 ? this.#lines[0]! : this.#lines.join(''), 'utf8');
-    this.#lines = [];
-    this.#bytes = 0;
-    writeFully(this.#fd, data);
+  /** Writes every pending line now (at most 4 KiB of them, see write); then calls `callback`, if any (pino's flush). */
+  flush(callback?: (error?: Error) => void): void {
+    if (this.#lines.length > 0) {
+      const data = Buffer.from(this.#lines.length === 1 ? this.#lines[0]! : this.#lines.join(''), 'utf8');
+      this.#lines = [];
+      this.#bytes = 0;
+      this.#writeFully(data);
+    }
+    callback?.();
   }
-}
 
-function writeFully(fd: number, data: Buffer): void {
-  let offset = 0;
-  let waitedMs = 0;
-  while (offset < data.length) {
-    try {
-      offset += writeSync(fd, data, offset);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'EAGAIN' || waitedMs >= FULL_PIPE_PATIENCE_MS) return; // dropped: see above
-      Atomics.wait(PAUSE, 0, 0, 5);
-      waitedMs += 5;
+  /**
+   * True once a full pipe has been waited for in vain: later batches are tried once, not waited
+   * for, until a write goes through again. A stuck reader then costs one second, not one per batch.
+   */
+  #stalled = false;
+
+  #writeFully(data: Buffer): void {
+    let offset = 0;
+    let waitedMs = 0;
+    while (offset < data.length) {
+      try {
+        offset += writeSync(this.#fd, data, offset);
+        this.#stalled = false;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'EAGAIN' || this.#stalled || waitedMs >= FULL_PIPE_PATIENCE_MS) {
+          if (code === 'EAGAIN') this.#stalled = true;
+          return; // dropped: see above
+        }
+        Atomics.wait(PAUSE, 0, 0, 5);
+        waitedMs += 5;
+      }
     }
   }
 }

@@ -34,6 +34,11 @@ test('the lines of one turn are written together at the end of the turn, in orde
   writer.write('{"n":4}\n');
   await nextTurn();
   assert.equal(readFileSync(path, 'utf8').split('\n').length, 5);
+  // pino's logger.flush(callback) reaches the destination's flush: the callback comes after the write.
+  writer.write('{"n":5}\n');
+  let flushed = '';
+  writer.flush(() => (flushed = readFileSync(path, 'utf8')));
+  assert.match(flushed, /\{"n":5\}\n$/);
 });
 
 test('a write carries whole lines and at most 4 KiB (PIPE_BUF): one that would go beyond is written first', (t) => {
