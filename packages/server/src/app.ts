@@ -9,6 +9,7 @@ import type { Config } from './config.ts';
 import { clientErrorHandler, handleError, sendProblem } from './errors.ts';
 import { loggerOptions, requestLogController, schemaValidatorLogger } from './logging.ts';
 import { Readiness } from './readiness.ts';
+import shutdownGate from './plugins/shutdown-gate.ts';
 import securityHeaders, { securityHeaderValues } from './plugins/security-headers.ts';
 import { deprecationHeaders, isV1Path } from './v1/deprecation.ts';
 import corsPolicy from './plugins/cors.ts';
@@ -77,7 +78,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // KEEP_ALIVE_TIMEOUT_MS. The headers timeout is set below.
     requestTimeout: config.timeouts.requestMs,
     keepAliveTimeout: config.timeouts.keepAliveMs,
-    return503OnClosing: true,
+    // Off: a request arriving while draining is refused by plugins/shutdown-gate.ts instead, as a problem.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 200 },
     // A URL that cannot even be decoded (`/v2/%zz`) never reaches the hooks: answer it here, as a
@@ -117,6 +119,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // The pipeline. Each stage adds onRequest hooks on the root instance, which run in this order.
   await app.register(securityHeaders);
   await app.register(corsPolicy, { origins: config.corsOrigins });
+  await app.register(shutdownGate, { readiness });
   const store = options.rateLimitStore ?? createRateLimitStore(config.rateLimit, app.log);
   await app.register(rateLimit, { max: config.rateLimit.max, windowMs: config.rateLimit.windowMs, store });
   await app.register(compression);

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { gunzipSync, brotliDecompressSync } from 'node:zlib';
 import { postJson, testApp, testConfig, TEST_API_KEY } from './helpers.ts';
 import { buildApp } from '../src/app.ts';
+import { Readiness } from '../src/readiness.ts';
 
 const ORIGIN = 'https://app.example.com';
 const HASH_BODY = { algorithm: 'sha256', data: 'abc' };
@@ -146,6 +147,32 @@ describe('security headers', () => {
     const document = await app.inject({ method: 'GET', url: '/docs/json' });
     assert.equal(document.statusCode, 200);
     assert.match(String(document.headers['content-security-policy']), /script-src 'self'/);
+  });
+});
+
+describe('draining (SIGTERM)', () => {
+  test('a request that still arrives is refused with a 503 problem, Connection: close and the security and CORS headers; the probes answer', async (t) => {
+    const readiness = new Readiness();
+    const app = await testApp({ CORS_ORIGIN: ORIGIN }, { readiness });
+    t.after(() => app.close());
+    assert.equal((await postJson(app, '/v2/hash', HASH_BODY)).statusCode, 200);
+    readiness.startDraining();
+
+    const refused = await postJson(app, '/v2/hash', HASH_BODY, { origin: ORIGIN });
+    assert.equal(refused.statusCode, 503);
+    assert.equal(refused.headers['content-type'], 'application/problem+json; charset=utf-8');
+    assert.equal((refused.json() as { code: string }).code, 'SERVICE_UNAVAILABLE');
+    assert.match((refused.json() as { detail: string }).detail, /shutting down/);
+    assert.equal(refused.headers.connection, 'close');
+    assert.equal(refused.headers['retry-after'], '1');
+    assertSecurityHeaders(refused.headers, 'draining 503');
+    assert.equal(refused.headers['access-control-allow-origin'], ORIGIN);
+    assert.equal(refused.headers.ratelimit, undefined, 'refused before the rate limit: it costs the client nothing');
+
+    assert.equal((await app.inject({ method: 'GET', url: '/live' })).statusCode, 200);
+    const ready = await app.inject({ method: 'GET', url: '/ready' });
+    assert.equal(ready.statusCode, 503);
+    assert.equal((ready.json() as { checks: Record<string, string> }).checks.shutdown, 'fail');
   });
 });
 
