@@ -200,16 +200,24 @@ export class PqOffload {
       memoryBudgetBytes: 1,
       retryAfterSeconds: options.retryAfterSeconds ?? 1,
     });
-    this.runner = Object.freeze({
-      mlKemKeygen: (...args) => this.run('ml-kem.keygen', ...args),
-      xwingKeygen: (...args) => this.run('x-wing.keygen', ...args),
-      mlDsaKeygen: (...args) => this.run('ml-dsa.keygen', ...args),
-      slhDsaKeygen: (...args) => this.run('slh-dsa.keygen', ...args),
-      mlDsaSign: (...args) => this.run('ml-dsa.sign', ...args),
-      mlDsaVerify: (...args) => this.run('ml-dsa.verify', ...args),
-      slhDsaSign: (...args) => this.run('slh-dsa.sign', ...args),
-      slhDsaVerify: (...args) => this.run('slh-dsa.verify', ...args),
-      privateKeyFromPem: (...args) => this.run('pq.private-key-from-pem', ...args),
+    this.runner = this.runnerWhile(alwaysWanted);
+  }
+
+  /**
+   * Core's post-quantum functions for one request: as `runner`, but a queued job is dropped once
+   * `stillWanted` says its request has ended (see runWhile).
+   */
+  runnerWhile(stillWanted: () => boolean): PostQuantumRunner {
+    return Object.freeze({
+      mlKemKeygen: (...args) => this.runWhile(stillWanted, 'ml-kem.keygen', ...args),
+      xwingKeygen: (...args) => this.runWhile(stillWanted, 'x-wing.keygen', ...args),
+      mlDsaKeygen: (...args) => this.runWhile(stillWanted, 'ml-dsa.keygen', ...args),
+      slhDsaKeygen: (...args) => this.runWhile(stillWanted, 'slh-dsa.keygen', ...args),
+      mlDsaSign: (...args) => this.runWhile(stillWanted, 'ml-dsa.sign', ...args),
+      mlDsaVerify: (...args) => this.runWhile(stillWanted, 'ml-dsa.verify', ...args),
+      slhDsaSign: (...args) => this.runWhile(stillWanted, 'slh-dsa.sign', ...args),
+      slhDsaVerify: (...args) => this.runWhile(stillWanted, 'slh-dsa.verify', ...args),
+      privateKeyFromPem: (...args) => this.runWhile(stillWanted, 'pq.private-key-from-pem', ...args),
     } satisfies PostQuantumRunner);
   }
 

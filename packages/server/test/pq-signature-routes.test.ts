@@ -17,6 +17,7 @@ import { ml_kem512, ml_kem768, ml_kem1024 } from '@noble/post-quantum/ml-kem.js'
 import { ml_kem768_x25519 } from '@noble/post-quantum/hybrid.js';
 import { postJson, testApp, TEST_JWT_SECRET } from './helpers.ts';
 import { PQ_RATE_LIMIT_COSTS } from '../src/routes/pq.ts';
+import type { PqOffload } from '../src/pq-offload.ts';
 import { onNode24 } from '../../core/test/node24.ts';
 
 type Response = Awaited<ReturnType<typeof postJson>>;
@@ -49,6 +50,17 @@ function flipHexBit(hex: string, byte: number): string {
 
 const remaining = (response: Response) => Number(/;r=(\d+);/.exec(String(response.headers.ratelimit))?.[1]);
 
+
+/** Records the name of every job handed to the offload (every path goes through runWhile). */
+function recordJobs(offload: PqOffload): { jobs: string[]; restore: () => void } {
+  const jobs: string[] = [];
+  const original = offload.runWhile.bind(offload);
+  offload.runWhile = ((stillWanted: () => boolean, name: string, ...args: unknown[]) => {
+    jobs.push(name);
+    return (original as (wanted: () => boolean, name: string, ...rest: unknown[]) => Promise<unknown>)(stillWanted, name, ...args);
+  }) as typeof offload.runWhile;
+  return { jobs, restore: () => { offload.runWhile = original; } };
+}
 describe('ML-DSA and SLH-DSA through /v2/sign and /v2/verify', () => {
   let app: FastifyInstance;
   const post = (url: string, body: unknown) => postJson(app, url, body);
@@ -127,13 +139,7 @@ describe('ML-DSA and SLH-DSA through /v2/sign and /v2/verify', () => {
   });
 
   test('the work runs through the post-quantum offload: signing, verifying, PEM reading and key generation', async () => {
-    const jobs: string[] = [];
-    const offload = app.pqOffload;
-    const original = offload.run.bind(offload);
-    offload.run = ((name: string, ...args: unknown[]) => {
-      jobs.push(name);
-      return (original as (name: string, ...rest: unknown[]) => Promise<unknown>)(name, ...args);
-    }) as typeof offload.run;
+    const { jobs, restore } = recordJobs(app.pqOffload);
     try {
       const { privateKey, publicKey } = keys['ml-dsa-65']!;
       const signature = ok(await post('/v2/sign', { algorithm: 'ml-dsa-65', privateKey, message: 'm' })).signature;
@@ -152,7 +158,7 @@ describe('ML-DSA and SLH-DSA through /v2/sign and /v2/verify', () => {
         'ml-kem.keygen', 'x-wing.keygen', 'slh-dsa.keygen',
       ]);
     } finally {
-      offload.run = original;
+      restore();
     }
   });
 });
@@ -259,12 +265,7 @@ describe('rate-limit units: the same totals as the /v2/pq routes', () => {
   test('a signature the client cannot afford is a 429 with Retry-After, and no signing work starts', async (t) => {
     const app = await testApp({ RATE_LIMIT_MAX: '30' });
     t.after(() => app.close());
-    const jobs: string[] = [];
-    const original = app.pqOffload.run.bind(app.pqOffload);
-    app.pqOffload.run = ((name: string, ...args: unknown[]) => {
-      jobs.push(name);
-      return (original as (name: string, ...rest: unknown[]) => Promise<unknown>)(name, ...args);
-    }) as typeof app.pqOffload.run;
+    const { jobs } = recordJobs(app.pqOffload);
     const body = { algorithm: 'slh-dsa-sha2-128f', privateKey: '00'.repeat(64), message: 'm' };
     assert.equal((await postJson(app, '/v2/sign', body)).statusCode, 200);
     const limited = await postJson(app, '/v2/sign', body);

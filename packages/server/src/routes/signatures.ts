@@ -22,6 +22,7 @@ import {
   VerifyResponse,
 } from '@crypto-service/protocol';
 import { chargeUpTo, keyGenerationCost, signingCost } from '../rate-limit/costs.ts';
+import { stillWanted } from '../handler-timeout.ts';
 import { problemResponses } from './responses.ts';
 import '../route-config.ts';
 
@@ -63,7 +64,7 @@ export const signatureRoutes: FastifyPluginAsync = async (fastify) => {
     const signature = await app.operations.run('sign', algorithm, async () => {
       const key = decodeKeyField(privateKey, '/privateKey');
       try {
-        return await signMessage(algorithm, key, decodeText(message, encoding, '/message'), { context: contextBytes(context), runner: app.pqOffload.runner });
+        return await signMessage(algorithm, key, decodeText(message, encoding, '/message'), { context: contextBytes(context), runner: app.pqOffload.runnerWhile(stillWanted(reply)) });
       } finally {
         wipeKey(key);
       }
@@ -79,7 +80,7 @@ export const signatureRoutes: FastifyPluginAsync = async (fastify) => {
       body: VerifyRequest,
       response: { 200: VerifyResponse, ...problemResponses },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { algorithm = 'ed25519', publicKey, message, signature, context, encoding = 'utf8' } = request.body;
     const valid = await app.operations.run('verify', algorithm, () =>
       verifySignature(
@@ -87,7 +88,7 @@ export const signatureRoutes: FastifyPluginAsync = async (fastify) => {
         decodeKeyField(publicKey, '/publicKey'),
         decodeText(message, encoding, '/message'),
         hexToBytes(signature, '/signature'),
-        { context: contextBytes(context), runner: app.pqOffload.runner },
+        { context: contextBytes(context), runner: app.pqOffload.runnerWhile(stillWanted(reply)) },
       ));
     return { data: { valid, algorithm } };
   });
@@ -103,7 +104,7 @@ export const signatureRoutes: FastifyPluginAsync = async (fastify) => {
   }, async (request, reply) => {
     const { algorithm = 'ed25519', format = 'raw' } = request.body;
     await chargeUpTo(reply, keyGenerationCost(algorithm));
-    const generated = await app.operations.run('keygen', algorithm, () => generateKeyMaterial(algorithm, format, { runner: app.pqOffload.runner }));
+    const generated = await app.operations.run('keygen', algorithm, () => generateKeyMaterial(algorithm, format, { runner: app.pqOffload.runnerWhile(stillWanted(reply)) }));
     if (generated.kind === 'secret') {
       return { data: { algorithm, format, key: encodeKey(generated.key) } };
     }
