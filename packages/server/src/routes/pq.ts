@@ -8,7 +8,7 @@
  */
 import fp from 'fastify-plugin';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import { bytesToHex, decodeText, hexToBytes, invalidInput, utf8ToBytes, wipe } from '@crypto-service/core';
 import {
   PqDecapsulateRequest,
@@ -70,6 +70,21 @@ declare module 'fastify' {
   }
 }
 
+/** A Prometheus counter that reports a running total kept elsewhere, read at each scrape. */
+function totalCounter(registry: Registry, name: string, help: string, total: () => number): void {
+  let reported = 0;
+  new Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      const now = total();
+      this.inc(now - reported);
+      reported = now;
+    },
+  });
+}
+
 /**
  * Wrapped with fastify-plugin so that the offload is visible on the app as `app.pqOffload`, for the
  * other routes that will sign and generate keys with these schemes; its routes are the same either way.
@@ -80,27 +95,11 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
   if (options.offload === undefined) app.addHook('onClose', () => offload.close());
   fastify.decorate('pqOffload', offload);
   if (app.hasDecorator('metricsRegistry')) {
-    // Both read the offload at scrape time, whether it was built here or passed in.
-    let reported = 0;
-    new Counter({
-      name: 'crypto_pq_queue_rejected_total',
-      help: 'Post-quantum jobs refused with 503 because the post-quantum queue was full',
-      registers: [app.metricsRegistry],
-      collect() {
-        this.inc(offload.rejected - reported);
-        reported = offload.rejected;
-      },
-    });
-    let reportedDropped = 0;
-    new Counter({
-      name: 'crypto_pq_queue_dropped_total',
-      help: 'Post-quantum jobs dropped before they started because their request had ended (HANDLER_TIMEOUT_MS, or the client left)',
-      registers: [app.metricsRegistry],
-      collect() {
-        this.inc(offload.dropped - reportedDropped);
-        reportedDropped = offload.dropped;
-      },
-    });
+    // They read the offload at scrape time, whether it was built here or passed in.
+    totalCounter(app.metricsRegistry, 'crypto_pq_queue_rejected_total',
+      'Post-quantum jobs refused with 503 because the post-quantum queue was full', () => offload.rejected);
+    totalCounter(app.metricsRegistry, 'crypto_pq_queue_dropped_total',
+      'Post-quantum jobs dropped before they started because their request had ended (HANDLER_TIMEOUT_MS, or the client left)', () => offload.dropped);
     new Gauge({
       name: 'crypto_pq_queue_jobs',
       help: 'Post-quantum jobs in the bounded queue (worker threads, or native SLH-DSA signing and key generation), by state (running, waiting)',
