@@ -21,9 +21,7 @@
 import { parseArgs } from 'node:util';
 import { randomInt } from 'node:crypto';
 import { testApp } from '../packages/server/test/helpers.ts';
-import { buildCorpus } from '../packages/server/test/fuzz/corpus.ts';
-import { BURSTS, FUZZ_APP_ENV, FuzzStats, assertAlive, fuzzBursts, fuzzRoute, injectTarget, routeFuzzer, waitUntilReady, type FuzzSettings } from '../packages/server/test/fuzz/harness.ts';
-import { fuzzRoutes } from '../packages/server/test/fuzz/routes.ts';
+import { FUZZ_APP_ENV, FuzzStats, fuzzBursts, fuzzRoute, prepareInjectRun, type FuzzSettings } from '../packages/server/test/fuzz/harness.ts';
 
 const USAGE = 'usage: node scripts/fuzz.ts [--runs N] [--seed N] [--route TEXT] [--path P] [--cheap] [--verbose]';
 
@@ -82,23 +80,16 @@ async function main(): Promise<number> {
   const failures: string[] = [];
   const stats = new FuzzStats();
   try {
-    const corpus = await buildCorpus();
-    const target = injectTarget(app);
-    await waitUntilReady(target);
-    await assertAlive(target, 'start');
-    const all = fuzzRoutes(app);
-    const onlyBursts = settings.route === BURSTS;
-    const routes = onlyBursts ? [] : all.filter((route) => settings.route === undefined || route.path.includes(settings.route));
+    const { target, all, routes, onlyBursts, fuzzerFor } = await prepareInjectRun(app, settings);
     if (routes.length === 0 && !onlyBursts) {
       process.stderr.write(`no route matches --route ${settings.route}\n`);
       return 2;
     }
-    const bodyLimit = app.initialConfig.bodyLimit ?? 1_048_576;
     for (const route of routes) {
       const routeStarted = performance.now();
       let outcome = 'ok';
       try {
-        await fuzzRoute(routeFuzzer(route, corpus, settings, bodyLimit), target, settings, stats);
+        await fuzzRoute(fuzzerFor(route), target, settings, stats);
       } catch (error) {
         outcome = 'FAILED';
         failures.push((error as Error).message);
@@ -112,7 +103,7 @@ async function main(): Promise<number> {
       const burstsStarted = performance.now();
       let outcome = 'ok';
       try {
-        await fuzzBursts(all.map((route) => routeFuzzer(route, corpus, settings, bodyLimit)), target, settings, stats, bursts, 16);
+        await fuzzBursts(all.map(fuzzerFor), target, settings, stats, bursts, 16);
       } catch (error) {
         outcome = 'FAILED';
         failures.push((error as Error).message);

@@ -10,11 +10,11 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { arbitraryFor } from './arbitraries.ts';
 import { describeCase, jsonCase, rawCase, validCase, type FuzzCase } from './cases.ts';
-import type { Corpus } from './corpus.ts';
+import { buildCorpus, type Corpus } from './corpus.ts';
 import { mutateBytes, mutateFields, type MutationContext } from './mutations.ts';
 import { oracleFaults, type Answer } from './oracle.ts';
 import { ROUTE_PROFILES, hintsFor, type RouteProfile } from './profiles.ts';
-import type { FuzzRoute } from './routes.ts';
+import { fuzzRoutes, type FuzzRoute } from './routes.ts';
 
 export interface FuzzSettings {
   /** `ci`: the test (inject.test.ts); `long`: scripts/fuzz.ts. Only the replay hint differs. */
@@ -318,4 +318,32 @@ export async function fuzzBursts(fuzzers: RouteFuzzer[], target: Target, setting
     throw new FuzzFailure(`concurrent bursts failed (seed ${details.seed}, path ${path || 'none'})\nreplay: ${replay}\nfault: ${cause}\n${fc.defaultReportMessage(details) ?? ''}`);
   }
   await assertAlive(target, 'the bursts');
+}
+
+/** What a fuzz run through inject needs, set up the same way by the CI test and scripts/fuzz.ts. */
+export interface InjectRun {
+  target: Target;
+  /** Every POST route of the app. */
+  all: FuzzRoute[];
+  /** The routes that `settings.route` selects (none when it selects the bursts alone). */
+  routes: FuzzRoute[];
+  /** `settings.route` is `bursts`: no route on its own, the bursts only. */
+  onlyBursts: boolean;
+  fuzzerFor(route: FuzzRoute): RouteFuzzer;
+}
+
+/**
+ * Builds the corpus, waits until the app is ready (its self-tests passed) and answers, and selects
+ * the routes. `routes` is empty when nothing matches `settings.route`: the caller says so its way.
+ */
+export async function prepareInjectRun(app: FastifyInstance, settings: FuzzSettings): Promise<InjectRun> {
+  const corpus = await buildCorpus();
+  const target = injectTarget(app);
+  await waitUntilReady(target);
+  await assertAlive(target, 'start');
+  const all = fuzzRoutes(app);
+  const onlyBursts = settings.route === BURSTS;
+  const routes = onlyBursts ? [] : all.filter((route) => settings.route === undefined || route.path.includes(settings.route));
+  const bodyLimit = app.initialConfig.bodyLimit ?? 1_048_576;
+  return { target, all, routes, onlyBursts, fuzzerFor: (route) => routeFuzzer(route, corpus, settings, bodyLimit) };
 }

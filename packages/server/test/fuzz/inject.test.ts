@@ -10,29 +10,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testApp } from '../helpers.ts';
-import { buildCorpus } from './corpus.ts';
-import { BURSTS, FUZZ_APP_ENV, FuzzStats, assertAlive, fuzzBursts, fuzzRoute, injectTarget, routeFuzzer, settingsFromEnv, waitUntilReady } from './harness.ts';
-import { fuzzRoutes } from './routes.ts';
+import { FUZZ_APP_ENV, FuzzStats, fuzzBursts, fuzzRoute, prepareInjectRun, settingsFromEnv } from './harness.ts';
 
 test('fuzz: every POST /v1 and /v2 route through inject', async (t) => {
   const settings = settingsFromEnv();
   const app = await testApp(FUZZ_APP_ENV);
   t.after(() => app.close());
-  const corpus = await buildCorpus();
-  const target = injectTarget(app);
-  await waitUntilReady(target);
-  await assertAlive(target, 'start');
-  const all = fuzzRoutes(app);
-  const onlyBursts = settings.route === BURSTS;
-  const routes = onlyBursts ? [] : all.filter((route) => settings.route === undefined || route.path.includes(settings.route));
+  const { target, all, routes, onlyBursts, fuzzerFor } = await prepareInjectRun(app, settings);
   assert.ok(onlyBursts || routes.length > 0, `no route matches FUZZ_ROUTE=${settings.route}`);
   const stats = new FuzzStats();
-  const bodyLimit = app.initialConfig.bodyLimit ?? 1_048_576;
   for (const route of routes) {
-    await t.test(route.path, () => fuzzRoute(routeFuzzer(route, corpus, settings, bodyLimit), target, settings, stats));
+    await t.test(route.path, () => fuzzRoute(fuzzerFor(route), target, settings, stats));
   }
   if (settings.route === undefined || onlyBursts) {
-    const fuzzers = all.map((route) => routeFuzzer(route, corpus, settings, bodyLimit));
+    const fuzzers = all.map(fuzzerFor);
     await t.test('concurrent bursts', () => fuzzBursts(fuzzers, target, settings, stats, Math.max(1, Math.round(settings.runs / 3))));
   }
   t.diagnostic(`seed ${settings.seed}, ${[...stats.routes.values()].reduce((sum, route) => sum + route.cases, 0)} cases, ${stats.successes} answered 200`);
