@@ -6,7 +6,8 @@
  * from memory. Strings are immutable and may be copied by the engine; the garbage collector may
  * have moved a buffer before it was wiped. Wiping narrows the window; it does not close it.
  */
-import { hash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { oneShotDigest } from './hash.ts';
 
 /**
  * Compares two byte strings in time that depends only on their length. Use it where the length is
@@ -21,11 +22,11 @@ export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
 
 /**
  * SHA-256 of a secret, kept instead of the secret for later comparison with `matchesSecret`.
- * One-shot `hash()`: no Hash object per call (on Node 24 that object costs a few µs, and every
- * API-key request computes one fingerprint).
+ * One-shot, without a Buffer (hash.ts: both cost µs, and every API-key request computes one
+ * fingerprint).
  */
 export function secretFingerprint(secret: Uint8Array): Uint8Array {
-  return hash('sha256', secret, 'buffer');
+  return oneShotDigest('sha256', secret);
 }
 
 /**

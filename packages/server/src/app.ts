@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import { clientErrorHandler, handleError, sendProblem } from './errors.ts';
-import { loggerOptions, requestLogController, schemaValidatorLogger } from './logging.ts';
+import { loggerOptions, requestChildLogger, requestLogController, schemaValidatorLogger } from './logging.ts';
 import { Readiness } from './readiness.ts';
 import shutdownGate from './plugins/shutdown-gate.ts';
 import securityHeaders, { securityHeaderValues } from './plugins/security-headers.ts';
@@ -62,6 +62,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const serverOptions: FastifyServerOptions = {
     logger: options.quiet === true ? false : loggerOptions(config.logLevel, options.logStream),
     logController: requestLogController(),
+    childLoggerFactory: requestChildLogger,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustedProxyCidrs.length > 0 ? config.trustedProxyCidrs : false,
     // Unknown fields are errors, not silently dropped; a number is never coerced into a string.

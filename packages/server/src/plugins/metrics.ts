@@ -4,10 +4,11 @@
  * that tests can build many apps in one process.
  */
 import fp from 'fastify-plugin';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import { CryptoError } from '@crypto-service/core';
 import { ApiError } from '../errors.ts';
 import { declareRouteConfigCache, routeConfigOf } from '../route-config.ts';
+import { LatencyHistogram, type HistogramSeries } from './latency-histogram.ts';
 
 export type Outcome = 'success' | 'rejected' | 'unavailable' | 'error';
 
@@ -71,6 +72,8 @@ function inner<K, V>(map: Map<K, Map<unknown, V>>, key: K): Map<unknown, V> {
 }
 
 type HttpLabels = { method: string; route: string; status_code: string };
+/** A request's route, method and status: its count and its latency histogram series. */
+type HttpSeries = { count: Series<HttpLabels>; latency: HistogramSeries };
 type OperationLabels = { operation: string; algorithm: string; outcome: Outcome };
 
 export default fp(async function metrics(app) {
@@ -87,13 +90,11 @@ export default fp(async function metrics(app) {
       requestCounts.flush(this);
     },
   });
-  const latency = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request latency by method, route template and status code',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
+  const latency = new LatencyHistogram(
+    'http_request_duration_seconds',
+    'HTTP request latency by method, route template and status code',
+    LATENCY_BUCKETS,
+  ).registerIn(registry);
   const operations = new Counter({
     name: 'crypto_operations_total',
     help: 'Crypto operations by operation, algorithm and outcome (success, rejected, unavailable, error)',
@@ -147,7 +148,7 @@ export default fp(async function metrics(app) {
   // The series of a request, through its route's config object (one per route; the 404 handler's
   // for every unknown path), its method and its status: no labels object or string built per
   // request. Route labels are templates, never raw URLs: an attacker cannot mint label values.
-  const httpSeries = new WeakMap<object, Map<string, Map<unknown, Series<HttpLabels>>>>();
+  const httpSeries = new WeakMap<object, Map<string, Map<unknown, HttpSeries>>>();
   app.addHook('onResponse', (request, reply, done) => {
     const config = routeConfigOf(request);
     let byMethod = httpSeries.get(config);
@@ -161,11 +162,12 @@ export default fp(async function metrics(app) {
     let series = byStatus.get(status);
     if (series === undefined) {
       const route = request.is404 ? 'unmatched' : (config.url ?? 'unmatched');
-      series = requestCounts.create({ method, route, status_code: String(status) });
+      const labels = { method, route, status_code: String(status) };
+      series = { count: requestCounts.create(labels), latency: latency.series(labels) };
       byStatus.set(status, series);
     }
-    series.pending++;
-    latency.observe(series.labels, reply.elapsedTime / 1000);
+    series.count.pending++;
+    latency.observe(series.latency, reply.elapsedTime / 1000);
     done();
   });
 }, { name: 'metrics' });
