@@ -125,9 +125,10 @@ describe('security headers', () => {
     assertSecurityHeaders(api.headers, 'JSON');
     assert.equal(api.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'");
     assert.equal(api.headers['x-frame-options'], 'DENY');
-    assert.equal(api.headers['referrer-policy'], 'no-referrer');
-    assert.equal(api.headers['cross-origin-resource-policy'], 'same-origin');
-    for (const documentOnly of ['cross-origin-opener-policy', 'origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection']) {
+    assert.equal(api.headers['strict-transport-security'], 'max-age=31536000; includeSubDomains');
+    assert.equal(api.headers['cache-control'], 'no-store');
+    assert.equal(api.headers['x-content-type-options'], 'nosniff');
+    for (const documentOnly of ['referrer-policy', 'cross-origin-resource-policy', 'cross-origin-opener-policy', 'origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection']) {
       assert.equal(api.headers[documentOnly], undefined, documentOnly);
     }
     // An error, and a route that does not exist, get the same set.
@@ -143,6 +144,8 @@ describe('security headers', () => {
     assert.match(pageCsp, /frame-ancestors 'none'/);
     assert.doesNotMatch(pageCsp, /unsafe-eval/);
     assert.equal(page.headers['cross-origin-opener-policy'], 'same-origin');
+    assert.equal(page.headers['referrer-policy'], 'no-referrer');
+    assert.equal(page.headers['cross-origin-resource-policy'], 'same-origin');
     assert.equal(page.headers['cache-control'], 'no-store');
     const document = await app.inject({ method: 'GET', url: '/docs/json' });
     assert.equal(document.statusCode, 200);
