@@ -33,8 +33,11 @@ import { MessageType, isMessage } from './role.ts';
 
 export const IPC_TIMEOUT_MS = 1000;
 export const LOCAL_FOR_MS = 1000;
-/** More lease is asked for once the units held fall below this: before they run out. */
-export const LEASE_REFILL_BELOW = (LEASE_MAX_UNITS * 3) / 4;
+/**
+ * More lease is asked for once half of it is used: before it runs out, in steps of half a lease
+ * (one round trip per LEASE_MAX_UNITS / 2 requests of a busy client).
+ */
+export const LEASE_REFILL_BELOW = LEASE_MAX_UNITS / 2;
 
 /** A request waiting for its count. */
 interface Request {
@@ -119,6 +122,14 @@ export class IpcStore implements RateLimitStore {
     }
     const found = lease;
     return new Promise<WindowCount>((resolve) => this.#admit(key, found, { cost, windowMs, now, resolve }));
+  }
+
+  /** A request the lease covers, counted at once; undefined when it must wait (use `consume`). */
+  consumeSync(key: string, cost: number, windowMs: number, now: number): WindowCount | undefined {
+    if (this.#isLocal()) return this.#localStore(windowMs).consumeSync(key, cost, windowMs, now);
+    const lease = this.#leases.get(key);
+    if (lease === undefined || lease.units < cost || lease.resetAt <= now) return undefined;
+    return this.#fromLease(key, lease, cost, windowMs, now);
   }
 
   #isLocal(): boolean {

@@ -80,22 +80,15 @@ export default fp<RateLimitOptions>(async function rateLimit(app, options) {
       await store.ready();
     });
   }
-  // A store that counts in this process (the default MemoryStore) is asked synchronously, in a
-  // callback-style hook: no promise per request. A shared store goes through the async path.
-  const local: RateLimitStore = store;
-  const consumeSync = local.consumeSync?.bind(local);
-  if (consumeSync !== undefined) {
-    app.addHook('onRequest', (request, reply, done) => {
-      const cost = routeConfigOf(request).rateLimitCost ?? 1;
-      if (cost === false) return done();
-      const now = Date.now();
-      done(apply(reply, consumeSync(request.ip, cost, options.windowMs, now), now));
-    });
-  } else {
-    app.addHook('onRequest', async (request, reply) => {
-      const cost = routeConfigOf(request).rateLimitCost ?? 1;
-      if (cost === false) return;
-      await charge(request, reply, cost);
-    });
-  }
+  // Callback style: a count the store has at hand (MemoryStore always; a cluster worker's lease)
+  // is applied with no promise at all; only a count from elsewhere (Redis, the cluster's primary)
+  // is waited for.
+  app.addHook('onRequest', (request, reply, done) => {
+    const cost = routeConfigOf(request).rateLimitCost ?? 1;
+    if (cost === false) return done();
+    const now = Date.now();
+    const count = store.consumeSync?.(request.ip, cost, options.windowMs, now);
+    if (count !== undefined) return done(apply(reply, count, now));
+    store.consume(request.ip, cost, options.windowMs, now).then((counted) => done(apply(reply, counted, now)), done);
+  });
 }, { name: 'rate-limit' });

@@ -13,11 +13,12 @@ export interface RateLimitStore {
   /** Adds `cost` units to `key`'s current fixed window and returns the new total. */
   consume(key: string, cost: number, windowMs: number, now: number): Promise<WindowCount>;
   /**
-   * The same as `consume`, answered synchronously, for a store that keeps its counts in this
-   * process. Optional: the rate limiter uses it when present, saving the promises of an async hook
-   * on every request; a shared store (Redis, a cluster's primary) leaves it out.
+   * The same as `consume`, answered synchronously when the store can (undefined when it cannot:
+   * the caller then uses `consume`). Optional: the rate limiter tries it first, saving the promises
+   * of an async hook on every request it answers. MemoryStore always answers; a cluster worker's
+   * store answers from its lease; Redis leaves it out.
    */
-  consumeSync?(key: string, cost: number, windowMs: number, now: number): WindowCount;
+  consumeSync?(key: string, cost: number, windowMs: number, now: number): WindowCount | undefined;
   close(): Promise<void>;
 }
 

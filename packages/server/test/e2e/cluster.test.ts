@@ -11,7 +11,7 @@ import { once } from 'node:events';
 import { availableParallelism } from 'node:os';
 import fc from 'fast-check';
 import { Counter, Registry } from 'prom-client';
-import { IpcStore } from '../../src/cluster/ipc-store.ts';
+import { IpcStore, LEASE_REFILL_BELOW } from '../../src/cluster/ipc-store.ts';
 import { LEASE_MAX_UNITS, RateLimitHost } from '../../src/cluster/rate-limit-host.ts';
 import { MetricsGatherer } from '../../src/cluster/metrics-gather.ts';
 import { answerMetricsCollection, metricsExposition } from '../../src/cluster/metrics.ts';
@@ -122,6 +122,37 @@ describe('the shared rate limit, in one process', () => {
     assert.ok(admitted >= 1000 - LEASE_MAX_UNITS, `only ${admitted} admitted of 1000`);
     // Far fewer messages than requests (one per request would be 1200).
     assert.ok(messages < 300, `${messages} messages for 1200 requests`);
+  });
+
+  test('consumeSync answers from the lease without a message, and defers to consume when the lease cannot cover a request', async (t) => {
+    const cluster = fakeRateLimitCluster(1_000_000, 2);
+    t.after(() => cluster.close());
+    const [store] = cluster.stores;
+    const [channel] = cluster.channels;
+    const now = Date.now();
+    // No lease yet: nothing to answer from.
+    assert.equal(store!.consumeSync('client', 1, WINDOW_MS, now), undefined);
+    assert.equal(channel!.sent, 0);
+    const first = await store!.consume('client', 1, WINDOW_MS, now);
+    assert.equal(channel!.sent, 1);
+    assert.equal(first.used, 1);
+    // With the first unit the primary leased a full lease (the client is far from its limit),
+    // which pays for the next requests.
+    const leased = LEASE_MAX_UNITS;
+    const answers = [];
+    for (let index = 0; index < leased - LEASE_REFILL_BELOW; index += 1) answers.push(store!.consumeSync('client', 1, WINDOW_MS, now));
+    assert.ok(answers.every((answer) => answer !== undefined && answer.resetAt === first.resetAt));
+    // Remaining count goes down one unit per request, as the host's count less what is still leased.
+    assert.deepEqual(answers.map((answer) => answer!.used), answers.map((_, index) => 2 + index));
+    assert.equal(channel!.sent, 1, 'no message while more than half the lease is left');
+    // Half the lease used: the next one asks for a refill in the background, and is still answered at once.
+    assert.notEqual(store!.consumeSync('client', 1, WINDOW_MS, now), undefined);
+    await delay(20);
+    assert.equal(channel!.sent, 2);
+    // A request costing more than the lease holds waits for the primary.
+    assert.equal(store!.consumeSync('client', LEASE_MAX_UNITS * 2, WINDOW_MS, now), undefined);
+    // Another client has no lease here.
+    assert.equal(store!.consumeSync('other', 1, WINDOW_MS, now), undefined);
   });
 
   test('leases are refilled before they run out: a steady client waits for the primary only once', async (t) => {
