@@ -5,9 +5,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gunzipSync, brotliDecompressSync } from 'node:zlib';
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { postJson, testApp, testConfig, TEST_API_KEY } from './helpers.ts';
 import { buildApp } from '../src/app.ts';
 import { Readiness } from '../src/readiness.ts';
+import { smallPayloadsFirst } from '../src/plugins/compression.ts';
 
 const ORIGIN = 'https://app.example.com';
 const HASH_BODY = { algorithm: 'sha256', data: 'abc' };
@@ -193,6 +196,50 @@ describe('compression', () => {
     const small = await postJson(app, '/v2/hash', HASH_BODY, { 'accept-encoding': 'gzip' });
     assert.equal(small.headers['content-encoding'], undefined);
     assert.equal(small.json().data.length, 64);
+  });
+
+  test('the threshold counts bytes: a route answer just over it is compressed, one of few characters but many bytes too', async (t) => {
+    const app = await testApp();
+    t.after(() => app.close());
+    // Every route's compression hook looks at the size first (compression.ts): none is left bare.
+    const hooks = app.printRoutes({ includeHooks: true, commonPrefix: false });
+    assert.match(hooks, /"sizeFirst\(\)"/);
+    assert.doesNotMatch(hooks, /"onSend\(\)"/);
+    // 600 bytes of SHAKE256 output: 1,200 hex characters in a 1,211-byte body.
+    const xof = await postJson(app, '/v2/hash', { algorithm: 'shake256', data: 'abc', length: 600 }, { 'accept-encoding': 'gzip' });
+    assert.equal(xof.headers['content-encoding'], 'gzip');
+    assert.equal(JSON.parse(gunzipSync(xof.rawPayload).toString('utf8')).data.length, 1200);
+    // 400 euro signs: a 410-character body of 1,210 bytes.
+    const key = '00'.repeat(32);
+    const plaintext = '€'.repeat(400);
+    const sealed = (await postJson(app, '/v2/encrypt', { key, plaintext })).json().data.ciphertext as string;
+    const opened = await postJson(app, '/v2/decrypt', { key, ciphertext: sealed }, { 'accept-encoding': 'gzip' });
+    assert.equal(opened.statusCode, 200);
+    assert.equal(opened.headers['content-encoding'], 'gzip');
+    assert.equal(JSON.parse(gunzipSync(opened.rawPayload).toString('utf8')).data, plaintext);
+    // Just under the threshold: passed through, with its exact length.
+    const under = await postJson(app, '/v2/hash', { algorithm: 'shake256', data: 'abc', length: 500 }, { 'accept-encoding': 'gzip' });
+    assert.equal(under.headers['content-encoding'], undefined);
+    assert.equal(Number(under.headers['content-length']), under.rawPayload.byteLength);
+  });
+
+  test('smallPayloadsFirst hands compress only what could be compressed', () => {
+    const seen: unknown[] = [];
+    const hook = smallPayloadsFirst((_request, _reply, payload, done) => {
+      seen.push(payload);
+      done(null, 'compressed');
+    });
+    const results: unknown[] = [];
+    const done = (_error: Error | null, payload?: unknown) => results.push(payload);
+    const request = {} as FastifyRequest;
+    const reply = {} as FastifyReply;
+    const stream = Readable.from(['x']);
+    for (const payload of ['small', Buffer.alloc(1023), 'x'.repeat(1024), Buffer.alloc(1024), 'é'.repeat(512), stream, null]) {
+      hook.call(undefined, request, reply, payload, done);
+    }
+    assert.deepEqual(results.slice(0, 2), ['small', Buffer.alloc(1023)]);
+    assert.deepEqual(results.slice(2), Array(5).fill('compressed'));
+    assert.deepEqual(seen, ['x'.repeat(1024), Buffer.alloc(1024), 'é'.repeat(512), stream, null]);
   });
 
   test('without Accept-Encoding nothing is compressed', async (t) => {
