@@ -7,14 +7,14 @@
  * - A client never gets more than RATE_LIMIT_MAX units per window from the whole host: every unit
  *   admitted was first counted by the primary.
  * - Leases: with its answer the primary may grant the worker a few of the client's units in
- *   advance (the worker never holds more than LEASE_MAX_UNITS for one client, and only while the
+ *   advance (the worker never holds more than leaseCap(RATE_LIMIT_MAX) for one client, and only while the
  *   client is far from its limit; see rate-limit-host.ts). The worker admits that client's next
  *   requests from the lease, without a round trip, and asks for more when half of it is used, so
  *   that a busy client's requests never wait for the primary. Near the limit there are no leases:
  *   every request asks the primary, and the last units go one request at a time.
  * - The price: a leased unit the client never uses at that worker (its later requests all reach
  *   other workers) is lost for the window. A client can be refused up to (WORKERS − 1) ×
- *   LEASE_MAX_UNITS units before RATE_LIMIT_MAX; when RATE_LIMIT_MAX is at most 4 × WORKERS no lease
+ *   leaseCap units before RATE_LIMIT_MAX; when RATE_LIMIT_MAX is at most 4 × WORKERS no lease
  *   is ever granted and the count is exact.
  * - The `RateLimit` header's remaining count is the host's, as of this worker's last answer from
  *   the primary, less what this worker has admitted from its lease since.
@@ -28,16 +28,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { MemoryStore, type RateLimitStore, type WindowCount } from '../rate-limit/store.ts';
 import { processChannel, type PrimaryChannel } from './channel.ts';
-import { COUNT_FIELDS, LEASE_MAX_UNITS } from './rate-limit-host.ts';
+import { COUNT_FIELDS, MIN_LEASE_CAP } from './rate-limit-host.ts';
 import { MessageType, isMessage } from './role.ts';
 
 export const IPC_TIMEOUT_MS = 1000;
 export const LOCAL_FOR_MS = 1000;
-/**
- * More lease is asked for once half of it is used: before it runs out, in steps of half a lease
- * (one round trip per LEASE_MAX_UNITS / 2 requests of a busy client).
- */
-export const LEASE_REFILL_BELOW = LEASE_MAX_UNITS / 2;
 
 /** A request waiting for its count. */
 interface Request {
@@ -81,6 +76,8 @@ export interface IpcStoreOptions {
   localForMs?: number;
   /** Where the switch to local counting is reported (once per outage). */
   log?: FastifyBaseLogger;
+  /** The most this worker holds for one client: leaseCap(RATE_LIMIT_MAX), as the primary grants. */
+  leaseCap?: number;
 }
 
 export class IpcStore implements RateLimitStore {
@@ -88,6 +85,12 @@ export class IpcStore implements RateLimitStore {
   readonly #timeoutMs: number;
   readonly #localForMs: number;
   readonly #log: FastifyBaseLogger | undefined;
+  readonly #leaseCap: number;
+  /**
+   * More lease is asked for once half of it is used: before it runs out, in steps of half a lease
+   * (one round trip per leaseCap / 2 requests of a busy client).
+   */
+  readonly #refillBelow: number;
   readonly #unsubscribe: (() => void) | undefined;
   readonly #leases = new Map<string, Lease>();
   /** Batches sent and not answered yet, by message id. */
@@ -106,6 +109,8 @@ export class IpcStore implements RateLimitStore {
     this.#timeoutMs = options.timeoutMs ?? IPC_TIMEOUT_MS;
     this.#localForMs = options.localForMs ?? LOCAL_FOR_MS;
     this.#log = options.log;
+    this.#leaseCap = options.leaseCap ?? MIN_LEASE_CAP;
+    this.#refillBelow = this.#leaseCap / 2;
     this.#unsubscribe = this.#channel?.subscribe((message) => this.#onMessage(message));
   }
 
@@ -139,9 +144,9 @@ export class IpcStore implements RateLimitStore {
   /** Admits a request from the lease (which covers it), and asks for more before it runs out. */
   #fromLease(key: string, lease: Lease, cost: number, windowMs: number, now: number): WindowCount {
     lease.units -= cost;
-    if (lease.units < LEASE_REFILL_BELOW && !lease.requesting && !lease.noMoreLeases) {
+    if (lease.units < this.#refillBelow && !lease.requesting && !lease.noMoreLeases) {
       lease.requesting = true;
-      this.#enqueue({ key, units: 0, windowMs, now, leaseWanted: LEASE_MAX_UNITS - lease.units, lease, request: undefined });
+      this.#enqueue({ key, units: 0, windowMs, now, leaseWanted: this.#leaseCap - lease.units, lease, request: undefined });
     }
     return { used: lease.used - lease.units, resetAt: lease.resetAt };
   }
@@ -168,7 +173,7 @@ export class IpcStore implements RateLimitStore {
     // What is left of the lease pays for part of this request; the primary counts the rest.
     const units = request.cost - lease.units;
     lease.units = 0;
-    const leaseWanted = lease.noMoreLeases ? 0 : LEASE_MAX_UNITS;
+    const leaseWanted = lease.noMoreLeases ? 0 : this.#leaseCap;
     if (leaseWanted > 0) lease.requesting = true;
     this.#enqueue({ key, units, windowMs: request.windowMs, now: request.now, leaseWanted, lease, request });
   }

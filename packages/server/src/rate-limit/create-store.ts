@@ -13,10 +13,11 @@ import { MemoryStore, type RateLimitStore } from './store.ts';
 import { createRedisStore } from './redis-store.ts';
 import { IpcStore } from '../cluster/ipc-store.ts';
 import { isClusterWorker } from '../cluster/role.ts';
+import { leaseCap } from '../cluster/rate-limit-host.ts';
 
 export function createRateLimitStore(config: RateLimitConfig, log: FastifyBaseLogger): RateLimitStore {
   if (config.redisUrl !== undefined) return createRedisStore(config, log);
   // Only a worker forked by our own primary (not, say, a pm2 cluster worker) has one to ask.
-  if (isClusterWorker()) return new IpcStore({ log });
+  if (isClusterWorker()) return new IpcStore({ log, leaseCap: leaseCap(config.max) });
   return new MemoryStore(config.windowMs);
 }

@@ -11,8 +11,8 @@ import { once } from 'node:events';
 import { availableParallelism } from 'node:os';
 import fc from 'fast-check';
 import { Counter, Registry } from 'prom-client';
-import { IpcStore, LEASE_REFILL_BELOW } from '../../src/cluster/ipc-store.ts';
-import { LEASE_MAX_UNITS, RateLimitHost } from '../../src/cluster/rate-limit-host.ts';
+import { IpcStore } from '../../src/cluster/ipc-store.ts';
+import { MAX_LEASE_CAP, MIN_LEASE_CAP, RateLimitHost, leaseCap } from '../../src/cluster/rate-limit-host.ts';
 import { MetricsGatherer } from '../../src/cluster/metrics-gather.ts';
 import { answerMetricsCollection, metricsExposition } from '../../src/cluster/metrics.ts';
 import { RestartBudget } from '../../src/cluster/restart-budget.ts';
@@ -80,7 +80,7 @@ function fakeRateLimitCluster(max: number, workers: number) {
   const channels = Array.from({ length: workers }, (_, index) => new FakeWorkerChannel(index + 1, (from, message) => {
     host.handle({ send: (answer) => from.deliver(answer) }, message);
   }));
-  const stores = channels.map((channel) => new IpcStore({ channel }));
+  const stores = channels.map((channel) => new IpcStore({ channel, leaseCap: leaseCap(max) }));
   return {
     channels,
     stores,
@@ -119,9 +119,21 @@ describe('the shared rate limit, in one process', () => {
     }
     const messages = cluster.channels.reduce((sum, channel) => sum + channel.sent, 0);
     assert.ok(admitted <= 1000, `${admitted} admitted over a limit of 1000`);
-    assert.ok(admitted >= 1000 - LEASE_MAX_UNITS, `only ${admitted} admitted of 1000`);
+    assert.ok(admitted >= 1000 - leaseCap(1000), `only ${admitted} admitted of 1000`);
     // Far fewer messages than requests (one per request would be 1200).
     assert.ok(messages < 300, `${messages} messages for 1200 requests`);
+  });
+
+  test('the lease cap is 1/64 of the limit, between MIN_LEASE_CAP and MAX_LEASE_CAP, and the primary never grants more', () => {
+    assert.deepEqual([5, 1000, 4096, 6400, 100_000, 262_144, 10_000_000].map(leaseCap), [MIN_LEASE_CAP, MIN_LEASE_CAP, MIN_LEASE_CAP, 100, 1562, MAX_LEASE_CAP, MAX_LEASE_CAP]);
+    const host = new RateLimitHost({ max: 10_000_000, windowMs: WINDOW_MS, workers: 2 });
+    try {
+      const [used, , leased] = host.consume('client', 1, WINDOW_MS, Date.now(), 1_000_000);
+      assert.equal(leased, MAX_LEASE_CAP);
+      assert.equal(used, 1 + MAX_LEASE_CAP);
+    } finally {
+      host.close();
+    }
   });
 
   test('consumeSync answers from the lease without a message, and defers to consume when the lease cannot cover a request', async (t) => {
@@ -137,10 +149,11 @@ describe('the shared rate limit, in one process', () => {
     assert.equal(channel!.sent, 1);
     assert.equal(first.used, 1);
     // With the first unit the primary leased a full lease (the client is far from its limit),
-    // which pays for the next requests.
-    const leased = LEASE_MAX_UNITS;
+    // which pays for the next requests; more is asked for once half of it is used.
+    const leased = leaseCap(1_000_000);
+    const refillBelow = leased / 2;
     const answers = [];
-    for (let index = 0; index < leased - LEASE_REFILL_BELOW; index += 1) answers.push(store!.consumeSync('client', 1, WINDOW_MS, now));
+    for (let index = 0; index < leased - refillBelow; index += 1) answers.push(store!.consumeSync('client', 1, WINDOW_MS, now));
     assert.ok(answers.every((answer) => answer !== undefined && answer.resetAt === first.resetAt));
     // Remaining count goes down one unit per request, as the host's count less what is still leased.
     assert.deepEqual(answers.map((answer) => answer!.used), answers.map((_, index) => 2 + index));
@@ -150,7 +163,7 @@ describe('the shared rate limit, in one process', () => {
     await delay(20);
     assert.equal(channel!.sent, 2);
     // A request costing more than the lease holds waits for the primary.
-    assert.equal(store!.consumeSync('client', LEASE_MAX_UNITS * 2, WINDOW_MS, now), undefined);
+    assert.equal(store!.consumeSync('client', leased * 2, WINDOW_MS, now), undefined);
     // Another client has no lease here.
     assert.equal(store!.consumeSync('other', 1, WINDOW_MS, now), undefined);
   });
@@ -201,7 +214,7 @@ describe('the shared rate limit, in one process', () => {
           }
           await cluster.close();
           assert.ok(admitted <= max, `${admitted} admitted, limit ${max}`);
-          const floor = Math.min(sent, max - (workers - 1) * LEASE_MAX_UNITS);
+          const floor = Math.min(sent, max - (workers - 1) * leaseCap(max));
           assert.ok(admitted >= floor, `${admitted} admitted of ${sent} sent, limit ${max}, ${workers} workers`);
         },
       ),
@@ -719,7 +732,7 @@ describe('cluster mode, real processes', () => {
     const ok = statuses.filter((status) => status === 200).length;
     assert.equal(ok + statuses.filter((status) => status === 429).length, 140, `statuses: ${statuses.join(' ')}`);
     assert.ok(ok <= 100, `${ok} requests admitted over a limit of 100`);
-    assert.ok(ok >= 100 - LEASE_MAX_UNITS, `only ${ok} requests admitted of 100`);
+    assert.ok(ok >= 100 - leaseCap(100), `only ${ok} requests admitted of 100`);
     assert.deepEqual(await server.stop(15_000), { code: 0, signal: null });
   });
 
