@@ -7,8 +7,8 @@
  * - A client never gets more than RATE_LIMIT_MAX units per window from the whole host: every unit
  *   admitted was first counted by the primary.
  * - Leases: with its answer the primary may grant the worker a few of the client's units in
- *   advance (the worker never holds more than leaseCap(RATE_LIMIT_MAX) for one client, and only while the
- *   client is far from its limit; see rate-limit-host.ts). The worker admits that client's next
+ *   advance (the worker never holds more than leaseCap(RATE_LIMIT_MAX) for one client, and only
+ *   while the client is far from its limit; see rate-limit-host.ts). The worker admits its next
  *   requests from the lease, without a round trip, and asks for more when half of it is used, so
  *   that a busy client's requests never wait for the primary. Near the limit there are no leases:
  *   every request asks the primary, and the last units go one request at a time.
