@@ -22,8 +22,8 @@ export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
 
 /**
  * SHA-256 of a secret, kept instead of the secret for later comparison with `matchesSecret`.
- * One-shot, without a Buffer (hash.ts: both cost µs, and every API-key request computes one
- * fingerprint).
+ * Through oneShotDigest (hash.ts): no Hash object and no Buffer, each of which would cost about
+ * a µs, and every API-key request computes one fingerprint.
  */
 export function secretFingerprint(secret: Uint8Array): Uint8Array {
   return oneShotDigest('sha256', secret);

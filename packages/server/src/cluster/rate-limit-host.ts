@@ -5,10 +5,11 @@
  * For each consume the primary adds the units to the client's fixed window (refused requests count
  * too, as in the single-process store) and, when the worker asks for a lease and the client is
  * within its limit, grants it units in advance, counted here at once, that the worker then hands
- * out locally: at most what the worker asked for (it never holds more than leaseCap(RATE_LIMIT_MAX)),
- * and at most 1/(LEASE_HEADROOM_SHARE · WORKERS) of the client's remaining headroom. So leases shrink as
- * the client nears its limit and stop altogether for its last units, which are granted one request
- * at a time: the host never admits more than RATE_LIMIT_MAX units per client per window.
+ * out locally: at most what the worker asked for (it never holds more than
+ * leaseCap(RATE_LIMIT_MAX)), and at most 1/(LEASE_HEADROOM_SHARE · WORKERS) of the client's
+ * remaining headroom. So leases shrink as the client nears its limit and stop altogether for its
+ * last units, which are granted one request at a time: the host never admits more than
+ * RATE_LIMIT_MAX units per client per window.
  *
  * The counting is synchronous (no await between reading a count and granting from it), so batches
  * from several workers can never interleave within one decision.

@@ -89,6 +89,6 @@ export default fp<RateLimitOptions>(async function rateLimit(app, options) {
     const now = Date.now();
     const count = store.consumeSync?.(request.ip, cost, options.windowMs, now);
     if (count !== undefined) return done(apply(reply, count, now));
-    store.consume(request.ip, cost, options.windowMs, now).then((counted) => done(apply(reply, counted, now)), done);
+    charge(request, reply, cost).then(() => done(), done);
   });
 }, { name: 'rate-limit' });
