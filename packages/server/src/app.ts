@@ -10,7 +10,7 @@ import { clientErrorHandler, handleError, sendProblem } from './errors.ts';
 import { loggerOptions, requestChildLogger, requestLogController, schemaValidatorLogger } from './logging.ts';
 import { Readiness } from './readiness.ts';
 import shutdownGate from './plugins/shutdown-gate.ts';
-import securityHeaders, { securityHeaderValues } from './plugins/security-headers.ts';
+import securityHeaders, { reachedOverHttps, securityHeaderValues } from './plugins/security-headers.ts';
 import { deprecationHeaders, isV1Path } from './v1/deprecation.ts';
 import corsPolicy from './plugins/cors.ts';
 import rateLimit from './plugins/rate-limit.ts';
@@ -72,7 +72,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false, unicode: false, logger: schemaValidatorLogger },
     },
     // A slow or malformed client is answered with a problem too (408, 431, 400), never Fastify's own JSON.
-    clientErrorHandler: clientErrorHandler(securityHeaderValues()),
+    // The connection is TLS exactly when the server is: the request never got to say otherwise.
+    clientErrorHandler: clientErrorHandler(securityHeaderValues(config.tls !== undefined)),
     // Slow clients and stuck handlers (contract §4, SECURITY.md): the whole request must arrive
     // within REQUEST_TIMEOUT_MS (408), a route of variable cost must answer within
     // HANDLER_TIMEOUT_MS (503; set per route below, not here), idle keep-alive sockets close after
@@ -86,7 +87,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // A URL that cannot even be decoded (`/v2/%zz`) never reaches the hooks: answer it here, as a
     // problem with the same security (and, under /v1, deprecation) headers as everything else.
     frameworkErrors: (_error, request, reply) => {
-      reply.headers(securityHeaderValues());
+      // Fastify hands this hook a request without its trust-proxy getters: HSTS here only when
+      // the server itself speaks TLS. Harmless: a browser keeps HSTS from any other response.
+      reply.headers(securityHeaderValues(reachedOverHttps(request)));
       if (isV1Path(request.raw.url ?? '')) reply.headers(deprecationHeaders(config.v1));
       sendProblem(reply, request, 'VALIDATION_FAILED', 'the request URL is malformed');
     },

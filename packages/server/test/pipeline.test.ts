@@ -18,7 +18,8 @@ const HASH_BODY = { algorithm: 'sha256', data: 'abc' };
 function assertSecurityHeaders(headers: Record<string, unknown>, what: string) {
   assert.equal(headers['x-content-type-options'], 'nosniff', what);
   assert.ok(headers['content-security-policy'], `${what}: content-security-policy`);
-  assert.ok(headers['strict-transport-security'], `${what}: strict-transport-security`);
+  // app.inject is plain HTTP, where HSTS must not be sent (RFC 6797 §7.2).
+  assert.equal(headers['strict-transport-security'], undefined, `${what}: strict-transport-security`);
   assert.equal(headers['cache-control'], 'no-store', what);
   assert.equal(headers['x-powered-by'], undefined, what);
 }
@@ -128,7 +129,6 @@ describe('security headers', () => {
     assertSecurityHeaders(api.headers, 'JSON');
     assert.equal(api.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'");
     assert.equal(api.headers['x-frame-options'], 'DENY');
-    assert.equal(api.headers['strict-transport-security'], 'max-age=31536000; includeSubDomains');
     assert.equal(api.headers['cache-control'], 'no-store');
     assert.equal(api.headers['x-content-type-options'], 'nosniff');
     for (const documentOnly of ['referrer-policy', 'cross-origin-resource-policy', 'cross-origin-opener-policy', 'origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection']) {
@@ -153,6 +153,46 @@ describe('security headers', () => {
     const document = await app.inject({ method: 'GET', url: '/docs/json' });
     assert.equal(document.statusCode, 200);
     assert.match(String(document.headers['content-security-policy']), /script-src 'self'/);
+  });
+});
+
+describe('HSTS', () => {
+  const HSTS = 'max-age=31536000; includeSubDomains';
+  const forwardedHttps = { 'x-forwarded-proto': 'https' };
+
+  test('sent when a trusted proxy says the client came over HTTPS, on JSON, errors and the docs page alike', async (t) => {
+    // app.inject's peer is 127.0.0.1.
+    const app = await testApp({ TRUSTED_PROXY_CIDRS: '127.0.0.1/32', CRYPTO_API_KEY: TEST_API_KEY });
+    t.after(() => app.close());
+    const unauthorised = await postJson(app, '/v2/hash', HASH_BODY, forwardedHttps);
+    assert.equal(unauthorised.statusCode, 401);
+    assert.equal(unauthorised.headers['strict-transport-security'], HSTS);
+    const hashed = await postJson(app, '/v2/hash', HASH_BODY, { ...forwardedHttps, 'x-api-key': TEST_API_KEY });
+    assert.equal(hashed.statusCode, 200);
+    assert.equal(hashed.headers['strict-transport-security'], HSTS);
+    const page = await app.inject({ method: 'GET', url: '/docs', headers: forwardedHttps });
+    assert.match(String(page.headers['strict-transport-security']), /^max-age=\d+/);
+    // The same proxy forwarding plain HTTP: none.
+    const plain = await postJson(app, '/v2/hash', HASH_BODY, { 'x-forwarded-proto': 'http', 'x-api-key': TEST_API_KEY });
+    assert.equal(plain.statusCode, 200);
+    assert.equal(plain.headers['strict-transport-security'], undefined);
+  });
+
+  test('not sent over plain HTTP, even when an untrusted client claims X-Forwarded-Proto: https', async (t) => {
+    const environments: Record<string, string>[] = [{}, { TRUSTED_PROXY_CIDRS: '10.0.0.0/8' }];
+    for (const env of environments) {
+      const app = await testApp(env);
+      t.after(() => app.close());
+      for (const response of [
+        await postJson(app, '/v2/hash', HASH_BODY, forwardedHttps),
+        await app.inject({ method: 'GET', url: '/docs', headers: forwardedHttps }),
+        await app.inject({ method: 'GET', url: '/v2/%zz', headers: forwardedHttps }),
+      ]) {
+        assert.ok(response.statusCode < 500, String(response.statusCode));
+        assert.equal(response.headers['strict-transport-security'], undefined, JSON.stringify(env));
+        assert.equal(response.headers['x-content-type-options'], 'nosniff');
+      }
+    }
   });
 });
 

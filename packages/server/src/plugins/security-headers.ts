@@ -21,12 +21,19 @@
  * - the docs page (/docs and below: Swagger UI, HTML) gets helmet's full set, with a CSP that
  *   allows its own scripts, styles and data: images.
  *
+ * HSTS goes only on responses the client received over HTTPS: PROTOCOL=https, or a request that a
+ * trusted proxy (TRUSTED_PROXY_CIDRS) forwarded with `X-Forwarded-Proto: https`. RFC 6797 §7.2
+ * forbids it over plain HTTP, where a browser ignores it anyway (an attacker on the path could
+ * forge or strip it). Behind a TLS-terminating proxy that is not listed as trusted, the proxy is
+ * the one to add it.
+ *
  * helmet's values are computed ONCE: @fastify/helmet builds helmet's whole middleware chain and
  * re-parses the CSP on every request (bench/pipeline-stages.ts measured 32–36 µs of the ≈ 112 µs a
  * small request cost).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import fp from 'fastify-plugin';
+import type { FastifyRequest } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
 
 const HELMET_OPTIONS: HelmetOptions = {
@@ -49,18 +56,33 @@ const HELMET_OPTIONS: HelmetOptions = {
   },
 };
 
-/** The API's own responses: see the top of this file. */
+const HSTS = 'strict-transport-security';
+
+/** The API's own responses over plain HTTP: see the top of this file. */
 const API_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'cache-control': 'no-store',
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
-  'strict-transport-security': 'max-age=31536000; includeSubDomains',
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
 });
 
-/** The security headers of every response outside the docs page (errors made outside the hooks too). */
-export function securityHeaderValues(): Readonly<Record<string, string>> {
-  return API_HEADERS;
+/** The same over HTTPS (PROTOCOL=https, or a trusted proxy's `X-Forwarded-Proto: https`). */
+const SECURE_API_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  ...API_HEADERS,
+  [HSTS]: 'max-age=31536000; includeSubDomains',
+});
+
+/**
+ * The security headers of every response outside the docs page (errors made outside the hooks
+ * too). `secure`: whether the client reached us over HTTPS; HSTS goes only there (RFC 6797 §7.2).
+ */
+export function securityHeaderValues(secure: boolean): Readonly<Record<string, string>> {
+  return secure ? SECURE_API_HEADERS : API_HEADERS;
+}
+
+/** Whether the client's connection is HTTPS: our own TLS, or a trusted proxy's `X-Forwarded-Proto`. */
+export function reachedOverHttps(request: FastifyRequest): boolean {
+  return request.protocol === 'https';
 }
 
 /** /docs, /docs/json, /docs/static/…: not /docsx. */
@@ -86,9 +108,16 @@ export function docsSecurityHeaderValues(options: HelmetOptions = HELMET_OPTIONS
 }
 
 export default fp(async function securityHeaders(app) {
-  const docsHeaders = docsSecurityHeaderValues();
+  const secureDocsHeaders = docsSecurityHeaderValues();
+  const docsHeaders = { ...secureDocsHeaders };
+  delete docsHeaders[HSTS];
   app.addHook('onRequest', (request, reply, done) => {
-    reply.headers(isDocsPath(request.url) ? docsHeaders : API_HEADERS);
+    const secure = reachedOverHttps(request);
+    if (isDocsPath(request.url)) {
+      reply.headers(secure ? secureDocsHeaders : docsHeaders);
+    } else {
+      reply.headers(secure ? SECURE_API_HEADERS : API_HEADERS);
+    }
     done();
   });
 }, { name: 'security-headers' });

@@ -213,6 +213,14 @@ test('PROTOCOL=https serves TLS with the given certificate; plain http on that p
   assert.equal((live.json() as { status: unknown }).status, 'alive');
   const hash = await postJson(`${server.baseUrl}/v2/hash`, { algorithm: 'sha256', data: 'abc' }, { ca: cert });
   assert.deepEqual(hash.json(), { data: ABC_SHA256 });
+  // Over TLS, and only there, responses carry HSTS (RFC 6797 §7.2): errors too.
+  assert.equal(hash.headers['strict-transport-security'], 'max-age=31536000; includeSubDomains');
+  const missing = await request(`${server.baseUrl}/v2/nope`, { ca: cert });
+  assert.equal(missing.status, 404);
+  assert.equal(missing.headers['strict-transport-security'], 'max-age=31536000; includeSubDomains');
+  const malformedUrl = await request(`${server.baseUrl}/v2/%zz`, { ca: cert });
+  assert.equal(malformedUrl.status, 400);
+  assert.equal(malformedUrl.headers['strict-transport-security'], 'max-age=31536000; includeSubDomains');
 
   // The certificate served is the self-signed one: without it as CA the handshake is refused.
   await assert.rejects(request(`${server.baseUrl}/live`), (error: NodeJS.ErrnoException) => /SELF_SIGNED/.test(error.code ?? ''));
