@@ -172,6 +172,13 @@ describe('HSTS', () => {
     assert.equal(hashed.headers['strict-transport-security'], HSTS);
     const page = await app.inject({ method: 'GET', url: '/docs', headers: forwardedHttps });
     assert.match(String(page.headers['strict-transport-security']), /^max-age=\d+/);
+    // The scheme is case-insensitive; the last entry (the nearest proxy's) is the one that counts.
+    for (const proto of ['HTTPS', 'http, https']) {
+      const response = await postJson(app, '/v2/hash', HASH_BODY, { 'x-forwarded-proto': proto, 'x-api-key': TEST_API_KEY });
+      assert.equal(response.headers['strict-transport-security'], HSTS, proto);
+    }
+    const spoofedFirst = await postJson(app, '/v2/hash', HASH_BODY, { 'x-forwarded-proto': 'https, http', 'x-api-key': TEST_API_KEY });
+    assert.equal(spoofedFirst.headers['strict-transport-security'], undefined);
     // The same proxy forwarding plain HTTP: none.
     const plain = await postJson(app, '/v2/hash', HASH_BODY, { 'x-forwarded-proto': 'http', 'x-api-key': TEST_API_KEY });
     assert.equal(plain.statusCode, 200);

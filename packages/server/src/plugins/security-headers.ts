@@ -80,9 +80,14 @@ export function securityHeaderValues(secure: boolean): Readonly<Record<string, s
   return secure ? SECURE_API_HEADERS : API_HEADERS;
 }
 
-/** Whether the client's connection is HTTPS: our own TLS, or a trusted proxy's `X-Forwarded-Proto`. */
+/**
+ * Whether the client's connection is HTTPS: our own TLS, or a trusted proxy's `X-Forwarded-Proto`
+ * (Fastify reads it only from a trusted peer, and takes its last entry, the nearest proxy's). A
+ * scheme is case-insensitive (RFC 3986 §3.1).
+ */
 export function reachedOverHttps(request: FastifyRequest): boolean {
-  return request.protocol === 'https';
+  const protocol = request.protocol as string | undefined;
+  return protocol === 'https' || protocol?.toLowerCase() === 'https';
 }
 
 /** /docs, /docs/json, /docs/static/…: not /docsx. */
