@@ -121,7 +121,7 @@ export default fp(async function securityHeaders(app) {
     if (isDocsPath(request.url)) {
       reply.headers(secure ? secureDocsHeaders : docsHeaders);
     } else {
-      reply.headers(secure ? SECURE_API_HEADERS : API_HEADERS);
+      reply.headers(securityHeaderValues(secure));
     }
     done();
   });
