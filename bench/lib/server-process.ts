@@ -12,6 +12,7 @@ import { createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVER_V8_FLAGS } from '../../packages/server/src/v8-flags.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const HOST = '127.0.0.1';
@@ -233,6 +234,10 @@ async function waitUntilReady(url: string, child: ChildProcess, timeoutMs: numbe
  * every worker of a cluster is likely to have answered). The child's stdout (its JSON log lines)
  * goes to a file, as a container's would go to a collector, rather than through this process's
  * event loop.
+ *
+ * Every server, the bare baselines included, runs with the V8 flags of `npm start`
+ * (packages/server/src/v8-flags.ts), then `nodeArgs`: ratios then compare request pipelines, not
+ * heap settings.
  */
 export async function startServer(options: {
   name: string;
@@ -245,7 +250,7 @@ export async function startServer(options: {
 }): Promise<ServerProcess> {
   const logFile = join(tmpdir(), `crypto-service-bench-${options.name.replace(/[^A-Za-z0-9-]+/g, '_')}-${process.pid}.log`);
   const out = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.script], {
+  const child = spawn(process.execPath, [...SERVER_V8_FLAGS, ...(options.nodeArgs ?? []), options.script], {
     cwd: REPO_ROOT,
     env: options.env,
     stdio: ['ignore', out, 'inherit'],

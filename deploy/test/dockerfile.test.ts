@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { copyParts, dockerIgnore, execForm, parseDockerfile, type Stage } from './dockerfile.ts';
 import { K8S_DIR, REPO_ROOT, parseYamlFile } from './k8s.ts';
 import { startServer } from '../../packages/server/test/e2e/helpers.ts';
+import { SERVER_V8_FLAGS } from '../../packages/server/src/v8-flags.ts';
 
 const dockerfile = parseDockerfile(join(REPO_ROOT, 'deploy/Dockerfile'));
 const runtime = dockerfile.stages.at(-1)!;
@@ -92,11 +93,11 @@ test('the runtime stage: production environment, non-root numeric user, the serv
   assert.equal(deployment.spec.template.spec.containers[0]!.ports[0]!.containerPort, exposed, 'the Deployment uses the exposed port');
 });
 
-test('the command is exec form and runs the server entry point, the same as npm start', () => {
+test('the command is exec form and runs the server entry point with its V8 flags, the same as npm start', () => {
   const command = execForm(last(runtime, 'CMD'));
   assert.ok(command !== undefined, 'exec form: node itself receives SIGTERM and drains (a shell would not pass it on)');
-  assert.deepEqual(command, ['node', 'packages/server/src/server.ts']);
-  assert.ok(existsSync(join(REPO_ROOT, command[1]!)));
+  assert.deepEqual(command, ['node', ...SERVER_V8_FLAGS, 'packages/server/src/server.ts']);
+  assert.ok(existsSync(join(REPO_ROOT, command.at(-1)!)));
   const rootPackage = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
   assert.equal(rootPackage.scripts.start, command.join(' '));
   assert.equal(instructions(runtime, 'ENTRYPOINT').length, 0, 'the official image\'s entrypoint execs the command');

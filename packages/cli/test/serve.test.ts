@@ -1,12 +1,14 @@
 /**
  * `crypto-service serve`: starts the real server (packages/server/src/server.ts) on the runtime
- * that runs the CLI, passes its exit status through, and hands a SIGTERM sent to the CLI alone
- * on to the server, which drains and exits cleanly.
+ * that runs the CLI, with the V8 flags of `npm start`, passes its exit status through, and hands a
+ * SIGTERM sent to the CLI alone on to the server, which drains and exits cleanly.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { SERVER_V8_FLAGS } from '@crypto-service/server/v8-flags';
 import { CryptoClient, CryptoNetworkError } from '@crypto-service/client';
 import { deadUrl } from '../../client/test/helpers.ts';
 import { childEnv, cli, MAIN, REPO_ROOT } from './helpers.ts';
@@ -44,6 +46,10 @@ test('serve starts the service, which answers; SIGTERM to the CLI stops it clean
   const client = new CryptoClient({ baseUrl: url });
   assert.equal((await client.health()).data.status, 'ok');
   assert.equal((await client.hash({ algorithm: 'sha256', data: 'abc' })).data.length, 32);
+  // The server runs with the V8 flags of `npm start`: its command line, read from /proc.
+  const [serverPid] = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/);
+  const serverArgv = readFileSync(`/proc/${serverPid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  assert.deepEqual(serverArgv.slice(1, 1 + SERVER_V8_FLAGS.length), [...SERVER_V8_FLAGS], serverArgv.join(' '));
 
   child.kill('SIGTERM');
   const [code, signal] = await exited;

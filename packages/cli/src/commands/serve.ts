@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { SERVER_V8_FLAGS } from '@crypto-service/server/v8-flags';
 import { UsageError, type Command } from '../command.ts';
 import { integer } from '../args.ts';
 
@@ -41,7 +42,8 @@ export const serve: Command = {
       ...(port === undefined ? {} : { PORT: String(port) }),
       ...(values.host === undefined ? {} : { HOST: values.host }),
     };
-    const child = spawn(process.execPath, [serverEntry()], { stdio: 'inherit', env });
+    // With the V8 flags of `npm start`, so that the heap behaves as in production.
+    const child = spawn(process.execPath, [...SERVER_V8_FLAGS, serverEntry()], { stdio: 'inherit', env });
     // A signal sent to this process only (kill <pid>, a supervisor) must reach the server, whose
     // own handler drains in-flight requests; Ctrl-C reaches both, and the server ignores the repeat.
     const forward = (signal: NodeJS.Signals) => child.kill(signal);

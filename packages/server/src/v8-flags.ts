@@ -1,0 +1,19 @@
+/**
+ * The V8 flags the server runs with. Every launcher puts them before the entry point: `npm start`,
+ * the Dockerfile's CMD (a test keeps both equal to this list), `crypto-service serve`, and the
+ * benchmarks. A cluster's workers inherit them, since `node:cluster` forks with the primary's
+ * `process.execArgv`. They cannot be set from inside the process: V8 sizes its heap before any
+ * module runs, and `--min-semi-space-size` is refused in NODE_OPTIONS.
+ *
+ * The young generation is fixed at two 16 MiB semi-spaces. Without the flags, V8 sizes it for
+ * itself:
+ * - Node 24 grows it under load, up to 128 MiB on a 24 GiB machine (Node 22 stops at 32 MiB);
+ * - a major collection shrinks it back.
+ * With no change in live data, the resident set then swings by 60–150 MiB. A container's memory
+ * limit has to allow for the top of that swing, and a soak cannot tell it from a leak.
+ *
+ * Sixteen MiB is Node 22's own maximum. Under the soak's mix, a semi-space fills about six times a
+ * second at this size, and the survivors of each scavenge are the requests in flight. A/B runs
+ * against V8's own sizing found no loss of throughput (docs/performance.md, sixth pass).
+ */
+export const SERVER_V8_FLAGS: readonly string[] = ['--min-semi-space-size=16', '--max-semi-space-size=16'];
