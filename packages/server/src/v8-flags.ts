@@ -7,13 +7,14 @@
  *
  * The young generation is fixed at two 16 MiB semi-spaces. Without the flags, V8 sizes it for
  * itself:
- * - Node 24 grows it under load, up to 128 MiB on a 24 GiB machine (Node 22 stops at 32 MiB);
+ * - Node 24 grows it under load, up to 128 MiB (two 64 MiB semi-spaces) on a 24 GiB machine;
  * - a major collection shrinks it back.
  * With no change in live data, the resident set then swings by 60–150 MiB. A container's memory
  * limit has to allow for the top of that swing, and a soak cannot tell it from a leak.
  *
- * Sixteen MiB is Node 22's own maximum. Under the soak's mix, a semi-space fills about six times a
- * second at this size, and the survivors of each scavenge are the requests in flight. A/B runs
- * against V8's own sizing found no loss of throughput (docs/performance.md, sixth pass).
+ * Two 16 MiB semi-spaces are Node 22's own maximum (a 32 MiB young generation). Under the soak's
+ * mix, a semi-space fills about six times a second at this size, and the survivors of each
+ * scavenge are the requests in flight. A/B runs against V8's own sizing found no loss of
+ * throughput (docs/performance.md, sixth pass).
  */
 export const SERVER_V8_FLAGS: readonly string[] = ['--min-semi-space-size=16', '--max-semi-space-size=16'];
