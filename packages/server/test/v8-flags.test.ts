@@ -39,8 +39,9 @@ test('the server\'s V8 flags fix the young generation: it starts at the semi-spa
   const { stdout } = await run(process.execPath, [...SERVER_V8_FLAGS, '-e', YOUNG_GENERATION_PROBE]);
   const { initial, largest } = JSON.parse(stdout) as { initial: number; largest: number };
   assert.ok(initial >= semiSpace, `starts at the fixed size: ${initial / MiB} MiB`);
-  // Both semi-spaces, plus V8's page bookkeeping (under one MiB).
-  assert.ok(largest <= 2 * semiSpace + MiB, `stays within it: ${largest / MiB} MiB`);
+  // Both semi-spaces, plus a few pages V8 holds for a moment during a scavenge (seen: up to 2.8
+  // MiB over); V8's own sizing goes to 128 MiB on Node 24.
+  assert.ok(largest <= 2.5 * semiSpace, `stays near two semi-spaces: ${largest / MiB} MiB`);
 });
 
 test('without them, V8 sizes the young generation for itself: it starts smaller (what the flags change)', async () => {

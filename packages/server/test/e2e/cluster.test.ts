@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import fc from 'fast-check';
 import { Counter, Registry } from 'prom-client';
@@ -17,6 +18,7 @@ import { MetricsGatherer } from '../../src/cluster/metrics-gather.ts';
 import { answerMetricsCollection, metricsExposition } from '../../src/cluster/metrics.ts';
 import { RestartBudget } from '../../src/cluster/restart-budget.ts';
 import type { PrimaryChannel } from '../../src/cluster/channel.ts';
+import { SERVER_V8_FLAGS } from '../../src/v8-flags.ts';
 import {
   ServerProcess,
   delay,
@@ -458,6 +460,11 @@ async function hashPids(server: ServerProcess, count: number): Promise<number[]>
   return lines.map((line) => line.pid as number);
 }
 
+/** The semi-space flags on a process's command line (Linux's /proc, as the CI runs). */
+function v8FlagsOf(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((argument) => argument.startsWith('--') && argument.includes('semi-space'));
+}
+
 function metricValue(text: string, line: RegExp): number | undefined {
   const match = line.exec(text);
   return match === null ? undefined : Number(match[1]);
@@ -471,6 +478,8 @@ describe('cluster mode, real processes', () => {
     t.after(() => killTree(server));
     assert.equal(workerPids.length, 2);
     assert.equal(new Set([...workerPids, server.process.pid]).size, 3);
+    // The primary was started with the server's V8 flags; node:cluster forks with its execArgv.
+    for (const pid of workerPids) assert.deepEqual(v8FlagsOf(pid), [...SERVER_V8_FLAGS], `worker ${pid}'s command line`);
     // NODE_ENV=test without credentials: one development-mode warning for the cluster, from the primary.
     const warnings = server.logs().filter((line) => line.msg.includes('development mode'));
     assert.equal(warnings.length, 1, server.output());

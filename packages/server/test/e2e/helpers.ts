@@ -2,7 +2,8 @@
  * End-to-end helpers: start the real server process (packages/server/src/server.ts) on the runtime
  * that runs the tests (process.execPath, so the same Node 22 or Node 24 that runs node:test), on a
  * free loopback port, with a controlled environment (nothing is inherited from the shell but PATH),
- * and talk to it over real sockets.
+ * and talk to it over real sockets. It runs with the V8 flags `npm start` passes (src/v8-flags.ts),
+ * so that the tests see the heap settings production has.
  *
  * The server logs pino JSON lines on stdout; startServer waits for Fastify's "Server listening at"
  * line, so it needs LOG_LEVEL=info (the default here) or debug.
@@ -14,6 +15,7 @@ import https from 'node:https';
 import net from 'node:net';
 import { after } from 'node:test';
 import { resolve } from 'node:path';
+import { SERVER_V8_FLAGS } from '../../src/v8-flags.ts';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../../../..');
 export const SERVER_ENTRY = resolve(import.meta.dirname, '../../src/server.ts');
@@ -112,7 +114,7 @@ export class ServerProcess {
   #closed = false;
 
   constructor(env: Env = {}) {
-    const child = spawn(process.execPath, [SERVER_ENTRY], { cwd: REPO_ROOT, env: controlledEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...SERVER_V8_FLAGS, SERVER_ENTRY], { cwd: REPO_ROOT, env: controlledEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     this.process = child;
     children.add(child);
     child.stdout.setEncoding('utf8');
