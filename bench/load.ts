@@ -32,6 +32,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -286,5 +287,34 @@ print(markdownTable(
     ...PAIRS.map((pair) => range(cpuRatios(row, pair))),
   ]),
 ));
-if (CLUSTER) print(`\n- the issue's target: prod-${WORKERS} serves at least 1.3× bare-1 on a 2-core machine (first ratio column); here the load generator shares the cores`);
+if (CLUSTER) {
+  print(`\n- the issue's target: prod-${WORKERS} serves at least 1.3× bare-1 on a 2-core machine (first ratio column); here the load generator shares the cores`);
+  printCeilings();
+}
 print(`\n- load average (1/5/15 min) at the end: ${loadAverage()}`);
+
+/**
+ * What the machine's cores allow a cluster, from the CPU each request cost in the same round. A
+ * cluster that keeps every core busy serves at most cores ÷ (server CPU + load generator CPU per
+ * request), since autocannon runs on the same cores; bare-1 is held to one event loop. Dividing
+ * that by bare-1's measured req/s gives the highest prod-N/bare-1 the round could have shown with
+ * the pipeline as it is, and the same with the pipeline free (prod-N costing what bare-1 does).
+ */
+function printCeilings(): void {
+  const cores = availableParallelism();
+  const perRound = (row: Row, f: (cluster: RunResult, bare: RunResult) => number) =>
+    runs(row, clusterName).map((cluster, i) => f(cluster, runs(row, 'bare-1')[i] as RunResult));
+  const ceiling = (cluster: RunResult, serverCpuUs: number) => (cores * 1e6) / (serverCpuUs + cluster.generatorCpuUsPerRequest);
+  print(`\nWhat ${cores} cores allow (per round, then the median): a cluster serves at most cores ÷ (server CPU + autocannon CPU per request):\n`);
+  print(markdownTable(
+    ['Route', ...names.map((name) => `autocannon CPU/request, ${name}`), `${clusterName} req/s ÷ that ceiling`, `ceiling ÷ bare-1 req/s`, `the same with ${clusterName} at bare-1's CPU/request`],
+    rows.map((row) => [
+      route(row),
+      ...names.map((name) => formatMs(median(runs(row, name).map((result) => result.generatorCpuUsPerRequest)) / 1000)),
+      formatRatio(median(perRound(row, (cluster) => cluster.requestsPerSecond / ceiling(cluster, cluster.serverCpuUsPerRequest)))),
+      formatRatio(median(perRound(row, (cluster, bare) => ceiling(cluster, cluster.serverCpuUsPerRequest) / bare.requestsPerSecond))),
+      formatRatio(median(perRound(row, (cluster, bare) => ceiling(cluster, bare.serverCpuUsPerRequest) / bare.requestsPerSecond))),
+    ]),
+  ));
+  print(`\n- a ceiling below the target means the target cannot be met on this machine with this load generator, whatever the cluster does`);
+}

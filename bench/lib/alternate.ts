@@ -26,6 +26,8 @@ export interface RunResult extends LoadResult {
   serverCpuUsPerRequest: number;
   /** The same for the server process alone, without its descendants: a cluster's primary. */
   primaryCpuUsPerRequest: number;
+  /** The load generator's CPU time (this process: autocannon) per answered request, in µs. */
+  generatorCpuUsPerRequest: number;
 }
 
 export interface AlternateOptions {
@@ -50,6 +52,7 @@ export async function loadOnce(target: Target, connections: number, duration: nu
     ...result,
     serverCpuUsPerRequest: perRequest(cpuUsedMs(cpuBefore, cpuAfter)),
     primaryCpuUsPerRequest: perRequest(target.pid === undefined ? Number.NaN : cpuUsedMs(cpuBefore, cpuAfter, target.pid)),
+    generatorCpuUsPerRequest: result.generatorCpuUs / result.answers,
   };
 }
 

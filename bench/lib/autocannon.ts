@@ -40,6 +40,12 @@ export interface LoadResult {
   errors: number;
   timeouts: number;
   durationSeconds: number;
+  /**
+   * CPU time this process spent during the run, in µs: autocannon (which runs here, on the same
+   * cores as the servers) and the response listener below. Other work of this process, none
+   * during a run, would count too.
+   */
+  generatorCpuUs: number;
 }
 
 interface AutocannonResult {
@@ -60,6 +66,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const latencies: number[] = [];
   const statusCounts: Record<string, number> = {};
   let answers = 0;
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const instance = autocannon({
     url: options.url,
@@ -78,6 +85,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   });
   const result = await instance;
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
   return {
     requestsPerSecond: latencies.length / seconds,
     answersPerSecond: answers / seconds,
@@ -87,5 +95,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     errors: result.errors,
     timeouts: result.timeouts,
     durationSeconds: seconds,
+    generatorCpuUs: cpu.user + cpu.system,
   };
 }
