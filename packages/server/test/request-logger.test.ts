@@ -74,22 +74,22 @@ describe('requestChildLogger', () => {
   });
 });
 
-test('in the app: at info a request logs its completion with its id; at warn a successful one writes nothing', async (t) => {
-  for (const level of ['info', 'warn']) {
+test('in the app: at debug a request logs its arrival and completion, at info its completion, with its id; at warn a successful one writes nothing', async (t) => {
+  for (const level of ['debug', 'info', 'warn']) {
     const lines: string[] = [];
     const app = await testApp({ LOG_LEVEL: level, CRYPTO_API_KEY: TEST_API_KEY }, { logStream: { write: (line: string) => lines.push(line) } });
     t.after(() => app.close());
     const before = lines.length;
     const ok = await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 'abc' }, { 'x-api-key': TEST_API_KEY });
     assert.equal(ok.statusCode, 200);
-    const written = lines.slice(before).map((line) => JSON.parse(line) as Record<string, unknown>);
-    if (level === 'warn') {
-      assert.deepEqual(written, []);
-    } else {
-      assert.equal(written.length, 1);
-      assert.equal(written[0]?.msg, 'request completed');
-      assert.match(String(written[0]?.reqId), /^req-/);
-      assert.equal((written[0]?.req as { url?: string } | undefined)?.url, '/v2/hash');
+    const written = lines.slice(before).map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.msg === 'incoming request' || line.msg === 'request completed');
+    const expected = { debug: ['incoming request', 'request completed'], info: ['request completed'], warn: [] }[level];
+    assert.deepEqual(written.map((line) => line.msg), expected, `LOG_LEVEL=${level}`);
+    for (const line of written) {
+      assert.match(String(line.reqId), /^req-/);
+      assert.equal((line.req as { url?: string } | undefined)?.url, '/v2/hash');
     }
+    if (level === 'warn') assert.deepEqual(lines.slice(before), []);
   }
 });
