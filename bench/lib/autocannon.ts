@@ -42,8 +42,9 @@ export interface LoadResult {
   durationSeconds: number;
   /**
    * CPU time this process spent during the run, in µs: autocannon (which runs here, on the same
-   * cores as the servers) and the response listener below. Other work of this process, none
-   * during a run, would count too.
+   * cores as the servers) and the response listener below. Whatever else the process does
+   * meanwhile counts too: right for bench/load.ts, which runs one load at a time, but not a
+   * per-load figure where several run at once (bench/soak.ts), and nothing there reads it.
    */
   generatorCpuUs: number;
 }
