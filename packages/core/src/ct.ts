@@ -7,7 +7,6 @@
  * have moved a buffer before it was wiped. Wiping narrows the window; it does not close it.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { oneShotDigest } from './hash.ts';
 
 /**
  * Compares two byte strings in time that depends only on their length. Use it where the length is
@@ -20,21 +19,79 @@ export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
   return timingSafeEqual(a, b);
 }
 
-/**
- * SHA-256 of a secret, kept instead of the secret for later comparison with `matchesSecret`.
- * Through oneShotDigest (hash.ts): no Hash object and no Buffer, each of which would cost about
- * a µs, and every API-key request computes one fingerprint.
- */
-export function secretFingerprint(secret: Uint8Array): Uint8Array {
-  return oneShotDigest('sha256', secret);
-}
+/** The smallest room a SecretSet leaves for a secret: an API key of 32 random bytes is 43–64 characters. */
+export const SECRET_SET_MINIMUM_BYTES = 256;
+/** Each padded secret starts with its length, big-endian. */
+const LENGTH_BYTES = 4;
+/** The most bytes of UTF-8 one character takes: the slack that tells a whole candidate from a cut one. */
+const MAX_UTF8_CHARACTER_BYTES = 4;
 
 /**
- * Compares a candidate with a secret whose length must not leak either (an API key): both sides
- * are fixed-length digests, so the comparison takes the same time for every candidate.
+ * Secrets (API keys) to check a candidate against, so that the time taken depends neither on any
+ * secret's content nor on its length, nor on which secret matched.
+ *
+ * Every secret is kept padded to one fixed size: its length, its bytes, zeros. A candidate is
+ * written the same way into a scratch buffer of that size and compared with every padded secret by
+ * `timingSafeEqual`, without stopping at the first match; the scratch is zeroed again afterwards.
+ * The size is SECRET_SET_MINIMUM_BYTES, more only when a secret is longer, so it reveals nothing
+ * of the secrets' lengths below that. The time does depend on the candidate's own length, which
+ * whoever sent it knows.
+ *
+ * Why not a digest of each side, compared in constant time (the first design): it kept the same
+ * properties at about twice the cost, a SHA-256 per request (0.4 µs in a loop, about 0.8 µs in the
+ * server, measured in docs/performance.md).
  */
-export function matchesSecret(candidate: Uint8Array, expectedFingerprint: Uint8Array): boolean {
-  return timingSafeEqual(secretFingerprint(candidate), expectedFingerprint);
+export class SecretSet {
+  readonly #padded: Buffer[];
+  /** Where a candidate is padded; zeros between two calls. */
+  readonly #scratch: Buffer;
+  /** The longest candidate that can still match: any longer is not written whole. */
+  readonly #room: number;
+
+  constructor(secrets: readonly Uint8Array[]) {
+    const longest = Math.max(SECRET_SET_MINIMUM_BYTES, ...secrets.map((secret) => secret.byteLength));
+    this.#room = longest;
+    const size = LENGTH_BYTES + longest + MAX_UTF8_CHARACTER_BYTES;
+    this.#scratch = Buffer.alloc(size);
+    this.#padded = secrets.map((secret) => {
+      const padded = Buffer.alloc(size);
+      padded.writeUInt32BE(secret.byteLength, 0);
+      padded.set(secret, LENGTH_BYTES);
+      return padded;
+    });
+  }
+
+  /** The size every secret is padded to: the same for every set of secrets that fit the minimum. */
+  get paddedBytes(): number {
+    return this.#scratch.byteLength;
+  }
+
+  /** How many secrets there are. */
+  get count(): number {
+    return this.#padded.length;
+  }
+
+  /** Whether `candidate`, encoded as UTF-8, is one of the secrets. */
+  matches(candidate: string): boolean {
+    // A string has at least as many UTF-8 bytes as UTF-16 units: one this long cannot fit.
+    if (candidate.length > this.#room) return false;
+    const scratch = this.#scratch;
+    try {
+      // Buffer.write stops before a character that does not fit. The room leaves space for one more
+      // character of any size, so a candidate that fits the room is always written whole, and one
+      // written past the room is longer than every secret.
+      const written = scratch.write(candidate, LENGTH_BYTES, 'utf8');
+      if (written > this.#room) return false;
+      scratch.writeUInt32BE(written, 0);
+      let matched = false;
+      for (const padded of this.#padded) {
+        matched = timingSafeEqual(scratch, padded) || matched;
+      }
+      return matched;
+    } finally {
+      scratch.fill(0);
+    }
+  }
 }
 
 /** Overwrites secret bytes with zeros. Call it in a `finally` once a key is no longer needed. */

@@ -1,14 +1,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { constantTimeEqual, matchesSecret, secretFingerprint, wipe } from '../src/ct.ts';
+import { SECRET_SET_MINIMUM_BYTES, SecretSet, constantTimeEqual, wipe } from '../src/ct.ts';
 
 function bytes(...values: number[]): Uint8Array {
   return Uint8Array.from(values);
 }
 
-function hex(value: Uint8Array): string {
-  return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex');
-}
 
 describe('constantTimeEqual', () => {
   test('equal contents in distinct buffers are equal', () => {
@@ -52,47 +49,83 @@ describe('constantTimeEqual', () => {
   });
 });
 
-describe('secretFingerprint and matchesSecret', () => {
-  const secret = new TextEncoder().encode('correct horse battery staple');
+describe('SecretSet', () => {
+  const secret = 'correct horse battery staple';
+  const setOf = (...secrets: string[]) => new SecretSet(secrets.map((value) => Buffer.from(value, 'utf8')));
 
-  test('the fingerprint is the SHA-256 of the secret (FIPS 180-4 example: SHA-256("abc"))', () => {
-    const fingerprint = secretFingerprint(new TextEncoder().encode('abc'));
-    assert.equal(hex(fingerprint), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  test('the right candidate matches', () => {
+    assert.equal(setOf(secret).matches(secret), true);
   });
 
-  test('the fingerprint is 32 bytes whatever the length of the secret', () => {
-    for (const length of [0, 1, 31, 32, 33, 1000]) {
-      assert.equal(secretFingerprint(new Uint8Array(length)).byteLength, 32, `length ${length}`);
+  test('a wrong candidate of the same length does not match, whichever byte differs', () => {
+    const set = setOf(secret);
+    assert.equal(set.matches(`${secret.slice(0, -1)}f`), false);
+    assert.equal(set.matches(`C${secret.slice(1)}`), false);
+  });
+
+  test('candidates of other lengths, a prefix, an extension, a NUL extension or empty, do not match', () => {
+    const set = setOf(secret);
+    for (const candidate of [secret.slice(0, -1), `${secret}e`, `${secret}\0`, '', 'x'.repeat(1000), 'x'.repeat(100_000)]) {
+      assert.equal(set.matches(candidate), false, `${candidate.length} characters`);
     }
   });
 
-  test('the right candidate matches', () => {
-    const fingerprint = secretFingerprint(secret);
-    assert.equal(matchesSecret(Uint8Array.from(secret), fingerprint), true);
+  test('every secret of a rotation matches, and nothing else', () => {
+    const set = setOf('first-key-0123456789', 'second-key-0123456789');
+    assert.equal(set.count, 2);
+    assert.equal(set.matches('first-key-0123456789'), true);
+    assert.equal(set.matches('second-key-0123456789'), true);
+    assert.equal(set.matches('third-key-0123456789'), false);
   });
 
-  test('a wrong candidate of the same length does not match', () => {
-    const fingerprint = secretFingerprint(secret);
-    const wrong = Uint8Array.from(secret);
-    wrong[wrong.length - 1] = (wrong[wrong.length - 1] ?? 0) ^ 1;
-    assert.equal(matchesSecret(wrong, fingerprint), false);
-    const first = Uint8Array.from(secret);
-    first[0] = (first[0] ?? 0) ^ 0x80;
-    assert.equal(matchesSecret(first, fingerprint), false);
+  test('candidates are compared as UTF-8, as the secrets are', () => {
+    const set = setOf('schlüssel-ключ-🔑');
+    assert.equal(set.matches('schlüssel-ключ-🔑'), true);
+    // The same characters read as Latin-1 bytes (how Node hands a header of UTF-8 bytes over) differ.
+    assert.equal(set.matches(Buffer.from('schlüssel-ключ-🔑', 'utf8').toString('latin1')), false);
   });
 
-  test('candidates of other lengths, a prefix, an extension or empty, do not match and do not throw', () => {
-    const fingerprint = secretFingerprint(secret);
-    assert.equal(matchesSecret(secret.subarray(0, secret.length - 1), fingerprint), false);
-    assert.equal(matchesSecret(Uint8Array.of(...secret, 0), fingerprint), false);
-    assert.equal(matchesSecret(new Uint8Array(0), fingerprint), false);
-    assert.equal(matchesSecret(new TextEncoder().encode('x'.repeat(1000)), fingerprint), false);
+  test('a candidate leaves nothing behind: a shorter one after a longer one is padded with zeros again', () => {
+    const set = setOf('ab');
+    assert.equal(set.matches('abc'), false);
+    assert.equal(set.matches('ab'), true);
+    assert.equal(set.matches('x'.repeat(SECRET_SET_MINIMUM_BYTES + 3)), false);
+    assert.equal(set.matches('ab'), true);
   });
 
   test('the empty secret matches only the empty candidate', () => {
-    const fingerprint = secretFingerprint(new Uint8Array(0));
-    assert.equal(matchesSecret(new Uint8Array(0), fingerprint), true);
-    assert.equal(matchesSecret(bytes(0), fingerprint), false);
+    const set = setOf('');
+    assert.equal(set.matches(''), true);
+    assert.equal(set.matches('\0'), false);
+  });
+
+  test('every set whose secrets fit the minimum pads them to the same size, so their lengths do not show', () => {
+    const sizes = new Set([setOf('a').paddedBytes, setOf('a'.repeat(64)).paddedBytes, setOf('a'.repeat(SECRET_SET_MINIMUM_BYTES)).paddedBytes, setOf().paddedBytes]);
+    assert.equal(sizes.size, 1);
+  });
+
+  test('a secret longer than the minimum still matches exactly, at the edges of its room too', () => {
+    const long = 'k'.repeat(SECRET_SET_MINIMUM_BYTES + 100);
+    const set = setOf(long, 'short-key-0123456789');
+    assert.equal(set.matches(long), true);
+    assert.equal(set.matches(long.slice(1)), false);
+    assert.equal(set.matches(`${long}k`), false);
+    assert.equal(set.matches('short-key-0123456789'), true);
+  });
+
+  test('a candidate longer than every secret by less than one character of UTF-8 never matches as its cut prefix', () => {
+    // Buffer.write stops before a character that does not fit; such a candidate must not be taken
+    // for the prefix that was written.
+    const room = SECRET_SET_MINIMUM_BYTES;
+    for (const tail of ['é', '€', '🔑']) {
+      for (let pad = 0; pad < 4; pad++) {
+        const prefix = 'p'.repeat(room - pad);
+        const set = setOf(prefix);
+        assert.equal(set.matches(prefix), true);
+        assert.equal(set.matches(`${prefix}${tail}`), false, `${pad} short of the room, then ${tail}`);
+        assert.equal(set.matches(`${prefix}${tail}${tail}`), false);
+      }
+    }
   });
 });
 

@@ -5,7 +5,7 @@
  * by accident.
  */
 import { errors as joseErrors, jwtVerify, decodeProtectedHeader } from 'jose';
-import { matchesSecret, secretFingerprint } from '@crypto-service/core';
+import { SecretSet } from '@crypto-service/core';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AuthConfig } from '../config.ts';
 import { ApiError } from '../errors.ts';
@@ -27,18 +27,12 @@ export const JWT_CLOCK_TOLERANCE_SECONDS = 60;
 export const MAX_TOKEN_LENGTH = 8192;
 
 /**
- * Whether a presented API key is one of the configured keys, given as SHA-256 fingerprints. The
- * candidate is hashed and compared with every fingerprint (rotation) without stopping at the first
- * match, so neither the content, nor the length, nor which key matched shows in the time taken.
+ * Whether a presented API key is one of the configured keys. Every configured key is compared
+ * (rotation) without stopping at the first match, padded to one size, so neither the content, nor
+ * the length, nor which key matched shows in the time taken (core's SecretSet).
  */
-export function matchesAnyApiKey(presented: string | string[] | undefined, fingerprints: readonly Uint8Array[]): boolean {
-  if (typeof presented !== 'string') return false;
-  const candidate = Buffer.from(presented, 'utf8');
-  let matched = false;
-  for (const fingerprint of fingerprints) {
-    matched = matchesSecret(candidate, fingerprint) || matched;
-  }
-  return matched;
+export function matchesAnyApiKey(presented: string | string[] | undefined, apiKeys: SecretSet): boolean {
+  return typeof presented === 'string' && apiKeys.matches(presented);
 }
 
 /**
@@ -57,16 +51,16 @@ const ANONYMOUS: Principal = { kind: 'anonymous', subject: undefined, grant: 'al
 const REALM = 'crypto-service';
 
 export class Authenticator {
-  readonly #apiKeyFingerprints: Uint8Array[];
+  readonly #apiKeys: SecretSet;
   readonly #config: AuthConfig;
 
   constructor(config: AuthConfig) {
     this.#config = config;
-    this.#apiKeyFingerprints = config.apiKeys.map((key) => secretFingerprint(Buffer.from(key, 'utf8')));
+    this.#apiKeys = new SecretSet(config.apiKeys.map((key) => Buffer.from(key, 'utf8')));
   }
 
   get enabled(): boolean {
-    return this.#apiKeyFingerprints.length > 0 || this.#config.jwtSecrets.length > 0;
+    return this.#apiKeys.count > 0 || this.#config.jwtSecrets.length > 0;
   }
 
   /**
@@ -77,24 +71,24 @@ export class Authenticator {
   authenticateWithoutToken(headers: IncomingHttpHeaders): Principal | undefined {
     if (!this.enabled) return ANONYMOUS;
     if (this.#config.jwtSecrets.length > 0 && bearerToken(headers.authorization) !== undefined) return undefined;
-    const apiKey = this.#apiKeyFingerprints.length > 0 ? headers['x-api-key'] : undefined;
+    const apiKey = this.#apiKeys.count > 0 ? headers['x-api-key'] : undefined;
     if (apiKey === undefined) {
       throw this.#unauthorized('missing credentials: send an x-api-key header or an Authorization: Bearer token');
     }
-    if (!matchesAnyApiKey(apiKey, this.#apiKeyFingerprints)) throw this.#unauthorized('invalid API key');
+    if (!matchesAnyApiKey(apiKey, this.#apiKeys)) throw this.#unauthorized('invalid API key');
     return { kind: 'api-key', subject: undefined, grant: 'all' };
   }
 
   async authenticate(headers: IncomingHttpHeaders): Promise<Principal> {
     if (!this.enabled) return ANONYMOUS;
     const token = this.#config.jwtSecrets.length > 0 ? bearerToken(headers.authorization) : undefined;
-    const apiKey = this.#apiKeyFingerprints.length > 0 ? headers['x-api-key'] : undefined;
+    const apiKey = this.#apiKeys.count > 0 ? headers['x-api-key'] : undefined;
     if (token === undefined && apiKey === undefined) {
       throw this.#unauthorized('missing credentials: send an x-api-key header or an Authorization: Bearer token');
     }
     let principal: Principal | undefined;
     if (apiKey !== undefined) {
-      if (!matchesAnyApiKey(apiKey, this.#apiKeyFingerprints)) throw this.#unauthorized('invalid API key');
+      if (!matchesAnyApiKey(apiKey, this.#apiKeys)) throw this.#unauthorized('invalid API key');
       principal = { kind: 'api-key', subject: undefined, grant: 'all' };
     }
     if (token !== undefined) {
@@ -152,7 +146,7 @@ export class Authenticator {
     if (this.#config.jwtSecrets.length > 0) {
       challenges.push(`Bearer realm="${REALM}"${bearerError === undefined ? '' : `, error="${bearerError}"`}`);
     }
-    if (this.#apiKeyFingerprints.length > 0) {
+    if (this.#apiKeys.count > 0) {
       challenges.push(`ApiKey realm="${REALM}", header="x-api-key"`);
     }
     return new ApiError('UNAUTHORIZED', detail, { headers: { 'www-authenticate': challenges.join(', ') } });

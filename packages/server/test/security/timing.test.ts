@@ -7,8 +7,9 @@
  * The classes here: a candidate that differs from the secret in its FIRST byte, and one that
  * differs in its LAST byte. An early-exit comparison answers the first class sooner; a
  * constant-time one cannot tell them apart. Functions under test, called directly in this process:
- * - the API-key comparison of the authenticator (matchesAnyApiKey: SHA-256 of the candidate, then a
- *   constant-time compare with every configured key's fingerprint), with 64-character keys;
+ * - the API-key comparison of the authenticator (matchesAnyApiKey: the candidate padded to a fixed
+ *   size, then compared in constant time with every configured key padded the same way), with
+ *   64-character keys;
  * - HMAC verification from core (verifyHmac, HMAC-SHA-512: a 64-byte MAC compared in constant time).
  *
  * Thresholds and counts, and why:
@@ -41,7 +42,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { computeHmac, secretFingerprint, verifyHmac } from '@crypto-service/core';
+import { SecretSet, computeHmac, verifyHmac } from '@crypto-service/core';
 import { matchesAnyApiKey } from '../../src/auth/authenticator.ts';
 
 const THRESHOLD = 4.5;
@@ -202,8 +203,8 @@ test('API-key comparison (authenticator): no difference between a mismatch in th
   // A 64-character key as an operator would make it (32 random bytes, hex), and a second key
   // configured beside it (a rotation window): the candidate is compared with both.
   const key = randomBytes(32).toString('hex');
-  const fingerprints = [secretFingerprint(Buffer.from(key, 'latin1')), secretFingerprint(randomBytes(32))];
-  assert.equal(matchesAnyApiKey(key, fingerprints), true);
+  const apiKeys = new SecretSet([Buffer.from(key, 'latin1'), Buffer.from(randomBytes(32).toString('hex'), 'latin1')]);
+  assert.equal(matchesAnyApiKey(key, apiKeys), true);
   // The candidate is a header value: a fresh string of printable ASCII for every measurement (a
   // flat string, read into UTF-8 the same way for both classes).
   const bytes = mismatching(Buffer.from(key, 'latin1'), Buffer.alloc(key.length));
@@ -214,7 +215,7 @@ test('API-key comparison (authenticator): no difference between a mismatch in th
     if (candidate[at] === key.charCodeAt(at)) candidate[at] = candidate[at] === 0x21 ? 0x22 : 0x21;
     return candidate.toString('latin1');
   };
-  assertConstantTime(t, (candidate: string) => matchesAnyApiKey(candidate, fingerprints), printable);
+  assertConstantTime(t, (candidate: string) => matchesAnyApiKey(candidate, apiKeys), printable);
 });
 
 test('HMAC-SHA-512 verification (core): no difference between a mismatch in the first and in the last byte of the MAC', (t) => {
