@@ -7,11 +7,12 @@
  * costs about 20 µs to set up, so pure JS is faster below a few KiB), and node:crypto's
  * chacha20-poly1305 keyed with the HChaCha20 subkey for larger ones (6–11× faster from 64 KiB).
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
 import { hchacha, xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { checkLength } from './checks.ts';
 import { wipe } from './ct.ts';
 import { decryptionFailed } from './errors.ts';
+import { randomNonce } from './nonces.ts';
 
 export const XCHACHA_KEY_LENGTH = 32;
 export const XCHACHA_NONCE_LENGTH = 24;
@@ -66,7 +67,7 @@ export function xchachaSeal(
   options: { nonce?: Uint8Array; backend?: AeadBackend } = {},
 ): Uint8Array {
   checkLength(key, XCHACHA_KEY_LENGTH, 'key');
-  const nonce = options.nonce ?? randomBytes(XCHACHA_NONCE_LENGTH);
+  const nonce = options.nonce ?? randomNonce(XCHACHA_NONCE_LENGTH);
   checkLength(nonce, XCHACHA_NONCE_LENGTH, 'nonce');
   const out = new Uint8Array(XCHACHA_OVERHEAD + plaintext.byteLength);
   out.set(nonce, 0);

@@ -23,6 +23,7 @@ import { xchachaOpen, xchachaSeal, XCHACHA_NONCE_LENGTH, POLY1305_TAG_LENGTH } f
 import { constantTimeEqual, wipe } from './ct.ts';
 import { decryptionFailed, invalidInput, unsupportedAlgorithm } from './errors.ts';
 import { asBytes } from './views.ts';
+import { randomNonce } from './nonces.ts';
 
 /**
  * The identifiers of `/v2/password/hash|verify`. `/v2/password/encrypt|decrypt` report their own
@@ -407,7 +408,7 @@ export async function encryptWithPassword(
   const given = options.params ?? ARGON2_DEFAULTS;
   const params = resolveArgon2Params({ timeCost: given.t, memoryCost: given.m, parallelism: given.p });
   const salt = options.salt ?? new Uint8Array(nodeCrypto.randomBytes(ARGON2_SALT_LENGTH));
-  const nonce = options.nonce ?? new Uint8Array(nodeCrypto.randomBytes(XCHACHA_NONCE_LENGTH));
+  const nonce = options.nonce ?? randomNonce(XCHACHA_NONCE_LENGTH);
   if (salt.byteLength !== ARGON2_SALT_LENGTH) throw invalidInput(`salt must be ${ARGON2_SALT_LENGTH} bytes`, '/salt');
   if (nonce.byteLength !== XCHACHA_NONCE_LENGTH) throw invalidInput(`nonce must be ${XCHACHA_NONCE_LENGTH} bytes`, '/nonce');
 

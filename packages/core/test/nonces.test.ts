@@ -1,0 +1,53 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomNonce } from '../src/nonces.ts';
+import { xchachaSeal } from '../src/aead.ts';
+
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+
+describe('randomNonce', () => {
+  test('returns exactly the length asked for, small (pooled) and large (drawn directly)', () => {
+    for (const length of [0, 1, 12, 24, 255, 256, 257, 4096, 10_000]) {
+      assert.equal(randomNonce(length).byteLength, length, `length ${length}`);
+    }
+  });
+
+  test('no nonce repeats, across many refills of the pool', () => {
+    // 50 000 nonces of 24 bytes are about 300 refills of the 4 KiB pool.
+    const seen = new Set<string>();
+    for (let i = 0; i < 50_000; i++) seen.add(hex(randomNonce(24)));
+    assert.equal(seen.size, 50_000);
+  });
+
+  test('the bytes are uniform: a chi-square test over every byte value, and no nonce of zeros', () => {
+    // The pool zeroes what it hands out: a nonce taken from the wrong place would be all zeros.
+    const counts = new Array<number>(256).fill(0);
+    const nonces = 40_000;
+    for (let i = 0; i < nonces; i++) {
+      const nonce = randomNonce(24);
+      assert.ok(nonce.some((byte) => byte !== 0), `nonce ${i} is all zeros`);
+      for (const byte of nonce) counts[byte] = (counts[byte] ?? 0) + 1;
+    }
+    const expected = (nonces * 24) / 256;
+    const chiSquare = counts.reduce((sum, count) => sum + (count - expected) ** 2 / expected, 0);
+    // 255 degrees of freedom: the mean is 255 and the standard deviation about 22.6; 400 is over
+    // six standard deviations (p < 10⁻⁹), while a byte value missing or doubled adds thousands.
+    assert.ok(chiSquare < 400, `chi-square ${chiSquare.toFixed(1)}`);
+  });
+
+  test('every nonce is a copy of its own: later draws and refills do not change it', () => {
+    const nonce = randomNonce(24);
+    assert.equal(nonce.buffer.byteLength, 24);
+    const before = hex(nonce);
+    for (let i = 0; i < 1000; i++) randomNonce(24);
+    assert.equal(hex(nonce), before);
+  });
+
+  test('xchachaSeal puts a fresh nonce in front of every ciphertext', () => {
+    const key = new Uint8Array(32).fill(7);
+    const plaintext = new TextEncoder().encode('the same message');
+    const nonces = new Set<string>();
+    for (let i = 0; i < 1000; i++) nonces.add(hex(xchachaSeal(key, plaintext).subarray(0, 24)));
+    assert.equal(nonces.size, 1000);
+  });
+});
