@@ -104,8 +104,16 @@ describe('SecretSet', () => {
     assert.equal(sizes.size, 1);
   });
 
+  test('a longer secret widens the room to the next power of two, which is all its size says of its length', () => {
+    const minimum = setOf('a').paddedBytes;
+    const sizes = [SECRET_SET_MINIMUM_BYTES + 1, SECRET_SET_MINIMUM_BYTES + 200, 2 * SECRET_SET_MINIMUM_BYTES].map((length) => setOf('a'.repeat(length)).paddedBytes);
+    assert.equal(new Set(sizes).size, 1);
+    assert.equal(sizes[0], minimum + SECRET_SET_MINIMUM_BYTES);
+    assert.equal(setOf('a'.repeat(2 * SECRET_SET_MINIMUM_BYTES + 1)).paddedBytes, minimum + 3 * SECRET_SET_MINIMUM_BYTES);
+  });
+
   test('a secret longer than the minimum still matches exactly, at the edges of its room too', () => {
-    const long = 'k'.repeat(SECRET_SET_MINIMUM_BYTES + 100);
+    const long = 'k'.repeat(2 * SECRET_SET_MINIMUM_BYTES);
     const set = setOf(long, 'short-key-0123456789');
     assert.equal(set.matches(long), true);
     assert.equal(set.matches(long.slice(1)), false);
