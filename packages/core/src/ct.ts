@@ -57,6 +57,8 @@ export class SecretSet {
     const size = LENGTH_BYTES + room + MAX_UTF8_CHARACTER_BYTES;
     this.#scratch = Buffer.alloc(size);
     this.#padded = secrets.map((secret) => {
+      // An empty key would let in an empty header: no credential at all.
+      if (secret.byteLength === 0) throw new RangeError('a secret must not be empty');
       const padded = Buffer.alloc(size);
       padded.writeUInt32BE(secret.byteLength, 0);
       padded.set(secret, LENGTH_BYTES);
@@ -86,11 +88,12 @@ export class SecretSet {
       const written = scratch.write(candidate, LENGTH_BYTES, 'utf8');
       if (written > this.#room) return false;
       scratch.writeUInt32BE(written, 0);
-      let matched = false;
+      // Every comparison runs and is combined without a branch on its result.
+      let matched = 0;
       for (const padded of this.#padded) {
-        matched = timingSafeEqual(scratch, padded) || matched;
+        matched |= Number(timingSafeEqual(scratch, padded));
       }
-      return matched;
+      return matched === 1;
     } finally {
       scratch.fill(0);
     }

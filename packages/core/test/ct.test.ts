@@ -93,10 +93,9 @@ describe('SecretSet', () => {
     assert.equal(set.matches('ab'), true);
   });
 
-  test('the empty secret matches only the empty candidate', () => {
-    const set = setOf('');
-    assert.equal(set.matches(''), true);
-    assert.equal(set.matches('\0'), false);
+  test('an empty secret is refused: it would let in an empty header', () => {
+    assert.throws(() => setOf('ok-key-0123456789', ''), RangeError);
+    assert.equal(setOf('ok-key-0123456789').matches(''), false);
   });
 
   test('every set whose secrets fit the minimum pads them to the same size, so their lengths do not show', () => {

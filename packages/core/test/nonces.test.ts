@@ -12,6 +12,13 @@ describe('randomNonce', () => {
     }
   });
 
+  test('a length that is not a whole number of bytes is refused, and the pool is not disturbed', () => {
+    for (const length of [-1, -24, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      assert.throws(() => randomNonce(length), RangeError, String(length));
+    }
+    assert.ok(randomNonce(24).some((byte) => byte !== 0));
+  });
+
   test('no nonce repeats, across many refills of the pool', () => {
     // 50 000 nonces of 24 bytes are about 300 refills of the 4 KiB pool.
     const seen = new Set<string>();

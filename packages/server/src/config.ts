@@ -226,8 +226,19 @@ function readFile(env: Env, name: string): Buffer {
 export const MIN_JWT_SECRET_BYTES = 32;
 const SHORT_API_KEY_CHARS = 16;
 
+/**
+ * An API key travels in a header, whose bytes Node reads as Latin-1: a key with any other
+ * character than printable ASCII could never match what a client sends, so it stops the start
+ * rather than lock every client out without a word.
+ */
+const API_KEY_CHARACTERS = /^[\x20-\x7e]+$/;
+
 function readAuth(env: Env, nodeEnv: NodeEnv, warnings: string[]): AuthConfig {
   const apiKeys = readList(env, 'CRYPTO_API_KEY');
+  if (!apiKeys.every((key) => API_KEY_CHARACTERS.test(key))) {
+    // The key itself is never repeated: the message is logged.
+    throw new ConfigError('CRYPTO_API_KEY', 'a key has a character outside printable ASCII, which a header cannot carry as written; use hex or base64url');
+  }
   if (apiKeys.some((key) => key.length < SHORT_API_KEY_CHARS)) {
     warnings.push(`CRYPTO_API_KEY: a key shorter than ${SHORT_API_KEY_CHARS} characters is easy to guess; use 32 random bytes`);
   }

@@ -197,6 +197,14 @@ describe('configuration', () => {
     failsOn({ PROTOCOL: 'https', TLS_CERT_FILE: join(dir, 'cert.pem'), TLS_KEY_FILE: join(dir, 'missing.pem') }, 'TLS_KEY_FILE', /cannot read/);
   });
 
+  test('an API key with a character outside printable ASCII stops the start, without repeating the key', () => {
+    for (const key of ['schlüssel-0123456789', 'tab\there-0123456789', `ok-key-0123456789,${'k'.repeat(20)}\u{1f511}`]) {
+      failsOn({ CRYPTO_API_KEY: key }, 'CRYPTO_API_KEY', /printable ASCII/);
+      assert.throws(() => loadConfig({ CRYPTO_API_KEY: key }), (error: unknown) => !(error as Error).message.includes('0123456789'));
+    }
+    assert.doesNotThrow(() => loadConfig({ CRYPTO_API_KEY: 'with inner space ~!@#$%^&*()_+{}|:"<>?' }));
+  });
+
   test('a short API key starts, with a warning', () => {
     const config = loadConfig({ CRYPTO_API_KEY: 'short' });
     assert.match(config.warnings.join(), /CRYPTO_API_KEY/);

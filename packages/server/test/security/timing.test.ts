@@ -203,7 +203,7 @@ test('API-key comparison (authenticator): no difference between a mismatch in th
   // A 64-character key as an operator would make it (32 random bytes, hex), and a second key
   // configured beside it (a rotation window): the candidate is compared with both.
   const key = randomBytes(32).toString('hex');
-  const apiKeys = new SecretSet([Buffer.from(key, 'latin1'), Buffer.from(randomBytes(32).toString('hex'), 'latin1')]);
+  const apiKeys = new SecretSet([Buffer.from(key, 'utf8'), Buffer.from(randomBytes(32).toString('hex'), 'utf8')]);
   assert.equal(matchesAnyApiKey(key, apiKeys), true);
   // The candidate is a header value: a fresh string of printable ASCII for every measurement (a
   // flat string, read into UTF-8 the same way for both classes).
