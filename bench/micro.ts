@@ -15,7 +15,7 @@
  * Core is imported module by module (not through index.ts) so that unfinished modules elsewhere in
  * the package cannot break the benchmark.
  */
-import { createCipheriv, createHash, createHmac, createPrivateKey, hash as oneShotHash, randomBytes, sign as nodeSign } from 'node:crypto';
+import { createCipheriv, createHash, createHmac, createPrivateKey, hash as oneShotHash, randomBytes, sign as nodeSign, timingSafeEqual } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { sha256, sha512 } from '@noble/hashes/sha2.js';
@@ -26,8 +26,10 @@ import { aeskw, aeskwp } from '@noble/ciphers/aes.js';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { ed448 } from '@noble/curves/ed448.js';
 import { p256, p384 } from '@noble/curves/nist.js';
-import { digest, HASH_ALGORITHM_IDS } from '../packages/core/src/hash.ts';
+import { digest, HASH_ALGORITHM_IDS, oneShotDigest } from '../packages/core/src/hash.ts';
 import { NATIVE_AEAD_THRESHOLD, xchachaOpen, xchachaSeal, type AeadBackend } from '../packages/core/src/aead.ts';
+import { randomNonce } from '../packages/core/src/nonces.ts';
+import { SecretSet } from '../packages/core/src/ct.ts';
 import { openBox, sealBox } from '../packages/core/src/sealedbox.ts';
 import { unwrapKey, wrapKey } from '../packages/core/src/keywrap.ts';
 import { signMessage, verifySignature, SIGNATURE_SCHEMES } from '../packages/core/src/signature.ts';
@@ -174,6 +176,29 @@ await singleSection('node:crypto per-call setup (48-byte input; the fixed cost u
   { label: 'createHmac(sha256).update().digest()', size: 48, operation: () => createHmac('sha256', setupKey).update(small).digest() },
   { label: "createCipheriv('chacha20-poly1305') only", operation: () => createCipheriv('chacha20-poly1305', setupKey, setupIv, { authTagLength: 16 }) },
   { label: "createCipheriv('id-aes256-wrap') only", operation: () => createCipheriv('id-aes256-wrap', setupKey, Buffer.from('a6a6a6a6a6a6a6a6', 'hex')) },
+]);
+
+// Two per-request costs of the server's hot path, each against what it replaced (docs/performance.md,
+// eighth pass): the nonce of every seal, and the API-key check of every request.
+await pairSection('Random 24-byte nonce (core randomNonce, from a 4 KiB pool, vs node:crypto randomBytes per call)', ['pool', 'randomBytes'], [
+  { label: 'nonce', size: 24, a: () => randomNonce(24), b: () => randomBytes(24) },
+]);
+const apiKey = randomBytes(32).toString('hex');
+const otherKey = randomBytes(32).toString('hex');
+const padded = new SecretSet([Buffer.from(apiKey)]);
+const paddedRotation = new SecretSet([Buffer.from(apiKey), Buffer.from(otherKey)]);
+const fingerprint = oneShotDigest('sha256', Buffer.from(apiKey));
+const otherFingerprint = oneShotDigest('sha256', Buffer.from(otherKey));
+/** The previous check, as it was: the candidate's SHA-256, computed again for each key's, compared in constant time. */
+const byDigest = (candidate: string, fingerprints: Uint8Array[]) => {
+  const bytes = Buffer.from(candidate, 'utf8');
+  let matched = false;
+  for (const expected of fingerprints) matched = timingSafeEqual(oneShotDigest('sha256', bytes), expected) || matched;
+  return matched;
+};
+await pairSection('API-key check, 64-character key (core SecretSet, padded compare, vs SHA-256 fingerprints)', ['padded', 'digest'], [
+  { label: 'one key', a: () => padded.matches(apiKey), b: () => byDigest(apiKey, [fingerprint]) },
+  { label: 'two keys (rotation)', a: () => paddedRotation.matches(apiKey), b: () => byDigest(apiKey, [fingerprint, otherFingerprint]) },
 ]);
 
 // XChaCha20-Poly1305: the figures that decide NATIVE_AEAD_THRESHOLD.
