@@ -47,7 +47,9 @@ function typAcceptable(typ: unknown): boolean {
   return lower === 'jwt' || lower === 'application/jwt';
 }
 
-const ANONYMOUS: Principal = { kind: 'anonymous', subject: undefined, grant: 'all' };
+const ANONYMOUS: Principal = Object.freeze({ kind: 'anonymous', subject: undefined, grant: 'all' });
+/** Every valid API key is the same principal: an API key carries no subject and every scope. */
+const API_KEY_HOLDER: Principal = Object.freeze({ kind: 'api-key', subject: undefined, grant: 'all' });
 const REALM = 'crypto-service';
 
 export class Authenticator {
@@ -76,7 +78,7 @@ export class Authenticator {
       throw this.#unauthorized('missing credentials: send an x-api-key header or an Authorization: Bearer token');
     }
     if (!matchesAnyApiKey(apiKey, this.#apiKeys)) throw this.#unauthorized('invalid API key');
-    return { kind: 'api-key', subject: undefined, grant: 'all' };
+    return API_KEY_HOLDER;
   }
 
   async authenticate(headers: IncomingHttpHeaders): Promise<Principal> {
@@ -89,7 +91,7 @@ export class Authenticator {
     let principal: Principal | undefined;
     if (apiKey !== undefined) {
       if (!matchesAnyApiKey(apiKey, this.#apiKeys)) throw this.#unauthorized('invalid API key');
-      principal = { kind: 'api-key', subject: undefined, grant: 'all' };
+      principal = API_KEY_HOLDER;
     }
     if (token !== undefined) {
       // A JWT with scopes is the narrower credential; when both are valid, its scopes apply.
