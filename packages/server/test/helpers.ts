@@ -11,7 +11,15 @@ export function testConfig(env: Record<string, string> = {}): Config {
 }
 
 export async function testApp(env: Record<string, string> = {}, options: AppOptions = {}): Promise<FastifyInstance> {
-  const app = await buildApp(testConfig(env), { quiet: options.logStream === undefined, ...options });
+  return appWithConfig(testConfig(env), options);
+}
+
+/**
+ * An app from a configuration as given, including values the environment could not set (a timeout
+ * under its minimum, so that a test's margins are wide and its run short).
+ */
+export async function appWithConfig(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = await buildApp(config, { quiet: options.logStream === undefined, ...options });
   await app.ready();
   // The start-up self-tests run after ready (their routes answer 503 meanwhile): tests start once they have finished.
   await app.selfTests.done;
