@@ -11,7 +11,7 @@
  * The pool holds bytes that will be used later, and a memory disclosure (a core dump, a heap
  * snapshot) would show them in advance: for a nonce, which travels in clear beside its ciphertext,
  * that gives nothing away. What a nonce needs is never to repeat, and the pool hands out every byte
- * once: each nonce is a copy, and the bytes it was copied from are zeroed at once.
+ * once: each nonce is copied out, and the bytes it was copied from are zeroed at once.
  *
  * Each process and each worker thread has a pool of its own (module state). node:cluster's workers
  * are new processes, not forks of the primary, so no two processes start with the same pool.
@@ -30,14 +30,20 @@ let offset = POOL_BYTES;
 export function randomNonce(length: number): Uint8Array {
   // A negative or fractional length would move the pool's offset back and hand out used bytes.
   if (!Number.isSafeInteger(length) || length < 0) throw new RangeError(`a nonce length must be a whole number of bytes (got ${length})`);
-  if (length > LONGEST_POOLED) return randomFillSync(new Uint8Array(length));
+  return fillNonce(new Uint8Array(length));
+}
+
+/** Fills `target` with random bytes from the CSPRNG, for a nonce written in place; returns it. */
+export function fillNonce(target: Uint8Array): Uint8Array {
+  const length = target.byteLength;
+  if (length > LONGEST_POOLED) return randomFillSync(target);
   if (offset + length > POOL_BYTES) {
     randomFillSync(pool);
     offset = 0;
   }
   const end = offset + length;
-  const nonce = pool.slice(offset, end);
+  target.set(pool.subarray(offset, end));
   pool.fill(0, offset, end);
   offset = end;
-  return nonce;
+  return target;
 }

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomNonce } from '../src/nonces.ts';
+import { fillNonce, randomNonce } from '../src/nonces.ts';
 import { xchachaSeal } from '../src/aead.ts';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
@@ -48,6 +48,17 @@ describe('randomNonce', () => {
     const before = hex(nonce);
     for (let i = 0; i < 1000; i++) randomNonce(24);
     assert.equal(hex(nonce), before);
+  });
+
+  test('fillNonce writes in place, into exactly the view it is given', () => {
+    const backing = new Uint8Array(40).fill(0xee);
+    const target = backing.subarray(8, 32);
+    assert.equal(fillNonce(target), target);
+    assert.ok(backing.subarray(0, 8).every((byte) => byte === 0xee));
+    assert.ok(backing.subarray(32).every((byte) => byte === 0xee));
+    assert.ok(target.some((byte) => byte !== 0xee && byte !== 0));
+    const large = new Uint8Array(1000);
+    assert.ok(fillNonce(large).some((byte) => byte !== 0));
   });
 
   test('xchachaSeal puts a fresh nonce in front of every ciphertext', () => {
