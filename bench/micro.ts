@@ -29,6 +29,7 @@ import { p256, p384 } from '@noble/curves/nist.js';
 import { digest, HASH_ALGORITHM_IDS, oneShotDigest } from '../packages/core/src/hash.ts';
 import { NATIVE_AEAD_THRESHOLD, xchachaOpen, xchachaSeal, type AeadBackend } from '../packages/core/src/aead.ts';
 import { randomNonce } from '../packages/core/src/nonces.ts';
+import { bytesToHex } from '../packages/core/src/codec.ts';
 import { SecretSet } from '../packages/core/src/ct.ts';
 import { openBox, sealBox } from '../packages/core/src/sealedbox.ts';
 import { unwrapKey, wrapKey } from '../packages/core/src/keywrap.ts';
@@ -199,6 +200,13 @@ const byDigest = (candidate: string, fingerprints: Uint8Array[]) => {
 await pairSection('API-key check, 64-character key (core SecretSet, padded compare, vs SHA-256 fingerprints)', ['padded', 'digest'], [
   { label: 'one key', a: () => padded.matches(apiKey), b: () => byDigest(apiKey, [fingerprint]) },
   { label: 'two keys (rotation)', a: () => paddedRotation.matches(apiKey), b: () => byDigest(apiKey, [fingerprint, otherFingerprint]) },
+]);
+
+// A fresh small array (a digest, a key) encoded for the response: core copies it, because a Buffer
+// view would first make V8 create the array's backing store (codec.ts). Both rows include the digest.
+const viewHex = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+await pairSection('Encode 32 bytes fresh from SHA-256 as hex (core bytesToHex, a copy, vs a Buffer view)', ['copy', 'view'], [
+  { label: 'sha256 + hex', size: 48, a: () => bytesToHex(oneShotDigest('sha256', small)), b: () => viewHex(oneShotDigest('sha256', small)) },
 ]);
 
 // XChaCha20-Poly1305: the figures that decide NATIVE_AEAD_THRESHOLD.
