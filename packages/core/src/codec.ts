@@ -37,7 +37,7 @@ const COPIED_FOR_ENCODING = 64;
  * 32 bytes"). So a small array is copied, and the copy wiped after (an output can be a key); a
  * larger one, which has its buffer already, is viewed.
  */
-function encodeBytes(bytes: Uint8Array, encoding: 'hex' | 'base64'): string {
+function encodeBytes(bytes: Uint8Array, encoding: 'hex' | 'base64' | 'base64url'): string {
   if (bytes.byteLength > COPIED_FOR_ENCODING) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(encoding);
   const copy = Buffer.from(bytes);
   try {
@@ -65,6 +65,11 @@ export function base64ToBytes(text: string, field = 'value'): Uint8Array {
 
 export function bytesToBase64(bytes: Uint8Array): string {
   return encodeBytes(bytes, 'base64');
+}
+
+/** base64url without padding (RFC 4648 §5), as JWK members and JWS use it. */
+export function bytesToBase64Url(bytes: Uint8Array): string {
+  return encodeBytes(bytes, 'base64url');
 }
 
 /**

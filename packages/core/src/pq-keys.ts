@@ -33,6 +33,7 @@
  */
 import { createPrivateKey } from 'node:crypto';
 import { checkLength } from './checks.ts';
+import { bytesToBase64Url } from './codec.ts';
 import { constantTimeEqual, wipe } from './ct.ts';
 import {
   DER_CONTEXT_0,
@@ -303,10 +304,6 @@ export function checkPostQuantumKeyFormat(algorithm: string, format: KeyFormat):
   }
 }
 
-function base64url(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url');
-}
-
 /** The PKCS#8 DER of a raw private key. The caller wipes it. */
 export function postQuantumPrivateKeyDer(algorithm: string, privateKey: Uint8Array): Uint8Array {
   const type = keyTypeOf(algorithm);
@@ -341,8 +338,8 @@ export function exportPostQuantumKeyPair(algorithm: string, pair: PostQuantumKey
       wipe(der);
     }
   }
-  const publicJwk: Jwk = { kty: 'AKP', alg: type.jwkAlg, pub: base64url(pair.publicKey) };
-  return { publicKey: publicJwk, privateKey: { ...publicJwk, priv: base64url(pair.privateKey) } };
+  const publicJwk: Jwk = { kty: 'AKP', alg: type.jwkAlg, pub: bytesToBase64Url(pair.publicKey) };
+  return { publicKey: publicJwk, privateKey: { ...publicJwk, priv: bytesToBase64Url(pair.privateKey) } };
 }
 
 /** The functions as they are, on the calling thread. */

@@ -38,6 +38,7 @@ import {
 } from 'node:crypto';
 import { ed448 } from '@noble/curves/ed448.js';
 import { checkLength } from './checks.ts';
+import { bytesToBase64Url } from './codec.ts';
 import { wipe } from './ct.ts';
 import { pemToDer } from './der.ts';
 import { invalidInput, unsupportedAlgorithm } from './errors.ts';
@@ -123,10 +124,6 @@ function concat(...parts: Uint8Array[]): Uint8Array {
     offset += part.byteLength;
   }
   return out;
-}
-
-function toBase64url(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url');
 }
 
 /** A JWK member as bytes, left-padded to `length` (RFC 7518 fixes the lengths; be lenient on read). */
@@ -217,7 +214,7 @@ const PUBLIC_KEY_CACHE_SIZE = 256;
 const publicKeyCache = new Map<string, KeyObject>();
 
 function cachedPublicKey(algorithm: string, raw: Uint8Array, load: () => KeyObject): KeyObject {
-  const cacheKey = `${algorithm}:${toBase64url(raw)}`;
+  const cacheKey = `${algorithm}:${bytesToBase64Url(raw)}`;
   const hit = publicKeyCache.get(cacheKey);
   if (hit !== undefined) {
     publicKeyCache.delete(cacheKey);
@@ -495,10 +492,10 @@ function ecJwk(curve: EcdsaCurve, uncompressed: Uint8Array, d?: Uint8Array): Jwk
   const jwk: Jwk & { kty: 'EC' } = {
     kty: 'EC',
     crv: curve.jwkCurve,
-    x: toBase64url(uncompressed.subarray(1, 1 + curve.size)),
-    y: toBase64url(uncompressed.subarray(1 + curve.size)),
+    x: bytesToBase64Url(uncompressed.subarray(1, 1 + curve.size)),
+    y: bytesToBase64Url(uncompressed.subarray(1 + curve.size)),
   };
-  if (d !== undefined) jwk.d = toBase64url(d);
+  if (d !== undefined) jwk.d = bytesToBase64Url(d);
   return jwk;
 }
 

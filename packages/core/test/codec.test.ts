@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import {
   base64ToBytes,
   bytesToBase64,
+  bytesToBase64Url,
   bytesToHex,
   bytesToUtf8,
   decodeText,
@@ -73,6 +74,7 @@ describe('encoding small arrays (copied) and large ones (viewed)', () => {
   // Independent encoders: a hex digit table and the web platform's btoa.
   const hexByHand = (bytes: Uint8Array) => Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
   const base64ByBtoa = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
+  const base64UrlByBtoa = (bytes: Uint8Array) => base64ByBtoa(bytes).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
 
   test('every length either side of the threshold encodes as independent encoders do, and leaves its input as it was', () => {
     for (let length = 0; length <= 130; length++) {
@@ -80,12 +82,14 @@ describe('encoding small arrays (copied) and large ones (viewed)', () => {
       const before = Uint8Array.from(fresh);
       assert.equal(bytesToHex(fresh), hexByHand(before), `hex, ${length} bytes`);
       assert.equal(bytesToBase64(fresh), base64ByBtoa(before), `base64, ${length} bytes`);
+      assert.equal(bytesToBase64Url(fresh), base64UrlByBtoa(before), `base64url, ${length} bytes`);
       assert.deepEqual(fresh, before, `input unchanged, ${length} bytes`);
       // The same bytes as a view into a larger buffer.
       const view = new Uint8Array(length + 8).subarray(5, 5 + length);
       view.set(before);
       assert.equal(bytesToHex(view), hexByHand(before), `hex of a view, ${length} bytes`);
       assert.equal(bytesToBase64(view), base64ByBtoa(before), `base64 of a view, ${length} bytes`);
+      assert.equal(bytesToBase64Url(view), base64UrlByBtoa(before), `base64url of a view, ${length} bytes`);
     }
   });
 });
