@@ -10,7 +10,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { postJson, testApp, testConfig, TEST_API_KEY } from './helpers.ts';
 import { buildApp } from '../src/app.ts';
 import { Readiness } from '../src/readiness.ts';
-import { smallPayloadsFirst } from '../src/plugins/compression.ts';
+import { isUnderThreshold, smallPayloadsFirst } from '../src/plugins/compression.ts';
 
 const ORIGIN = 'https://app.example.com';
 const HASH_BODY = { algorithm: 'sha256', data: 'abc' };
@@ -252,6 +252,9 @@ describe('compression', () => {
     const hooks = app.printRoutes({ includeHooks: true, commonPrefix: false });
     assert.match(hooks, /"sizeFirst\(\)"/);
     assert.doesNotMatch(hooks, /"onSend\(\)"/);
+    // …and its onRequest hook, which only set reply.compress, is gone from every route.
+    assert.doesNotMatch(hooks, /"onRequest\(\)"/);
+    assert.match(hooks, /onRequest/);
     // 600 bytes of SHAKE256 output: 1,200 hex characters in a 1,211-byte body.
     const xof = await postJson(app, '/v2/hash', { algorithm: 'shake256', data: 'abc', length: 600 }, { 'accept-encoding': 'gzip' });
     assert.equal(xof.headers['content-encoding'], 'gzip');
@@ -287,6 +290,27 @@ describe('compression', () => {
     assert.deepEqual(results.slice(0, 2), ['small', Buffer.alloc(1023)]);
     assert.deepEqual(results.slice(2), Array(5).fill('compressed'));
     assert.deepEqual(seen, ['x'.repeat(1024), Buffer.alloc(1024), 'é'.repeat(512), stream, null]);
+  });
+
+  test('isUnderThreshold counts UTF-8 bytes, settling most strings by their length alone', () => {
+    const cases: [unknown, boolean][] = [
+      ['', true],
+      ['x'.repeat(341), true], // 3 × 341 < 1024: settled by the length
+      ['x'.repeat(342), true], // counted: 342 bytes
+      ['x'.repeat(1023), true],
+      ['x'.repeat(1024), false], // settled by the length: at least 1024 bytes
+      ['€'.repeat(341), true], // 1,023 bytes
+      ['€'.repeat(342), false], // 1,026 bytes in 342 characters
+      ['😀'.repeat(255), true], // 510 code units, 1,020 bytes
+      ['😀'.repeat(256), false], // 512 code units, 1,024 bytes
+      [Buffer.alloc(1023), true],
+      [Buffer.alloc(1024), false],
+      [new Uint8Array(10), false], // not a Buffer: left to compress
+      [null, false],
+    ];
+    for (const [payload, expected] of cases) {
+      assert.equal(isUnderThreshold(payload), expected, `${typeof payload === 'string' ? `${payload.length} code units` : String(payload)}`);
+    }
   });
 
   test('without Accept-Encoding nothing is compressed', async (t) => {
