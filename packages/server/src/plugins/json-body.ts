@@ -9,6 +9,7 @@ import { isUtf8 } from 'node:buffer';
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
+import { readBody, type PayloadStream } from '../body-reader.ts';
 
 const BYTE_ORDER_MARK = 0xfeff;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -114,16 +115,33 @@ export function parseJsonBody(contentEncoding: string | undefined, body: Buffer)
 export default fp(async function jsonBody(app) {
   // JSON only: Fastify's default text/plain parser goes too, so anything else is a 415.
   app.removeAllContentTypeParsers();
-  // Callback style (three parameters), not async: Fastify then calls it without a promise.
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request: FastifyRequest, body: Buffer, done: (error: Error | null, body?: unknown) => void) => {
-    let parsed: unknown;
-    try {
-      parsed = parseJsonBody(request.headers['content-encoding'], body);
-    } catch (error) {
-      done(error as Error);
-      return;
-    }
-    done(null, parsed);
+  // The body limit is the server's (BODY_LIMIT_BYTES) unless a route declares its own; no route
+  // does today, and request.routeOptions builds a twelve-field object on every read, so it is read
+  // only once some route has a limit of its own.
+  const serverLimit = app.initialConfig.bodyLimit ?? 1_048_576;
+  let someRouteHasItsOwnLimit = false;
+  app.addHook('onRoute', (route) => {
+    if (route.bodyLimit !== undefined) someRouteHasItsOwnLimit = true;
+  });
+  // Callback style (three parameters), not async: Fastify then calls it without a promise. With no
+  // parseAs, Fastify hands over the payload stream and body-reader.ts reads it (same limits and
+  // errors as Fastify's reader, without its copy of a body that came in one chunk).
+  app.addContentTypeParser('application/json', (request: FastifyRequest, payload: PayloadStream, done: (error: Error | null, body?: unknown) => void) => {
+    const limit = someRouteHasItsOwnLimit ? request.routeOptions.bodyLimit : serverLimit;
+    readBody(request, payload, limit, (readError, body) => {
+      if (readError !== null) {
+        done(readError);
+        return;
+      }
+      let parsed: unknown;
+      try {
+        parsed = parseJsonBody(request.headers['content-encoding'], body as Buffer);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      done(null, parsed);
+    });
   });
   // A POST without any body (and so without a Content-Type) is an empty object to the schemas:
   // routes whose fields are all optional (`POST /v2/pq/hybrid/keygen`) can then be called bare.
