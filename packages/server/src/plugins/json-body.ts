@@ -10,6 +10,7 @@ import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
 import { readBody, type PayloadStream } from '../body-reader.ts';
+import { declareRouteConfigCache, routeConfigOf } from '../route-config.ts';
 
 const BYTE_ORDER_MARK = 0xfeff;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -115,20 +116,27 @@ export function parseJsonBody(contentEncoding: string | undefined, body: Buffer)
 export default fp(async function jsonBody(app) {
   // JSON only: Fastify's default text/plain parser goes too, so anything else is a 415.
   app.removeAllContentTypeParsers();
-  // The body limit is the server's (BODY_LIMIT_BYTES) unless a route declares its own; no route
-  // does today, and request.routeOptions builds a twelve-field object on every read, so it is read
-  // only once some route has a limit of its own.
-  const serverLimit = app.initialConfig.bodyLimit ?? 1_048_576;
-  let someRouteHasItsOwnLimit = false;
-  app.addHook('onRoute', (route) => {
-    if (route.bodyLimit !== undefined) someRouteHasItsOwnLimit = true;
-  });
+  // The body limit is the server's (BODY_LIMIT_BYTES) unless a route declares its own. Fastify's
+  // request.routeOptions builds a twelve-field object on every read, so each route's limit is read
+  // once, on its first request, and kept by the route's config object (one per route, whatever the
+  // order in which routes and plugins were declared).
+  declareRouteConfigCache(app);
+  const limits = new WeakMap<object, number>();
+  const bodyLimitOf = (request: FastifyRequest): number => {
+    const config = routeConfigOf(request);
+    let limit = limits.get(config);
+    if (limit === undefined) {
+      limit = request.routeOptions.bodyLimit;
+      limits.set(config, limit);
+    }
+    return limit;
+  };
   // Callback style (three parameters), not async: Fastify then calls it without a promise. With no
   // parseAs, Fastify hands over the payload stream and body-reader.ts reads it (same limits and
-  // errors as Fastify's reader, without its copy of a body that came in one chunk).
+  // errors as Fastify's reader, without its copy of a body that came in one chunk). Fastify then
+  // ignores a parser's own `bodyLimit` option: limits belong to the server and the routes.
   app.addContentTypeParser('application/json', (request: FastifyRequest, payload: PayloadStream, done: (error: Error | null, body?: unknown) => void) => {
-    const limit = someRouteHasItsOwnLimit ? request.routeOptions.bodyLimit : serverLimit;
-    readBody(request, payload, limit, (readError, body) => {
+    readBody(request, payload, bodyLimitOf(request), (readError, body) => {
       if (readError !== null) {
         done(readError);
         return;
