@@ -8,7 +8,7 @@
  * memory of its own (a fresh ArrayBuffer per chunk, checked on Node 22 and 24, pipelined, chunked
  * and split bodies alike), which nothing overwrites before the body's end, and the JSON parser keeps
  * nothing of the bytes once decoded, so here the copy buys nothing: it cost 0.13 µs a
- * request in a loop and 0.48 µs of CPU a small `/v2/hash` in a same-run A/B of the server
+ * request in a loop and 0.46 µs of CPU a small `/v2/hash` in a same-run A/B of the server
  * (docs/performance.md, ninth pass). A body of several chunks is still joined into one Buffer.
  *
  * Kept from Fastify's reader (fastify/lib/content-type-parser.js, rawBody), in order:
