@@ -9,6 +9,8 @@
  *   node bench/load.ts --workers 2 --scenarios hash      cluster: WORKERS=2 against WORKERS=1 and bare
  *   node bench/load.ts --pipelining 10                   10 requests in flight per connection (Fastify's own benchmark setting)
  *   node bench/load.ts --cpu-prof /tmp/prof              one profiled run of each server, summarised
+ *   node bench/load.ts --workers 2 --generator light --pipelining 32 --scenarios hash
+ *                                                        the cluster, loaded by lib/light-load.ts
  *
  * Production: packages/server/src/server.ts as a child process with NODE_ENV=production,
  * CRYPTO_API_KEY set (every request sends x-api-key), LOG_LEVEL=warn unless --log-level says
@@ -19,6 +21,12 @@
  * With --workers N (N ≥ 2), three servers take part: production with WORKERS=1 ("prod-1"),
  * production with WORKERS=N ("prod-N", a cluster: a primary and N worker processes) and one bare
  * process ("bare-1"); the tables then give prod-N/bare-1, prod-N/prod-1 and prod-1/bare-1.
+ *
+ * --generator light drives the servers with lib/light-load.ts instead of autocannon: raw sockets
+ * read once a millisecond, about 2 µs of CPU per request against autocannon's 7–10 µs. It needs
+ * many requests in flight (connections × pipelining ≥ 200), so its latencies are mostly queueing;
+ * it is there to show what the servers can do when the load generator takes little of the cores
+ * they share, which is what the cluster comparison is about.
  *
  * Method: the servers stay up; for each scenario, each is warmed up, then they are driven in
  * alternating order (P B, B P, P B, …) with the same connections and duration, so that a slow
@@ -56,6 +64,7 @@ const { values: args } = parseArgs({
     'log-level': { type: 'string', default: 'warn' },
     workers: { type: 'string', default: '1' },
     'cpu-prof': { type: 'string' },
+    generator: { type: 'string', default: 'autocannon' },
   },
 });
 const CONNECTIONS = Number(args.connections);
@@ -68,6 +77,12 @@ const LOG_LEVEL = args['log-level'];
 const WORKERS = Number(args.workers);
 if (!Number.isInteger(WORKERS) || WORKERS < 1) throw new Error(`--workers must be a whole number ≥ 1 (got ${args.workers})`);
 const CLUSTER = WORKERS > 1;
+const GENERATOR = args.generator;
+if (GENERATOR !== 'autocannon' && GENERATOR !== 'light') throw new Error(`--generator must be autocannon or light (got ${GENERATOR})`);
+// The light generator reads its sockets once a millisecond, so at most connections × pipelining
+// requests are answered per millisecond: keep that well above what any server here can serve.
+if (GENERATOR === 'light' && CONNECTIONS * PIPELINING < 200) throw new Error(`--generator light needs connections × pipelining ≥ 200 (it reads once a millisecond); got ${CONNECTIONS} × ${PIPELINING}`);
+const GENERATOR_NAME = GENERATOR === 'light' ? 'the light load generator (bench/lib/light-load.ts)' : 'autocannon';
 if (CLUSTER && args['cpu-prof'] !== undefined) throw new Error('--cpu-prof profiles one production process and the bare one: leave out --workers');
 
 interface Scenario {
@@ -153,7 +168,7 @@ const PAIRS: [string, string][] = CLUSTER
   : [['production', 'bare']];
 
 print(`# Load: production pipeline vs bare Fastify${CLUSTER ? `, and a WORKERS=${WORKERS} cluster` : ''}\n\n${describeMachine()}`);
-print(`- autocannon in this process, ${CONNECTIONS} connections${PIPELINING > 1 ? ` with ${PIPELINING} requests pipelined on each` : ''}, ${DURATION} s per run, ${WARMUP} s warm-up per server and scenario, ${ROUNDS} alternating rounds`);
+print(`- ${GENERATOR_NAME} in this process, ${CONNECTIONS} connections${PIPELINING > 1 ? ` with ${PIPELINING} requests pipelined on each` : ''}, ${DURATION} s per run, ${WARMUP} s warm-up per server and scenario, ${ROUNDS} alternating rounds`);
 print(`- production: NODE_ENV=production, CRYPTO_API_KEY set, LOG_LEVEL=${LOG_LEVEL}, RATE_LIMIT_MAX=10000000${CLUSTER ? `, WORKERS=1 (prod-1) and WORKERS=${WORKERS} (prod-${WORKERS})` : ''}; bare: bench/bare-server.ts${CLUSTER ? ', one process (bare-1)' : ''}\n`);
 
 const profileRoot = args['cpu-prof'] === undefined ? undefined : resolve(args['cpu-prof']);
@@ -212,8 +227,8 @@ if (profileRoot !== undefined) {
     const server = servers.get(spec.name) as ServerProcess;
     const profiled = target(spec, scenario);
     await checkOnce(profiled);
-    const warm = await loadOnce(profiled, CONNECTIONS, WARMUP, PIPELINING);
-    const result = await loadOnce(profiled, CONNECTIONS, DURATION, PIPELINING);
+    const warm = await loadOnce(profiled, CONNECTIONS, WARMUP, PIPELINING, GENERATOR);
+    const result = await loadOnce(profiled, CONNECTIONS, DURATION, PIPELINING, GENERATOR);
     const code = await server.stop();
     const dir = join(profileRoot, server.name);
     const newest = readdirSync(dir).filter((file) => file.endsWith('.cpuprofile')).sort().at(-1);
@@ -241,6 +256,7 @@ try {
     const results = await alternate(targets, {
       connections: CONNECTIONS,
       pipelining: PIPELINING,
+      generator: GENERATOR,
       duration: DURATION,
       warmup: WARMUP,
       rounds: ROUNDS,
@@ -296,7 +312,7 @@ print(`\n- load average (1/5/15 min) at the end: ${loadAverage()}`);
 /**
  * What the machine's cores allow a cluster, from the CPU each request cost in the same round. A
  * cluster that keeps every core busy serves at most cores ÷ (server CPU + load generator CPU per
- * request), since autocannon runs on the same cores; bare-1 is held to one event loop. Dividing
+ * request), since the load generator runs on the same cores; bare-1 is held to one event loop. Dividing
  * that by bare-1's measured req/s gives the highest prod-N/bare-1 the round could have shown with
  * the pipeline as it is, and the same with the pipeline free (prod-N costing what bare-1 does).
  */
@@ -305,9 +321,9 @@ function printCeilings(): void {
   const perRound = (row: Row, f: (cluster: RunResult, bare: RunResult) => number) =>
     runs(row, clusterName).map((cluster, i) => f(cluster, runs(row, 'bare-1')[i] as RunResult));
   const ceiling = (cluster: RunResult, serverCpuUs: number) => (cores * 1e6) / (serverCpuUs + cluster.generatorCpuUsPerRequest);
-  print(`\nWhat ${cores} cores allow (per round, then the median): a cluster serves at most cores ÷ (server CPU + autocannon CPU per request):\n`);
+  print(`\nWhat ${cores} cores allow (per round, then the median): a cluster serves at most cores ÷ (server CPU + load generator CPU per request):\n`);
   print(markdownTable(
-    ['Route', ...names.map((name) => `autocannon CPU/request, ${name}`), `${clusterName} req/s ÷ that ceiling`, `ceiling ÷ bare-1 req/s`, `the same with ${clusterName} at bare-1's CPU/request`],
+    ['Route', ...names.map((name) => `${GENERATOR} CPU/request, ${name}`), `${clusterName} req/s ÷ that ceiling`, `ceiling ÷ bare-1 req/s`, `the same with ${clusterName} at bare-1's CPU/request`],
     rows.map((row) => [
       route(row),
       ...names.map((name) => formatMs(median(runs(row, name).map((result) => result.generatorCpuUsPerRequest)) / 1000)),

@@ -1,14 +1,15 @@
 /**
- * Drives several servers with the same autocannon load in alternating rounds: forward order on
- * even rounds, reverse order on odd ones (A B C, C B A, …), after a warm-up of each. A slow
- * stretch of the shared machine then lands on every target rather than on one of them, and ratios
- * can be taken round by round.
+ * Drives several servers with the same load (autocannon, or lib/light-load.ts) in alternating
+ * rounds: forward order on even rounds, reverse order on odd ones (A B C, C B A, …), after a
+ * warm-up of each. A slow stretch of the shared machine then lands on every target rather than on
+ * one of them, and ratios can be taken round by round.
  *
  * Besides throughput and latency, each run records the server's CPU time per answered request
  * (when the target names the server's pid): the steadier figure when other processes share the
  * cores. It sums the process and its descendants, so a cluster's workers count with its primary.
  */
 import { runLoad, type LoadResult } from './autocannon.ts';
+import { runLightLoad } from './light-load.ts';
 import { cpuSnapshot, cpuUsedMs } from './server-process.ts';
 
 export interface Target {
@@ -26,12 +27,19 @@ export interface RunResult extends LoadResult {
   serverCpuUsPerRequest: number;
   /** The same for the server process alone, without its descendants: a cluster's primary. */
   primaryCpuUsPerRequest: number;
-  /** The load generator's CPU time (this process: autocannon) per answered request, in µs. */
+  /** The load generator's CPU time (this process) per answered request, in µs. */
   generatorCpuUsPerRequest: number;
 }
 
+/**
+ * Which load generator drives the servers: autocannon (the default, and what every figure without a
+ * note was measured with) or lib/light-load.ts, which spends far less of the shared cores.
+ */
+export type Generator = 'autocannon' | 'light';
+
 export interface AlternateOptions {
   connections: number;
+  generator?: Generator;
   /** HTTP/1.1 pipelining depth per connection (lib/autocannon.ts); 1 by default. */
   pipelining?: number;
   /** Seconds per measured run. */
@@ -43,9 +51,10 @@ export interface AlternateOptions {
   onRun?: (target: Target, round: number, result: RunResult) => void;
 }
 
-export async function loadOnce(target: Target, connections: number, duration: number, pipelining = 1): Promise<RunResult> {
+export async function loadOnce(target: Target, connections: number, duration: number, pipelining = 1, generator: Generator = 'autocannon'): Promise<RunResult> {
   const cpuBefore = cpuSnapshot(target.pid);
-  const result = await runLoad({ url: target.url, method: 'POST', headers: target.headers, body: target.body, connections, duration, pipelining });
+  const run = generator === 'light' ? runLightLoad : runLoad;
+  const result = await run({ url: target.url, method: 'POST', headers: target.headers, body: target.body, connections, duration, pipelining });
   const cpuAfter = cpuSnapshot(target.pid);
   const perRequest = (ms: number) => (ms * 1000) / result.answers;
   return {
@@ -73,12 +82,12 @@ export async function alternate(targets: Target[], options: AlternateOptions): P
   const results = new Map<string, RunResult[]>(targets.map((target) => [target.name, []]));
   for (const target of targets) {
     await checkOnce(target);
-    await loadOnce(target, options.connections, options.warmup, options.pipelining);
+    await loadOnce(target, options.connections, options.warmup, options.pipelining, options.generator);
   }
   for (let round = 0; round < options.rounds; round++) {
     const order = round % 2 === 0 ? targets : [...targets].reverse();
     for (const target of order) {
-      const result = await loadOnce(target, options.connections, options.duration, options.pipelining);
+      const result = await loadOnce(target, options.connections, options.duration, options.pipelining, options.generator);
       results.get(target.name)?.push(result);
       options.onRun?.(target, round, result);
     }

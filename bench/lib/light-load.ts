@@ -1,0 +1,194 @@
+/**
+ * A load generator that takes as little of the machine as it can: raw keep-alive sockets, requests
+ * written several at a time from one prepared buffer, the sockets read once a millisecond rather
+ * than on every answer, and each answer read only as far as its status line and Content-Length.
+ * It exists for the cluster comparison (bench/load.ts --generator light): on a 2-core box
+ * autocannon spends 7–10 µs of CPU per request, half of what a server spends, on the very cores
+ * the cluster is meant to fill; this one about 2 µs with 32 requests in flight per connection
+ * (most of it the system calls that remain), so the figure says more about the servers and less
+ * about the load generator.
+ *
+ * Same options and result as lib/autocannon.ts (LoadOptions, LoadResult), so the two are
+ * interchangeable. What it does differently, and why the counts stay honest:
+ *
+ * - The answers wait in the kernel for up to a millisecond before they are read, so it needs many
+ *   requests in flight (connections × pipelining well above what a server answers in a
+ *   millisecond) and its latencies are mostly that wait and the queue: compare its latencies with
+ *   each other, not with autocannon's.
+ * - A connection is refilled once half its window (`pipelining`) has been answered, in one write.
+ * - No chunked answers, no Connection: close: the benchmarked routes answer small JSON with a
+ *   Content-Length on a keep-alive connection. An answer without a Content-Length, or one that is
+ *   not HTTP/1.1, counts as an error and its connection is closed and reopened, so a server that
+ *   answered differently would show up as errors, never as throughput. Only 2xx answers count as
+ *   requests per second; every status is counted.
+ * - Latency runs from when a request was handed to the socket to when the read that completed its
+ *   answer began, request by request (a per-connection queue of send times).
+ * - At the end of the run the sockets are destroyed: answers in flight are neither counted nor
+ *   errors, as with autocannon. Checked once against the production server's own
+ *   http_requests_total: the counts differed by the requests still in flight at the end (66 of
+ *   168,990 with 10 × 32 in flight).
+ */
+import { connect, type Socket } from 'node:net';
+import type { LoadOptions, LoadResult } from './autocannon.ts';
+import { latencySummary } from './stats.ts';
+
+const HEADER_END = Buffer.from('\r\n\r\n');
+const STATUS_LINE_START = Buffer.from('HTTP/1.1 ');
+// Fastify (Node's http module) writes header names in lower case; a server that wrote them
+// otherwise would get errors here, not miscounted answers.
+const CONTENT_LENGTH = Buffer.from('\r\ncontent-length:');
+const DIGIT_0 = 0x30;
+const SPACE = 0x20;
+const CR = 0x0d;
+
+/** The bytes of one request, written out once. */
+function requestBytes(options: LoadOptions, url: URL): Buffer {
+  const body = Buffer.from(options.body ?? '');
+  const lines = [`${options.method ?? 'GET'} ${url.pathname}${url.search} HTTP/1.1`, `host: ${url.host}`];
+  for (const [name, value] of Object.entries(options.headers ?? {})) lines.push(`${name}: ${value}`);
+  if (options.body !== undefined) lines.push(`content-length: ${body.length}`);
+  return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), body]);
+}
+
+/** The decimal number at `start` (after optional spaces), or -1 if there is none. */
+function readLength(bytes: Buffer, start: number, end: number): number {
+  let at = start;
+  while (at < end && bytes[at] === SPACE) at += 1;
+  let value = -1;
+  while (at < end) {
+    const digit = (bytes[at] as number) - DIGIT_0;
+    if (digit < 0 || digit > 9) break;
+    value = (value < 0 ? 0 : value * 10) + digit;
+    at += 1;
+  }
+  return at < end && bytes[at] !== CR && bytes[at] !== SPACE ? -1 : value;
+}
+
+/** How often the sockets are read, in ms: between reads, the answers wait in the kernel. */
+const READ_EVERY_MS = 1;
+/** Each connection's read buffer: room for a millisecond of small answers and more. */
+const READ_BUFFER_BYTES = 256 * 1024;
+
+export function runLightLoad(options: LoadOptions): Promise<LoadResult> {
+  const url = new URL(options.url);
+  if (url.protocol !== 'http:') throw new Error(`the light load generator speaks plain HTTP only (got ${url.protocol})`);
+  const depth = options.pipelining ?? 1;
+  const request = requestBytes(options, url);
+  // Up to `depth` requests back to back, so that any number of them goes out in one write.
+  const batch = Buffer.concat(Array.from({ length: depth }, () => request));
+  const latencies: number[] = [];
+  const statusCounts: Record<string, number> = {};
+  let answers = 0;
+  let errors = 0;
+  let running = true;
+  const sockets = new Set<Socket>();
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+
+  function open(): void {
+    // Send times of the requests in flight, oldest first (a ring of `depth` entries).
+    const sentAt = new Float64Array(depth);
+    let oldest = 0;
+    let inFlight = 0;
+    // The start of an answer that the last read cut off (copied: the read buffer is reused).
+    let pending: Buffer | undefined;
+
+    const send = (count: number) => {
+      const now = performance.now();
+      for (let i = 0; i < count; i++) sentAt[(oldest + inFlight + i) % depth] = now;
+      inFlight += count;
+      socket.write(count === depth ? batch : batch.subarray(0, count * request.length));
+    };
+    const fail = () => {
+      errors += 1;
+      socket.destroy();
+      return false;
+    };
+
+    /** Reads every whole answer in `bytes`; returns where the first incomplete one starts, or -1 on a protocol error. */
+    const readAnswers = (bytes: Buffer): number => {
+      let offset = 0;
+      const now = performance.now();
+      while (offset < bytes.length) {
+        const headerEnd = bytes.indexOf(HEADER_END, offset);
+        if (headerEnd < 0) break;
+        if (bytes.compare(STATUS_LINE_START, 0, STATUS_LINE_START.length, offset, offset + STATUS_LINE_START.length) !== 0) return -1;
+        const lengthAt = bytes.indexOf(CONTENT_LENGTH, offset);
+        if (lengthAt < 0 || lengthAt > headerEnd) return -1;
+        const length = readLength(bytes, lengthAt + CONTENT_LENGTH.length, headerEnd);
+        if (length < 0) return -1;
+        const end = headerEnd + HEADER_END.length + length;
+        if (end > bytes.length) break;
+        const at = offset + STATUS_LINE_START.length;
+        const status = ((bytes[at] as number) - DIGIT_0) * 100 + ((bytes[at + 1] as number) - DIGIT_0) * 10 + ((bytes[at + 2] as number) - DIGIT_0);
+        answers += 1;
+        statusCounts[status] = (statusCounts[status] ?? 0) + 1;
+        if (status >= 200 && status < 300) latencies.push(now - (sentAt[oldest] as number));
+        oldest = (oldest + 1) % depth;
+        inFlight -= 1;
+        offset = end;
+      }
+      return offset;
+    };
+
+    const socket = connect({
+      host: url.hostname,
+      port: Number(url.port || 80),
+      noDelay: true,
+      // Node reads into this one buffer and calls back: no Buffer and no stream event per read.
+      // Returning false stops reading until the next tick resumes the socket.
+      onread: {
+        buffer: Buffer.allocUnsafe(READ_BUFFER_BYTES),
+        callback: (length: number, buffer: Uint8Array) => {
+          const read = Buffer.from(buffer.buffer, buffer.byteOffset, length);
+          const bytes = pending === undefined ? read : Buffer.concat([pending, read]);
+          const offset = readAnswers(bytes);
+          if (offset < 0) return fail();
+          pending = offset < bytes.length ? Buffer.from(bytes.subarray(offset)) : undefined;
+          if (running && inFlight <= refillAt) send(depth - inFlight);
+          return false;
+        },
+      },
+    });
+    sockets.add(socket);
+    socket.on('connect', () => send(depth));
+    socket.on('error', () => {
+      errors += 1;
+    });
+    socket.on('close', () => {
+      sockets.delete(socket);
+      if (running) open();
+    });
+  }
+
+  // Refill a connection once half its window has been answered, so that one write carries several
+  // requests; the window never falls below half, so the server is never left without work.
+  const refillAt = Math.floor(depth / 2);
+  for (let i = 0; i < options.connections; i++) open();
+  // The sockets are read on a clock, not on every answer: a read per answer would cost the
+  // generator a wake-up, a system call and a callback each time, which is most of what autocannon
+  // spends. Between ticks the server's answers wait in the kernel's socket buffer.
+  const reader = setInterval(() => {
+    for (const socket of sockets) socket.resume();
+  }, READ_EVERY_MS);
+  return new Promise((resolve) => {
+    setTimeout(() => {
+      running = false;
+      clearInterval(reader);
+      const seconds = (performance.now() - started) / 1000;
+      const cpu = process.cpuUsage(cpuBefore);
+      for (const socket of sockets) socket.destroy();
+      resolve({
+        requestsPerSecond: latencies.length / seconds,
+        answersPerSecond: answers / seconds,
+        answers,
+        latency: latencySummary(latencies),
+        statusCounts,
+        errors,
+        timeouts: 0,
+        durationSeconds: seconds,
+        generatorCpuUs: cpu.user + cpu.system,
+      });
+    }, options.duration * 1000);
+  });
+}
