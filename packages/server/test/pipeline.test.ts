@@ -61,6 +61,13 @@ describe('pipeline order', () => {
     assert.match(String(second.headers.ratelimit), /^"default";r=8;t=\d+$/);
   });
 
+  test('a large remaining count is written in plain digits', async (t) => {
+    const app = await testApp({ RATE_LIMIT_MAX: '10000000', RATE_LIMIT_WINDOW_MS: '60000' });
+    t.after(() => app.close());
+    const response = await postJson(app, '/v2/hash', HASH_BODY);
+    assert.match(String(response.headers.ratelimit), /^"default";r=9999999;t=\d+$/);
+  });
+
   test('clients are counted apart by address', async (t) => {
     const app = await testApp({ RATE_LIMIT_MAX: '1' });
     t.after(() => app.close());
