@@ -5,6 +5,13 @@
  * between this and the production server is what the pipeline costs per request.
  *
  *   PORT=4000 node bench/bare-server.ts      (bench/load.ts starts it itself)
+ *   PORT=4000 BARE_WORKERS=2 node bench/bare-server.ts
+ *
+ * BARE_WORKERS=N (N ≥ 2) runs N copies behind node:cluster, as the production server's WORKERS
+ * does (a primary that hands out connections, no other work in it): what N processes serve when
+ * the request costs nothing but Fastify and the primitive. bench/load.ts --workers N compares the
+ * production cluster with it ("bare-N"), which measures the most any cluster could serve on the
+ * machine with that load generator.
  *
  * Routes: GET /live, POST /hash {algorithm, data}, POST /encrypt {key, plaintext},
  * POST /sign {privateKey, message}, POST /pq/dsa/sign {secretKey, message, level} (ML-DSA) and
@@ -16,6 +23,7 @@
  * pipeline differs; on Node 22 production sends ML-DSA to its worker threads while this server
  * runs @noble/post-quantum on its event loop (ML-KEM stays on the event loop in both).
  */
+import cluster from 'node:cluster';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { bytesToBase64, bytesToHex, hexToBytes, utf8ToBytes } from '../packages/core/src/codec.ts';
@@ -25,43 +33,62 @@ import { signMessage } from '../packages/core/src/signature.ts';
 import { mlDsaSign } from '../packages/core/src/ml-dsa.ts';
 import { mlKemEncapsulate } from '../packages/core/src/ml-kem.ts';
 
-// fastify is a dependency of packages/server, not of the root: resolve it from there, so that the
-// baseline runs exactly the Fastify that the service runs.
-const fromServer = createRequire(new URL('../packages/server/package.json', import.meta.url));
-const { default: Fastify } = (await import(pathToFileURL(fromServer.resolve('fastify')).href)) as typeof import('fastify');
-
 interface HashBody { algorithm: string; data: string }
 interface EncryptBody { key: string; plaintext: string }
 interface SignBody { privateKey: string; message: string }
 interface MlDsaSignBody { secretKey: string; message: string; level?: number }
 interface EncapsulateBody { publicKey: string }
 
-const app = Fastify({ logger: false });
+/** The bare app on PORT: one process, or one of BARE_WORKERS. */
+async function serve(): Promise<void> {
+  // fastify is a dependency of packages/server, not of the root: resolve it from there, so that the
+  // baseline runs exactly the Fastify that the service runs.
+  const fromServer = createRequire(new URL('../packages/server/package.json', import.meta.url));
+  const { default: Fastify } = (await import(pathToFileURL(fromServer.resolve('fastify')).href)) as typeof import('fastify');
 
-app.get('/live', async () => ({ status: 'alive' }));
+  const app = Fastify({ logger: false });
 
-app.post<{ Body: HashBody }>('/hash', async (request) => ({
-  data: bytesToHex(digest(request.body.algorithm, utf8ToBytes(request.body.data))),
-}));
+  app.get('/live', async () => ({ status: 'alive' }));
 
-app.post<{ Body: EncryptBody }>('/encrypt', async (request) => ({
-  data: { ciphertext: bytesToBase64(xchachaSeal(hexToBytes(request.body.key), utf8ToBytes(request.body.plaintext))), algorithm: 'xchacha20-poly1305' },
-}));
+  app.post<{ Body: HashBody }>('/hash', async (request) => ({
+    data: bytesToHex(digest(request.body.algorithm, utf8ToBytes(request.body.data))),
+  }));
 
-app.post<{ Body: SignBody }>('/sign', async (request) => ({
-  data: { signature: bytesToHex(await signMessage('ed25519', hexToBytes(request.body.privateKey), utf8ToBytes(request.body.message))), algorithm: 'ed25519' },
-}));
+  app.post<{ Body: EncryptBody }>('/encrypt', async (request) => ({
+    data: { ciphertext: bytesToBase64(xchachaSeal(hexToBytes(request.body.key), utf8ToBytes(request.body.plaintext))), algorithm: 'xchacha20-poly1305' },
+  }));
 
-app.post<{ Body: MlDsaSignBody }>('/pq/dsa/sign', async (request) => {
-  const { algorithm, signature } = await mlDsaSign(hexToBytes(request.body.secretKey), utf8ToBytes(request.body.message), { level: request.body.level });
-  return { data: { signature: bytesToHex(signature), algorithm } };
-});
+  app.post<{ Body: SignBody }>('/sign', async (request) => ({
+    data: { signature: bytesToHex(await signMessage('ed25519', hexToBytes(request.body.privateKey), utf8ToBytes(request.body.message))), algorithm: 'ed25519' },
+  }));
 
-app.post<{ Body: EncapsulateBody }>('/pq/encapsulate', async (request) => {
-  const { algorithm, ciphertext, sharedSecret } = await mlKemEncapsulate(hexToBytes(request.body.publicKey));
-  return { data: { ciphertext: bytesToHex(ciphertext), sharedSecret: bytesToHex(sharedSecret), algorithm } };
-});
+  app.post<{ Body: MlDsaSignBody }>('/pq/dsa/sign', async (request) => {
+    const { algorithm, signature } = await mlDsaSign(hexToBytes(request.body.secretKey), utf8ToBytes(request.body.message), { level: request.body.level });
+    return { data: { signature: bytesToHex(signature), algorithm } };
+  });
 
-const port = Number(process.env.PORT ?? 4000);
-await app.listen({ port, host: process.env.HOST ?? '127.0.0.1' });
-process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
+  app.post<{ Body: EncapsulateBody }>('/pq/encapsulate', async (request) => {
+    const { algorithm, ciphertext, sharedSecret } = await mlKemEncapsulate(hexToBytes(request.body.publicKey));
+    return { data: { ciphertext: bytesToHex(ciphertext), sharedSecret: bytesToHex(sharedSecret), algorithm } };
+  });
+
+  const port = Number(process.env.PORT ?? 4000);
+  await app.listen({ port, host: process.env.HOST ?? '127.0.0.1' });
+  process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
+}
+
+const workers = Number(process.env.BARE_WORKERS ?? 1);
+if (workers > 1 && cluster.isPrimary) {
+  for (let i = 0; i < workers; i++) cluster.fork();
+  // Stops with its workers: each closes its server on SIGTERM and exits.
+  process.on('SIGTERM', () => {
+    let running = Object.keys(cluster.workers ?? {}).length;
+    cluster.on('exit', () => {
+      running -= 1;
+      if (running === 0) process.exit(0);
+    });
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+  });
+} else {
+  await serve();
+}

@@ -6,7 +6,7 @@
  *   node bench/load.ts --scenarios hash --rounds 6
  *   node bench/load.ts --scenarios mldsa-sign,mlkem-encaps
  *   node bench/load.ts --log-level info                  the production default LOG_LEVEL
- *   node bench/load.ts --workers 2 --scenarios hash      cluster: WORKERS=2 against WORKERS=1 and bare
+ *   node bench/load.ts --workers 2 --scenarios hash      cluster: WORKERS=2 against WORKERS=1 and bare, one process and two
  *   node bench/load.ts --pipelining 10                   10 requests in flight per connection (Fastify's own benchmark setting)
  *   node bench/load.ts --cpu-prof /tmp/prof              one profiled run of each server, summarised
  *   node bench/load.ts --workers 2 --generator light --pipelining 32 --scenarios hash
@@ -19,8 +19,11 @@
  * runs but never refuses. Bare: bench/bare-server.ts, also a child process.
  *
  * With --workers N (N ≥ 2), three servers take part: production with WORKERS=1 ("prod-1"),
- * production with WORKERS=N ("prod-N", a cluster: a primary and N worker processes) and one bare
- * process ("bare-1"); the tables then give prod-N/bare-1, prod-N/prod-1 and prod-1/bare-1.
+ * production with WORKERS=N ("prod-N", a cluster: a primary and N worker processes), one bare
+ * process ("bare-1") and the bare server as N processes behind node:cluster ("bare-N",
+ * BARE_WORKERS=N); the tables then give prod-N/bare-1 (the issue's target), prod-N/prod-1,
+ * prod-1/bare-1 and bare-N/bare-1: the last is what the machine allows a cluster whose requests
+ * cost nothing but Fastify and the primitive, with this load generator on the same cores.
  *
  * --generator light drives the servers with lib/light-load.ts instead of autocannon: raw sockets
  * read once a millisecond, about 2 µs of CPU per request against autocannon's 7–10 µs. It needs
@@ -160,16 +163,21 @@ interface ServerSpec {
   workers: number;
 }
 const SERVERS: ServerSpec[] = CLUSTER
-  ? [{ name: 'prod-1', bare: false, workers: 1 }, { name: `prod-${WORKERS}`, bare: false, workers: WORKERS }, { name: 'bare-1', bare: true, workers: 1 }]
+  ? [
+    { name: 'prod-1', bare: false, workers: 1 },
+    { name: `prod-${WORKERS}`, bare: false, workers: WORKERS },
+    { name: 'bare-1', bare: true, workers: 1 },
+    { name: `bare-${WORKERS}`, bare: true, workers: WORKERS },
+  ]
   : [{ name: 'production', bare: false, workers: 1 }, { name: 'bare', bare: true, workers: 1 }];
 /** The ratios to report, as [numerator, denominator] server names. */
 const PAIRS: [string, string][] = CLUSTER
-  ? [[`prod-${WORKERS}`, 'bare-1'], [`prod-${WORKERS}`, 'prod-1'], ['prod-1', 'bare-1']]
+  ? [[`prod-${WORKERS}`, 'bare-1'], [`prod-${WORKERS}`, 'prod-1'], ['prod-1', 'bare-1'], [`bare-${WORKERS}`, 'bare-1']]
   : [['production', 'bare']];
 
 print(`# Load: production pipeline vs bare Fastify${CLUSTER ? `, and a WORKERS=${WORKERS} cluster` : ''}\n\n${describeMachine()}`);
 print(`- ${GENERATOR_NAME} in this process, ${CONNECTIONS} connections${PIPELINING > 1 ? ` with ${PIPELINING} requests pipelined on each` : ''}, ${DURATION} s per run, ${WARMUP} s warm-up per server and scenario, ${ROUNDS} alternating rounds`);
-print(`- production: NODE_ENV=production, CRYPTO_API_KEY set, LOG_LEVEL=${LOG_LEVEL}, RATE_LIMIT_MAX=10000000${CLUSTER ? `, WORKERS=1 (prod-1) and WORKERS=${WORKERS} (prod-${WORKERS})` : ''}; bare: bench/bare-server.ts${CLUSTER ? ', one process (bare-1)' : ''}\n`);
+print(`- production: NODE_ENV=production, CRYPTO_API_KEY set, LOG_LEVEL=${LOG_LEVEL}, RATE_LIMIT_MAX=10000000${CLUSTER ? `, WORKERS=1 (prod-1) and WORKERS=${WORKERS} (prod-${WORKERS})` : ''}; bare: bench/bare-server.ts${CLUSTER ? `, one process (bare-1) and BARE_WORKERS=${WORKERS} (bare-${WORKERS})` : ''}\n`);
 
 const profileRoot = args['cpu-prof'] === undefined ? undefined : resolve(args['cpu-prof']);
 /** With --cpu-prof, each server writes its profile into a directory of its own when it exits. */
@@ -185,7 +193,14 @@ async function start(spec: ServerSpec): Promise<ServerProcess> {
     return startProductionServer({ name: spec.name, apiKey, logLevel: LOG_LEVEL, extra: { WORKERS: String(spec.workers) }, nodeArgs: profileArgs(spec.name) });
   }
   const port = await freePort();
-  return startServer({ name: spec.name, script: 'bench/bare-server.ts', port, env: { PATH: process.env.PATH ?? '', PORT: String(port) }, nodeArgs: profileArgs(spec.name) });
+  return startServer({
+    name: spec.name,
+    script: 'bench/bare-server.ts',
+    port,
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), BARE_WORKERS: String(spec.workers) },
+    nodeArgs: profileArgs(spec.name),
+    readyAnswers: 2 * spec.workers,
+  });
 }
 
 /**
@@ -305,6 +320,7 @@ print(markdownTable(
 ));
 if (CLUSTER) {
   print(`\n- the issue's target: prod-${WORKERS} serves at least 1.3× bare-1 on a 2-core machine (first ratio column); here the load generator shares the cores`);
+  print(`- bare-${WORKERS}/bare-1 (last ratio column) is what ${WORKERS} processes of the same cost could serve here: the measured ceiling, for a pipeline that cost nothing`);
   printCeilings();
 }
 print(`\n- load average (1/5/15 min) at the end: ${loadAverage()}`);
