@@ -3,7 +3,7 @@
  * written several at a time from one prepared buffer, the sockets read once a millisecond rather
  * than on every answer, and each answer read only as far as its status line and Content-Length.
  * It exists for the cluster comparison (bench/load.ts --generator light): on a 2-core box
- * autocannon spends 7–10 µs of CPU per request, half of what a server spends, on the very cores
+ * autocannon spends 7–12 µs of CPU per request, half of what a server spends, on the very cores
  * the cluster is meant to fill; this one about 2 µs with 32 requests in flight per connection
  * (most of it the system calls that remain), so the figure says more about the servers and less
  * about the load generator.
@@ -68,6 +68,7 @@ function readLength(bytes: Buffer, start: number, end: number): number {
 const READ_EVERY_MS = 1;
 /** Each connection's read buffer: room for a millisecond of small answers and more. */
 const READ_BUFFER_BYTES = 256 * 1024;
+const RECONNECT_AFTER_ERROR_MS = 10;
 
 export function runLightLoad(options: LoadOptions): Promise<LoadResult> {
   const url = new URL(options.url);
@@ -76,6 +77,9 @@ export function runLightLoad(options: LoadOptions): Promise<LoadResult> {
   const request = requestBytes(options, url);
   // Up to `depth` requests back to back, so that any number of them goes out in one write.
   const batch = Buffer.concat(Array.from({ length: depth }, () => request));
+  // A connection is refilled once half its window has been answered, so that one write carries
+  // several requests; the window never falls below half, so the server is never left without work.
+  const refillAt = Math.floor(depth / 2);
   const latencies: number[] = [];
   const statusCounts: Record<string, number> = {};
   let answers = 0;
@@ -155,15 +159,21 @@ export function runLightLoad(options: LoadOptions): Promise<LoadResult> {
     socket.on('error', () => {
       errors += 1;
     });
-    socket.on('close', () => {
+    // A connection the server closed is replaced; after an error, a little later, so that a
+    // server that is gone costs the rest of the run errors, not a loop of connection attempts.
+    socket.on('close', (hadError) => {
       sockets.delete(socket);
-      if (running) open();
+      if (!running) return;
+      if (hadError) {
+        setTimeout(() => {
+          if (running) open();
+        }, RECONNECT_AFTER_ERROR_MS);
+      } else {
+        open();
+      }
     });
   }
 
-  // Refill a connection once half its window has been answered, so that one write carries several
-  // requests; the window never falls below half, so the server is never left without work.
-  const refillAt = Math.floor(depth / 2);
   for (let i = 0; i < options.connections; i++) open();
   // The sockets are read on a clock, not on every answer: a read per answer would cost the
   // generator a wake-up, a system call and a callback each time, which is most of what autocannon
