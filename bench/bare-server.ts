@@ -8,7 +8,8 @@
  *   PORT=4000 BARE_WORKERS=2 node bench/bare-server.ts
  *
  * BARE_WORKERS=N (N ≥ 2) runs N copies behind node:cluster, as the production server's WORKERS
- * does (a primary that hands out connections, no other work in it): what N processes serve when
+ * does (here the primary only hands out connections; production's also keeps the host's rate-limit
+ * counts and gathers the workers' metrics): what N processes serve when
  * the request costs nothing but Fastify and the primitive. bench/load.ts --workers N compares the
  * production cluster with it ("bare-N"), which measures the most any cluster could serve on the
  * machine with that load generator.

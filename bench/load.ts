@@ -18,7 +18,7 @@
  * per completed request, here to a log file), and RATE_LIMIT_MAX=10,000,000 so that the limiter
  * runs but never refuses. Bare: bench/bare-server.ts, also a child process.
  *
- * With --workers N (N ≥ 2), three servers take part: production with WORKERS=1 ("prod-1"),
+ * With --workers N (N ≥ 2), four servers take part: production with WORKERS=1 ("prod-1"),
  * production with WORKERS=N ("prod-N", a cluster: a primary and N worker processes), one bare
  * process ("bare-1") and the bare server as N processes behind node:cluster ("bare-N",
  * BARE_WORKERS=N); the tables then give prod-N/bare-1 (the issue's target), prod-N/prod-1,
@@ -26,7 +26,7 @@
  * cost nothing but Fastify and the primitive, with this load generator on the same cores.
  *
  * --generator light drives the servers with lib/light-load.ts instead of autocannon: raw sockets
- * read once a millisecond, about 2 µs of CPU per request against autocannon's 7–10 µs. It needs
+ * read once a millisecond, about 2 µs of CPU per request against autocannon's 7–12 µs. It needs
  * many requests in flight (connections × pipelining ≥ 200), so its latencies are mostly queueing;
  * it is there to show what the servers can do when the load generator takes little of the cores
  * they share, which is what the cluster comparison is about.
