@@ -1,5 +1,5 @@
 /**
- * The per-request logger (src/logging.ts, requestChildLogger): pino's child logger is made only
+ * The per-request logger (src/logging.ts, withLazyChildren): pino's child logger is made only
  * when a request first logs at an enabled level, and the lines it then writes are the ones a child
  * made up front would write (request id, redaction).
  */
@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
-import { requestChildLogger } from '../src/logging.ts';
+import { withLazyChildren } from '../src/logging.ts';
 import { postJson, testApp, TEST_API_KEY } from './helpers.ts';
 
 /** A pino logger at `level` writing into `lines`, and a count of the child loggers made from it. */
@@ -21,10 +21,16 @@ function capturingLogger(level: string) {
     children++;
     return child.apply(this, args);
   } as typeof parent.child;
+  withLazyChildren(parent);
   return { parent: parent as unknown as FastifyBaseLogger, lines, children: () => children };
 }
 
-describe('requestChildLogger', () => {
+/** What Fastify does for each request of a route without log settings: child(bindings, {}). */
+function requestChildLogger(parent: FastifyBaseLogger, bindings: Record<string, string>, options: Record<string, unknown>): FastifyBaseLogger {
+  return parent.child(bindings, options);
+}
+
+describe('withLazyChildren', () => {
   test('nothing logged at a disabled level: no child logger is made and nothing is written', () => {
     const { parent, lines, children } = capturingLogger('warn');
     const log = requestChildLogger(parent, { reqId: 'req-1' }, {}) as unknown as pino.Logger;
@@ -64,6 +70,18 @@ describe('requestChildLogger', () => {
     log.child({ part: 'inner' }).warn('nested');
     assert.equal(parent.level, 'warn');
     assert.deepEqual(lines.map((line) => [line.reqId, line.part, line.msg]), [['req-4', undefined, 'now enabled'], ['req-4', 'inner', 'nested']]);
+  });
+
+  test("Fastify's own logger (a child with serializers, made at start) is real; its children per request are lazy", () => {
+    const { parent, lines, children } = capturingLogger('warn');
+    const fastifyLogger = parent.child({}, { serializers: { res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }) } });
+    assert.equal(children(), 1);
+    const log = requestChildLogger(fastifyLogger, { reqId: 'req-6' }, {});
+    log.info('not written');
+    assert.equal(children(), 1);
+    log.warn({ res: { statusCode: 503, extra: 'dropped by the serializer' } }, 'written');
+    assert.equal(children(), 2);
+    assert.deepEqual(lines.map((line) => [line.reqId, line.res, line.msg]), [['req-6', { statusCode: 503 }, 'written']]);
   });
 
   test('route options (a level of its own) get the real child at once', () => {
