@@ -81,11 +81,13 @@ export class SecretSet {
     // A string has at least as many UTF-8 bytes as UTF-16 units: one this long cannot fit.
     if (candidate.length > this.#room) return false;
     const scratch = this.#scratch;
+    // Bytes past what the candidate wrote are still zero from the last call: only these are wiped.
+    let written = scratch.byteLength - LENGTH_BYTES;
     try {
       // Buffer.write stops before a character that does not fit. The room leaves space for one more
       // character of any size, so a candidate that fits the room is always written whole, and one
       // written past the room is longer than every secret.
-      const written = scratch.write(candidate, LENGTH_BYTES, 'utf8');
+      written = scratch.write(candidate, LENGTH_BYTES, 'utf8');
       if (written > this.#room) return false;
       scratch.writeUInt32BE(written, 0);
       // Every comparison runs and is combined without a branch on its result.
@@ -95,7 +97,7 @@ export class SecretSet {
       }
       return matched === 1;
     } finally {
-      scratch.fill(0);
+      scratch.fill(0, 0, LENGTH_BYTES + written);
     }
   }
 }
