@@ -17,7 +17,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { loadConfig } from '../../packages/server/src/config.ts';
 import { handleError } from '../../packages/server/src/errors.ts';
 import { withHandlerTimeout } from '../../packages/server/src/handler-timeout.ts';
-import { requestLogController, serverLogger } from '../../packages/server/src/logging.ts';
+import { loggerOptions, requestChildLogger, requestLogController } from '../../packages/server/src/logging.ts';
 import securityHeaders from '../../packages/server/src/plugins/security-headers.ts';
 import corsPolicy from '../../packages/server/src/plugins/cors.ts';
 import rateLimit from '../../packages/server/src/plugins/rate-limit.ts';
@@ -37,7 +37,7 @@ export const ALL_STAGES = ['logger', 'helmet', 'rate-limit', 'compress', 'auth',
 export async function buildStagesApp(stages: ReadonlySet<string>, apiKey: string): Promise<FastifyInstance> {
   const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'warn', CRYPTO_API_KEY: apiKey, RATE_LIMIT_MAX: '10000000' });
   const app = Fastify({
-    ...(stages.has('logger') ? { loggerInstance: serverLogger(config.logLevel), logController: requestLogController() } : { logger: false }),
+    ...(stages.has('logger') ? { logger: loggerOptions(config.logLevel), logController: requestLogController(), childLoggerFactory: requestChildLogger } : { logger: false }),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false } },

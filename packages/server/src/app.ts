@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import { clientErrorHandler, handleError, sendProblem } from './errors.ts';
-import { requestLogController, schemaValidatorLogger, serverLogger } from './logging.ts';
+import { loggerOptions, requestChildLogger, requestLogController, schemaValidatorLogger } from './logging.ts';
 import { Readiness } from './readiness.ts';
 import shutdownGate from './plugins/shutdown-gate.ts';
 import securityHeaders, { reachedOverHttps, securityHeaderValues } from './plugins/security-headers.ts';
@@ -60,8 +60,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // under a quarter of it. Set at construction: Node reads it when the server starts listening.
   const connectionChecks = { connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(config.timeouts.headersMs / 4))) };
   const serverOptions: FastifyServerOptions = {
-    ...(options.quiet === true ? { logger: false } : { loggerInstance: serverLogger(config.logLevel, options.logStream) }),
+    logger: options.quiet === true ? false : loggerOptions(config.logLevel, options.logStream),
     logController: requestLogController(),
+    childLoggerFactory: requestChildLogger,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustedProxyCidrs.length > 0 ? config.trustedProxyCidrs : false,
     // Unknown fields are errors, not silently dropped; a number is never coerced into a string.

@@ -4,19 +4,14 @@
  * client address and id, and the credential headers are redacted should anything log them.
  */
 import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyServerOptions, type FastifyRequest } from 'fastify';
-import pino, { type Bindings, type ChildLoggerOptions, type DestinationStream, type LevelWithSilentOrString, type Logger } from 'pino';
+import type { Bindings, ChildLoggerOptions, DestinationStream, LevelWithSilentOrString, Logger } from 'pino';
 import { stdoutDestination } from './log-destination.ts';
 import type { LogLevel } from './config.ts';
 
-/**
- * The server's root logger: pino at `level` into `stream` (standard output by default), with the
- * credential headers redacted and requests serialised without their query string. Its children
- * made without options are request loggers that make pino's child only when first needed
- * (withLazyChildren). Handed to Fastify as its `loggerInstance`.
- */
-export function serverLogger(level: LogLevel, stream?: DestinationStream): Logger {
-  return withLazyChildren(pino({
+export function loggerOptions(level: LogLevel, stream?: DestinationStream): FastifyServerOptions['logger'] {
+  return {
     level,
+    stream: stream ?? stdoutDestination(),
     redact: {
       paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', 'headers.authorization', 'headers["x-api-key"]'],
       censor: '[redacted]',
@@ -29,7 +24,7 @@ export function serverLogger(level: LogLevel, stream?: DestinationStream): Logge
         id: request.id,
       }),
     },
-  }, stream ?? stdoutDestination()));
+  };
 }
 
 /**
@@ -75,7 +70,6 @@ const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 class RequestLogger {
   readonly #parent: FastifyBaseLogger;
   readonly #bindings: Bindings;
-  readonly #makeChild: MakeChild;
   #child: FastifyBaseLogger | undefined;
   declare fatal: LogMethod;
   declare error: LogMethod;
@@ -84,14 +78,13 @@ class RequestLogger {
   declare debug: LogMethod;
   declare trace: LogMethod;
 
-  constructor(parent: FastifyBaseLogger, bindings: Bindings, makeChild: MakeChild) {
+  constructor(parent: FastifyBaseLogger, bindings: Bindings) {
     this.#parent = parent;
     this.#bindings = bindings;
-    this.#makeChild = makeChild;
   }
 
   #logger(): FastifyBaseLogger {
-    return (this.#child ??= this.#makeChild.call(this.#parent, this.#bindings));
+    return (this.#child ??= this.#parent.child(this.#bindings));
   }
 
   /** The level is the parent's until a child exists (pino children inherit it). */
@@ -104,7 +97,7 @@ class RequestLogger {
   }
 
   isLevelEnabled(level: string): boolean {
-    // Only ever made around a pino logger (withLazyChildren).
+    // Only ever made around a pino logger (requestChildLogger).
     return ((this.#child ?? this.#parent) as Logger).isLevelEnabled(level);
   }
 
@@ -127,28 +120,15 @@ class RequestLogger {
   }
 }
 
-/** pino's own child(), called on the logger to make a child of. */
-type MakeChild = (this: FastifyBaseLogger, bindings: Bindings, options?: ChildLoggerOptions) => FastifyBaseLogger;
-
 /**
- * Makes `logger.child(bindings)` without options (or with an empty options object, as Fastify
- * passes for every request of a route with no log settings of its own) return a RequestLogger.
- * Options (a level, serializers: Fastify's own logger at start, a route or plugin with a log level)
- * get pino's real child at once.
- *
- * The replacement is set on the instance: pino makes a child with Object.create(parent), so every
- * descendant (Fastify's logger, and the real children made later) inherits it. Why not Fastify's
- * `childLoggerFactory` option: Fastify checks the logger any factory but its own returns, seven
- * method look-ups on every request (0.10–0.13 µs of a small request's CPU in a perf profile),
- * while a child made by its default factory (which calls `child()`) is trusted.
+ * Fastify's `childLoggerFactory`: a RequestLogger. Options (a route's own log level or
+ * serializers; no route here sets any) need the real child at once, and a logger that is not
+ * pino (Fastify's silent one, when logging is off) is left to its own child().
  */
-export function withLazyChildren(logger: Logger): Logger {
-  const makeChild = logger.child as unknown as MakeChild;
-  logger.child = function lazyChild(this: FastifyBaseLogger, bindings: Bindings, options?: ChildLoggerOptions) {
-    if (options !== undefined && Object.keys(options).length > 0) return makeChild.call(this, bindings, options);
-    return new RequestLogger(this, bindings, makeChild);
-  } as Logger['child'];
-  return logger;
+export function requestChildLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+  const isPino = typeof (logger as Partial<Logger>).isLevelEnabled === 'function';
+  if (!isPino || options.level !== undefined || options.serializers !== undefined) return logger.child(bindings, options);
+  return new RequestLogger(logger, bindings) as unknown as FastifyBaseLogger;
 }
 
 /**
