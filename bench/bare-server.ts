@@ -81,13 +81,9 @@ async function serve(): Promise<void> {
 const workers = Number(process.env.BARE_WORKERS ?? 1);
 if (workers > 1 && cluster.isPrimary) {
   for (let i = 0; i < workers; i++) cluster.fork();
-  // Stops with its workers: each closes its server on SIGTERM and exits.
+  // SIGTERM goes on to the workers; each closes its server and exits, and with the last of them
+  // gone the primary has nothing left to wait for and exits (0) by itself.
   process.on('SIGTERM', () => {
-    let running = Object.keys(cluster.workers ?? {}).length;
-    cluster.on('exit', () => {
-      running -= 1;
-      if (running === 0) process.exit(0);
-    });
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
   });
 } else {

@@ -26,10 +26,10 @@
  * - It still wakes up more often than its clock: libuv leaves a paused socket's descriptor in epoll
  *   until the next event, so the server's first answer after each read wakes the generator once
  *   more (about 2,800 wake-ups a second in all), and the server's write pays for the wake-up
- *   (0.5–0.7 µs of its CPU per request in perf). Reading the descriptors with readSync instead
- *   removed most of that and raised every server's throughput by about 4 %, but left the ratios
- *   between servers unchanged (docs/performance.md, twelfth pass), so the generator stays on the
- *   public API.
+ *   (0.5–0.7 µs of its CPU per request, in a same-run A/B). Reading the descriptors with readSync
+ *   instead removed most of that and raised every server's throughput by about 4 %, but left the
+ *   ratios between servers unchanged (docs/performance.md, twelfth pass), so the generator stays
+ *   on the public API.
  * - At the end of the run the sockets are destroyed: answers in flight are neither counted nor
  *   errors, as with autocannon. Checked once against the production server's own
  *   http_requests_total: the counts differed by the requests still in flight at the end (66 of
@@ -147,7 +147,7 @@ export function runLightLoad(options: LoadOptions): Promise<LoadResult> {
       port: Number(url.port || 80),
       noDelay: true,
       // Node reads into this one buffer and calls back: no Buffer and no stream event per read.
-      // Returning false stops reading until the next tick resumes the socket.
+      // Returning false stops reading until the reader's next clock tick (below) resumes the socket.
       onread: {
         buffer: Buffer.allocUnsafe(READ_BUFFER_BYTES),
         callback: (length: number, buffer: Uint8Array) => {
