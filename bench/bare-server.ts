@@ -24,6 +24,10 @@
  * pipeline differs; on Node 22 production sends ML-DSA to its worker threads while this server
  * runs @noble/post-quantum on its event loop (ML-KEM stays on the event loop in both).
  */
+// First, as in the production server's entry point (packages/server/src/async-context.ts): when
+// Node settles its async-context implementation changes the cost of every tick by a few per cent,
+// and the baseline must differ from production in its request pipeline only.
+import { settleAsyncContext } from '../packages/server/src/async-context.ts';
 import cluster from 'node:cluster';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -33,6 +37,8 @@ import { xchachaSeal } from '../packages/core/src/aead.ts';
 import { signMessage } from '../packages/core/src/signature.ts';
 import { mlDsaSign } from '../packages/core/src/ml-dsa.ts';
 import { mlKemEncapsulate } from '../packages/core/src/ml-kem.ts';
+
+settleAsyncContext();
 
 interface HashBody { algorithm: string; data: string }
 interface EncryptBody { key: string; plaintext: string }

@@ -4,7 +4,11 @@
  *
  *   STAGES=logger,helmet,rate-limit,compress,auth,metrics,json-body,openapi CRYPTO_API_KEY=… PORT=4001 node bench/stages-server.ts
  */
+// First, as the production server and the bare baseline do (packages/server/src/async-context.ts).
+import { settleAsyncContext } from '../packages/server/src/async-context.ts';
 import { buildStagesApp } from './lib/stages-app.ts';
+
+settleAsyncContext();
 
 const stages = new Set((process.env.STAGES ?? '').split(',').filter((stage) => stage !== ''));
 const app = await buildStagesApp(stages, process.env.CRYPTO_API_KEY ?? '');
