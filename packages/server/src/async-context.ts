@@ -11,7 +11,7 @@
  * stale feedback goes through V8's generic property-load handler on every tick, for the life of the
  * process (a profile of a cluster worker under load: 2.8 % of its time in that handler, against
  * 1.0 % for a single process). Settled first, a small `POST /v2/hash` cost `WORKERS=2` 2–7 % less
- * CPU in same-run A/Bs (docs/performance.md, thirteenth pass). The benchmarks' bare baseline does
+ * CPU in same-run A/Bs, and one process about the same (docs/performance.md, thirteenth pass). The benchmarks' bare baseline does
  * the same (bench/bare-server.ts), as it gets the same V8 flags, so that their ratios compare
  * request pipelines, not start-up order.
  *
