@@ -1,0 +1,187 @@
+/**
+ * Did a change make the production server faster? This tree's server (uncommitted changes
+ * included) against another commit's, driven in the same alternation with the same load, beside
+ * this tree's bare baseline as a common reference.
+ *
+ *   node bench/ab.ts                                  this tree against HEAD (an uncommitted change)
+ *   node bench/ab.ts --base HEAD~1                    the last commit's effect
+ *   node bench/ab.ts --base d3c8c15 --workers 1,2     one process and a WORKERS=2 cluster of each
+ *   node bench/ab.ts --generator autocannon --pipelining 1 --connections 10
+ *
+ * Why a script of its own: a change to the request path saves a few per cent at most, and on the
+ * shared benchmark machine two bench/load.ts runs of the same code differ by more than that. Only
+ * servers measured in the same rounds can be compared at that resolution; even then two launches
+ * of the same code differ by up to 3.5 % in CPU per request (docs/performance.md, thirteenth pass),
+ * so a difference smaller than that is not one.
+ *
+ * The base commit is checked out in a temporary git worktree (removed at the end). Its
+ * node_modules links to this tree's dependencies, except the workspace's own packages
+ * (@crypto-service/*), which point at the worktree's: both servers run the same dependencies and
+ * each its own code. A base whose package-lock.json differs is refused, since it would not run
+ * with the dependencies it was written for.
+ *
+ * Servers, all with productionEnv (bench/lib/server-process.ts), /v2/hash of 64 bytes as in
+ * bench/load.ts's hash scenario: `base-W` and `this-W` for each W of --workers, and `bare-1`
+ * (bench/bare-server.ts of this tree, one process). Reported: each server's median req/s and CPU
+ * per request, its ratio to bare-1 round by round, and for each W this/base in req/s and in CPU
+ * per request (medians of the rounds' ratios, with their range).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { alternate, failures, type Generator, type RunResult, type Target } from './lib/alternate.ts';
+import { describeMachine, loadAverage } from './lib/machine.ts';
+import { benchApiKey, freePort, productionEnv, REPO_ROOT, startServer, type ServerProcess } from './lib/server-process.ts';
+import { formatCount, formatRatio, markdownTable, median } from './lib/stats.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    base: { type: 'string', default: 'HEAD' },
+    workers: { type: 'string', default: '1' },
+    generator: { type: 'string', default: 'light' },
+    connections: { type: 'string', default: '10' },
+    pipelining: { type: 'string', default: '32' },
+    duration: { type: 'string', default: '4' },
+    warmup: { type: 'string', default: '2' },
+    rounds: { type: 'string', default: '6' },
+  },
+});
+const WORKER_COUNTS = args.workers.split(',').map(Number);
+if (WORKER_COUNTS.some((count) => !Number.isInteger(count) || count < 1)) throw new Error(`--workers takes whole numbers ≥ 1, e.g. 1,2 (got ${args.workers})`);
+const GENERATOR = args.generator as Generator;
+if (GENERATOR !== 'autocannon' && GENERATOR !== 'light') throw new Error(`--generator must be autocannon or light (got ${args.generator})`);
+const CONNECTIONS = Number(args.connections);
+const PIPELINING = Number(args.pipelining);
+if (GENERATOR === 'light' && CONNECTIONS * PIPELINING < 200) throw new Error(`--generator light needs connections × pipelining ≥ 200 (it reads once a millisecond); got ${CONNECTIONS} × ${PIPELINING}`);
+const ROUNDS = Math.max(3, Number(args.rounds));
+
+const git = (...gitArgs: string[]) => execFileSync('git', gitArgs, { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+const WORKSPACE_SCOPE = '@crypto-service';
+
+/**
+ * Checks `ref` out in a new worktree under the system's temporary directory, with a node_modules of
+ * links: this tree's dependencies, the worktree's own workspace packages.
+ */
+function checkOut(ref: string): string {
+  const lockfile = readFileSync(join(REPO_ROOT, 'package-lock.json'), 'utf8');
+  if (git('show', `${ref}:package-lock.json`) !== lockfile.trim()) {
+    throw new Error(`${ref} has other dependencies (package-lock.json differs): compare it from a checkout of its own after npm ci`);
+  }
+  const worktree = join(mkdtempSync(join(tmpdir(), 'crypto-service-ab-')), 'tree');
+  git('worktree', 'add', '--detach', worktree, ref);
+  const shared = join(REPO_ROOT, 'node_modules');
+  const own = join(worktree, 'node_modules');
+  mkdirSync(join(own, WORKSPACE_SCOPE), { recursive: true });
+  for (const entry of readdirSync(shared)) {
+    if (entry !== WORKSPACE_SCOPE) symlinkSync(join(shared, entry), join(own, entry));
+  }
+  for (const directory of readdirSync(join(worktree, 'packages'))) {
+    const { name } = JSON.parse(readFileSync(join(worktree, 'packages', directory, 'package.json'), 'utf8')) as { name: string };
+    symlinkSync(join('..', '..', 'packages', directory), join(own, name));
+  }
+  return worktree;
+}
+
+function removeWorktree(worktree: string): void {
+  git('worktree', 'remove', '--force', worktree);
+  rmSync(join(worktree, '..'), { recursive: true, force: true });
+}
+
+function print(text: string): void {
+  process.stdout.write(`${text}\n`);
+}
+
+const baseCommit = git('rev-parse', '--short', args.base);
+const changed = git('status', '--porcelain', '--untracked-files=no') !== '';
+const thisTree = `${git('rev-parse', '--short', 'HEAD')}${changed ? ' with uncommitted changes' : ''}`;
+const apiKey = benchApiKey();
+const body = JSON.stringify({ algorithm: 'sha256', data: 'The quick brown fox jumps over the lazy dog, 64 bytes of message' });
+
+print(`# A/B: the production server of this tree (${thisTree}) against ${args.base} (${baseCommit})\n\n${describeMachine()}`);
+print(`- ${GENERATOR === 'light' ? 'the light load generator (bench/lib/light-load.ts)' : 'autocannon'} in this process, ${CONNECTIONS} connections${PIPELINING > 1 ? ` with ${PIPELINING} requests pipelined on each` : ''}, ${args.duration} s per run, ${args.warmup} s warm-up, ${ROUNDS} alternating rounds; POST /v2/hash (SHA-256 of 64 B)`);
+print(`- servers: bare-1 (bench/bare-server.ts of this tree), and base-W, this-W for WORKERS=${WORKER_COUNTS.join(', ')}\n`);
+
+const worktree = checkOut(args.base);
+const servers: { server: ServerProcess; path: string }[] = [];
+// Interrupted: stop the servers (each drains on SIGTERM; a cluster's primary stops its workers)
+// and remove the worktree before leaving.
+process.once('SIGINT', () => {
+  for (const { server } of servers) server.child.kill('SIGTERM');
+  removeWorktree(worktree);
+  process.exit(130);
+});
+try {
+  const bareSpec = async () => {
+    const port = await freePort();
+    return startServer({ name: 'bare-1', script: 'bench/bare-server.ts', port, env: { PATH: process.env.PATH ?? '', PORT: String(port), BARE_WORKERS: '1' } });
+  };
+  servers.push({ server: await bareSpec(), path: '/hash' });
+  for (const workers of WORKER_COUNTS) {
+    for (const [label, root] of [['base', worktree], ['this', REPO_ROOT]] as const) {
+      const port = await freePort();
+      const server = await startServer({
+        name: `${label}-${workers}`,
+        script: join(root, 'packages/server/src/server.ts'),
+        port,
+        env: productionEnv({ port, apiKey, logLevel: 'warn', extra: { WORKERS: String(workers) } }),
+        readyPath: '/ready',
+        readyAnswers: 2 * workers,
+      });
+      servers.push({ server, path: '/v2/hash' });
+    }
+  }
+  const targets: Target[] = servers.map(({ server, path }) => ({
+    name: server.name,
+    url: `${server.url}${path}`,
+    headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+    body,
+    pid: server.child.pid,
+  }));
+  const results = await alternate(targets, {
+    connections: CONNECTIONS,
+    generator: GENERATOR,
+    pipelining: PIPELINING,
+    duration: Number(args.duration),
+    warmup: Number(args.warmup),
+    rounds: ROUNDS,
+    onRun: (target, round, result) =>
+      print(`round ${round + 1}, ${target.name}: ${formatCount(result.requestsPerSecond)} req/s, server CPU ${result.serverCpuUsPerRequest.toFixed(2)} µs/request${failures(result) > 0 ? `, ${failures(result)} failures` : ''}`),
+  });
+  report(results);
+} finally {
+  for (const { server } of servers) await server.stop();
+  removeWorktree(worktree);
+}
+
+/** The median of the round-by-round ratios of `pick` between two servers, with their range. */
+function ratio(results: Map<string, RunResult[]>, numerator: string, denominator: string, pick: (run: RunResult) => number): string {
+  const top = results.get(numerator) ?? [];
+  const bottom = results.get(denominator) ?? [];
+  const ratios = top.map((run, round) => pick(run) / pick(bottom[round] as RunResult));
+  return `${formatRatio(median(ratios))} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
+}
+
+function report(results: Map<string, RunResult[]>): void {
+  const requestsPerSecond = (run: RunResult) => run.requestsPerSecond;
+  const cpu = (run: RunResult) => run.serverCpuUsPerRequest;
+  print(`\n## Results (medians of ${ROUNDS} rounds)\n`);
+  print(markdownTable(
+    ['Server', 'req/s', 'server CPU/request', 'req/s ÷ bare-1 (range)', 'non-2xx and errors'],
+    [...results].map(([name, runs]) => [
+      name,
+      formatCount(median(runs.map(requestsPerSecond))),
+      `${median(runs.map(cpu)).toFixed(2)} µs`,
+      name === 'bare-1' ? '1' : ratio(results, name, 'bare-1', requestsPerSecond),
+      String(runs.reduce((sum, run) => sum + failures(run), 0)),
+    ]),
+  ));
+  print('');
+  print(markdownTable(
+    ['WORKERS', 'this/base req/s (range)', 'this/base CPU per request (range)'],
+    WORKER_COUNTS.map((workers) => [String(workers), ratio(results, `this-${workers}`, `base-${workers}`, requestsPerSecond), ratio(results, `this-${workers}`, `base-${workers}`, cpu)]),
+  ));
+  print('\n- a CPU ratio below 1 means this tree spends less per request; two launches of the same code differ by up to 3.5 % here');
+  print(`- load average (1/5/15 min) at the end: ${loadAverage()}`);
+}
