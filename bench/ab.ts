@@ -27,7 +27,7 @@
  * per request (medians of the rounds' ratios, with their range).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -80,6 +80,8 @@ function checkOut(ref: string): string {
   for (const directory of readdirSync(join(worktree, 'packages'))) {
     const { name } = JSON.parse(readFileSync(join(worktree, 'packages', directory, 'package.json'), 'utf8')) as { name: string };
     symlinkSync(join('..', '..', 'packages', directory), join(own, name));
+    // What Node will load for the package: the worktree's copy, not this tree's.
+    if (!realpathSync(join(own, name)).startsWith(realpathSync(worktree))) throw new Error(`${name} in the worktree does not resolve to its own packages/${directory}`);
   }
   return worktree;
 }
