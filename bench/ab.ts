@@ -20,7 +20,7 @@
  * each its own code. A base whose package-lock.json differs is refused, since it would not run
  * with the dependencies it was written for.
  *
- * Servers, all with productionEnv (bench/lib/server-process.ts), /v2/hash of 64 bytes as in
+ * Servers, production ones as bench/lib/server-process.ts starts them (productionEnv), /v2/hash of 64 bytes as in
  * bench/load.ts's hash scenario: `base-W` and `this-W` for each W of --workers, and `bare-1`
  * (bench/bare-server.ts of this tree, one process). Reported: each server's median req/s and CPU
  * per request, its ratio to bare-1 round by round, and for each W this/base in req/s and in CPU
@@ -33,7 +33,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { alternate, failures, type Generator, type RunResult, type Target } from './lib/alternate.ts';
 import { describeMachine, loadAverage } from './lib/machine.ts';
-import { benchApiKey, freePort, productionEnv, REPO_ROOT, startServer, type ServerProcess } from './lib/server-process.ts';
+import { benchApiKey, REPO_ROOT, startBareServer, startProductionServer, type ServerProcess } from './lib/server-process.ts';
 import { formatCount, formatRatio, markdownTable, median } from './lib/stats.ts';
 
 const { values: args } = parseArgs({
@@ -115,22 +115,10 @@ process.once('SIGINT', () => {
   process.exit(130);
 });
 try {
-  const bareSpec = async () => {
-    const port = await freePort();
-    return startServer({ name: 'bare-1', script: 'bench/bare-server.ts', port, env: { PATH: process.env.PATH ?? '', PORT: String(port), BARE_WORKERS: '1' } });
-  };
-  servers.push({ server: await bareSpec(), path: '/hash' });
+  servers.push({ server: await startBareServer({ name: 'bare-1' }), path: '/hash' });
   for (const workers of WORKER_COUNTS) {
     for (const [label, root] of [['base', worktree], ['this', REPO_ROOT]] as const) {
-      const port = await freePort();
-      const server = await startServer({
-        name: `${label}-${workers}`,
-        script: join(root, 'packages/server/src/server.ts'),
-        port,
-        env: productionEnv({ port, apiKey, logLevel: 'warn', extra: { WORKERS: String(workers) } }),
-        readyPath: '/ready',
-        readyAnswers: 2 * workers,
-      });
+      const server = await startProductionServer({ name: `${label}-${workers}`, apiKey, logLevel: 'warn', extra: { WORKERS: String(workers) }, root });
       servers.push({ server, path: '/v2/hash' });
     }
   }

@@ -53,7 +53,7 @@ import { mlKemDecapsulate, mlKemKeygen } from '../packages/core/src/ml-kem.ts';
 import { alternate, checkOnce, failures, loadOnce, type RunResult, type Target } from './lib/alternate.ts';
 import { summariseProfile } from './lib/cpu-profile.ts';
 import { describeMachine, loadAverage } from './lib/machine.ts';
-import { benchApiKey, freePort, processTree, startProductionServer, startServer, type ServerProcess } from './lib/server-process.ts';
+import { benchApiKey, processTree, startBareServer, startProductionServer, type ServerProcess } from './lib/server-process.ts';
 import { formatCount, formatMs, formatRatio, markdownTable, median } from './lib/stats.ts';
 
 const { values: args } = parseArgs({
@@ -192,15 +192,7 @@ async function start(spec: ServerSpec): Promise<ServerProcess> {
   if (!spec.bare) {
     return startProductionServer({ name: spec.name, apiKey, logLevel: LOG_LEVEL, extra: { WORKERS: String(spec.workers) }, nodeArgs: profileArgs(spec.name) });
   }
-  const port = await freePort();
-  return startServer({
-    name: spec.name,
-    script: 'bench/bare-server.ts',
-    port,
-    env: { PATH: process.env.PATH ?? '', PORT: String(port), BARE_WORKERS: String(spec.workers) },
-    nodeArgs: profileArgs(spec.name),
-    readyAnswers: 2 * spec.workers,
-  });
+  return startBareServer({ name: spec.name, workers: spec.workers, nodeArgs: profileArgs(spec.name) });
 }
 
 /**

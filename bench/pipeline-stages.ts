@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { alternate, failures, type RunResult, type Target } from './lib/alternate.ts';
 import { describeMachine, loadAverage } from './lib/machine.ts';
 import { ALL_STAGES } from './lib/stages-app.ts';
-import { benchApiKey, freePort, startProductionServer, startServer, type ServerProcess } from './lib/server-process.ts';
+import { benchApiKey, freePort, startBareServer, startProductionServer, startServer, type ServerProcess } from './lib/server-process.ts';
 import { formatCount, formatMs, formatRatio, markdownTable, median } from './lib/stats.ts';
 
 const { values: args } = parseArgs({
@@ -71,8 +71,7 @@ try {
     servers.push(server);
     targets.push({ name: variant.name, url: `${server.url}/v2/hash`, headers, body, pid: server.child.pid });
   }
-  const barePort = await freePort();
-  const bare = await startServer({ name: 'bare Fastify (bench/bare-server.ts)', script: 'bench/bare-server.ts', port: barePort, env: { PATH: process.env.PATH ?? '', PORT: String(barePort) } });
+  const bare = await startBareServer({ name: 'bare Fastify (bench/bare-server.ts)' });
   servers.push(bare);
   targets.push({ name: bare.name, url: `${bare.url}/hash`, headers, body, pid: bare.child.pid });
 

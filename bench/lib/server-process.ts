@@ -287,7 +287,8 @@ export async function startServer(options: {
  * packages/server/src/server.ts with productionEnv on a free port, ready when `/ready` says so:
  * `/live` answers as soon as the server listens, but the routes answer 503 until the start-up
  * self-tests have passed, and `/ready` waits for them. A cluster (`WORKERS` in `extra`) must
- * answer 200 on twice as many new connections in a row as it has workers.
+ * answer 200 on twice as many new connections in a row as it has workers. `root`: the checkout
+ * whose server to run (bench/ab.ts runs another commit's); this repository by default.
  */
 export async function startProductionServer(options: {
   name: string;
@@ -295,17 +296,36 @@ export async function startProductionServer(options: {
   logLevel: string;
   extra?: Record<string, string>;
   nodeArgs?: string[];
+  root?: string;
 }): Promise<ServerProcess> {
   const port = await freePort();
   const workersSetting = options.extra?.WORKERS ?? '1';
   const workers = workersSetting.toLowerCase() === 'auto' ? availableParallelism() : Number(workersSetting) || 1;
+  const script = 'packages/server/src/server.ts';
   return startServer({
     name: options.name,
-    script: 'packages/server/src/server.ts',
+    script: options.root === undefined ? script : join(options.root, script),
     port,
     env: productionEnv({ port, apiKey: options.apiKey, logLevel: options.logLevel, extra: options.extra }),
     nodeArgs: options.nodeArgs,
     readyPath: '/ready',
+    readyAnswers: 2 * workers,
+  });
+}
+
+/**
+ * bench/bare-server.ts on a free port: one process, or `workers` behind node:cluster
+ * (BARE_WORKERS), ready once `/live` has answered on 2 × workers new connections in a row.
+ */
+export async function startBareServer(options: { name: string; workers?: number; nodeArgs?: string[] }): Promise<ServerProcess> {
+  const port = await freePort();
+  const workers = options.workers ?? 1;
+  return startServer({
+    name: options.name,
+    script: 'bench/bare-server.ts',
+    port,
+    env: { PATH: process.env.PATH ?? '', PORT: String(port), BARE_WORKERS: String(workers) },
+    nodeArgs: options.nodeArgs,
     readyAnswers: 2 * workers,
   });
 }
