@@ -1,0 +1,188 @@
+/**
+ * Where production's extra CPU time per request goes, seen by Linux `perf` rather than V8's own
+ * profiler: every thread and every layer (JIT-compiled JavaScript, V8's builtins and runtime, the
+ * collector's threads, Node's C++, llhttp, libc, the kernel), for bare-1 and the production server
+ * under the same load, each in µs of samples per answered request, and their difference.
+ *
+ *   node bench/profile.ts                      (about 1 minute; needs perf: apt-get install linux-perf)
+ *   node bench/profile.ts --workers 2 --top 40
+ *
+ * Printed: the time per request by binary (DSO); the symbols whose time per request differs most;
+ * V8's slow paths (its runtime functions, megamorphic inline caches, object migrations), which in
+ * steady state should cost next to nothing, and which JavaScript functions the megamorphic caches
+ * were entered from. Two of the passes in docs/performance.md found a slow path this way: the
+ * async-context swap (thirteenth) and a deprecated map of process.nextTick's tick object, in a
+ * bare server that had loaded production's modules (fifteenth).
+ *
+ * Why not bench/load.ts --cpu-prof: V8's profiler sees the main thread's JavaScript and names the
+ * rest "(program)" or "(garbage collector)"; half of a small request's time is outside JavaScript.
+ *
+ * Limits: one run of each server, so the totals move with the host as any single run does (quote
+ * them beside bench:load's medians, not instead). JIT-compiled functions are named from the
+ * `--perf-basic-prof-only-functions` map, which keeps every name V8 ever gave to an address:
+ * code freed and replaced at the same address can carry an old name. Symbols in the `node` binary
+ * and the kernel are exact. `cpu-clock` samples, since the benchmark VM offers no hardware counters.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { checkOnce, loadOnce, type Target } from './lib/alternate.ts';
+import { describeMachine, loadAverage } from './lib/machine.ts';
+import { benchApiKey, processTree, startBareServer, startProductionServer, type ServerProcess } from './lib/server-process.ts';
+import { formatCount, markdownTable } from './lib/stats.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    workers: { type: 'string', default: '1' },
+    connections: { type: 'string', default: '10' },
+    pipelining: { type: 'string', default: '32' },
+    duration: { type: 'string', default: '6' },
+    warmup: { type: 'string', default: '3' },
+    frequency: { type: 'string', default: '4999' },
+    top: { type: 'string', default: '25' },
+  },
+});
+const WORKERS = Number(args.workers);
+if (!Number.isInteger(WORKERS) || WORKERS < 1) throw new Error(`--workers takes a whole number ≥ 1 (got ${args.workers})`);
+const FREQUENCY = Number(args.frequency);
+const DURATION = Number(args.duration);
+const TOP = Number(args.top);
+
+/** V8's slow paths: the runtime (C++ called from generated code), generic ICs, migrations. */
+const SLOW_PATH = /Runtime_|Megamorphic|MigrateToMap|FeedbackNexus|TransitionsAccessor|LookupIterator|UpdateDescriptorForValue|Deoptimiz/;
+const MEGAMORPHIC_IC = /Builtins_(Keyed)?(Load|Store)IC_Megamorphic/;
+
+function print(text: string): void {
+  process.stdout.write(`${text}\n`);
+}
+
+function requirePerf(): void {
+  try {
+    execFileSync('perf', ['--version'], { stdio: 'ignore' });
+  } catch {
+    print('perf is not installed: apt-get install linux-perf (Debian), then run this again.');
+    process.exit(2);
+  }
+}
+
+/** µs of samples per request, by "binary\tsymbol". */
+type Profile = Map<string, number>;
+
+interface Measured {
+  name: string;
+  requestsPerSecond: number;
+  serverCpuUsPerRequest: number;
+  profile: Profile;
+  /** µs per request spent in megamorphic inline caches, by the JavaScript function that entered them. */
+  megamorphicCallers: Profile;
+}
+
+/**
+ * A frame's binary and symbol without what varies between processes and runs: JIT code's map file
+ * (perf-<pid>.map) becomes "JIT", and V8's tier marker (`*`, `+`, `~`, `^`, `'`) goes.
+ */
+function normalise(binary: string, symbol: string): string {
+  return `${/^perf-\d+\.map$/.test(binary) ? 'JIT' : binary}\t${symbol.replace(/^JS:[*+~^]?'?/, 'JS:').trim()}`;
+}
+
+function add(map: Profile, key: string, value: number): void {
+  map.set(key, (map.get(key) ?? 0) + value);
+}
+
+/** Reads `perf script` output: one block per sample, the leaf frame first. */
+function readSamples(dataFile: string, usPerSample: number): { profile: Profile; megamorphicCallers: Profile } {
+  const script = execFileSync('perf', ['script', '-i', dataFile, '-F', 'ip,sym,dso'], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
+  const profile: Profile = new Map();
+  const megamorphicCallers: Profile = new Map();
+  for (const block of script.split('\n\n')) {
+    const frames = block
+      .split('\n')
+      .map((line) => /^\s*[0-9a-f]+ (.*?)(?:\+0x[0-9a-f]+)? \((.*)\)$/.exec(line))
+      .filter((match): match is RegExpExecArray => match !== null)
+      .map((match) => ({ symbol: match[1] ?? '[unknown]', binary: (match[2] ?? '').replace(/^.*\//, '') }));
+    const leaf = frames[0];
+    if (leaf === undefined) continue;
+    add(profile, normalise(leaf.binary, leaf.symbol), usPerSample);
+    if (MEGAMORPHIC_IC.test(leaf.symbol)) {
+      const caller = frames.find((frame) => frame.symbol.startsWith('JS:'));
+      add(megamorphicCallers, caller === undefined ? '(no JavaScript caller)' : normalise('', caller.symbol).trim(), usPerSample);
+    }
+  }
+  return { profile, megamorphicCallers };
+}
+
+async function measure(server: ServerProcess, target: Target, workDirectory: string): Promise<Measured> {
+  await checkOnce(target);
+  await loadOnce(target, Number(args.connections), Number(args.warmup), Number(args.pipelining), 'light');
+  const dataFile = join(workDirectory, `${server.name}.data`);
+  const pids = processTree(server.child.pid ?? 0);
+  const recorder = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', String(FREQUENCY), '-g', '-p', pids.join(','), '-o', dataFile, '--', 'sleep', String(DURATION)], { stdio: 'ignore' });
+  const recorded = new Promise<void>((resolve) => recorder.once('exit', () => resolve()));
+  // The load runs as long as perf records; both start now, so the sampled window and the counted
+  // answers cover the same stretch within a few milliseconds.
+  const result = await loadOnce(target, Number(args.connections), DURATION, Number(args.pipelining), 'light');
+  await recorded;
+  const { profile, megamorphicCallers } = readSamples(dataFile, 1e6 / FREQUENCY / result.answers);
+  return { name: server.name, requestsPerSecond: result.requestsPerSecond, serverCpuUsPerRequest: result.serverCpuUsPerRequest, profile, megamorphicCallers };
+}
+
+function sumBy(profile: Profile, keyOf: (key: string) => string): Profile {
+  const sums: Profile = new Map();
+  for (const [key, value] of profile) add(sums, keyOf(key), value);
+  return sums;
+}
+
+function comparison(title: string, bare: Profile, production: Profile, rows: number, filter: (key: string) => boolean = () => true): string {
+  const keys = [...new Set([...bare.keys(), ...production.keys()])].filter(filter);
+  keys.sort((a, b) => (production.get(b) ?? 0) - (bare.get(b) ?? 0) - ((production.get(a) ?? 0) - (bare.get(a) ?? 0)));
+  const us = (value: number | undefined) => (value ?? 0).toFixed(3);
+  const table = markdownTable(
+    [title, 'bare µs/request', 'production µs/request', 'difference'],
+    keys.slice(0, rows).map((key) => [key.replace('\t', '  '), us(bare.get(key)), us(production.get(key)), `${(production.get(key) ?? 0) - (bare.get(key) ?? 0) >= 0 ? '+' : ''}${us((production.get(key) ?? 0) - (bare.get(key) ?? 0))}`]),
+  );
+  return table;
+}
+
+requirePerf();
+const apiKey = benchApiKey();
+const body = JSON.stringify({ algorithm: 'sha256', data: 'The quick brown fox jumps over the lazy dog, 64 bytes of message' });
+const workDirectory = mkdtempSync(join(tmpdir(), 'crypto-service-profile-'));
+// --perf-basic-prof-only-functions writes /tmp/perf-<pid>.map for perf to name JIT code, and makes
+// V8 open its log file too: kept out of the repository and removed at the end.
+const nodeArgs = ['--perf-basic-prof-only-functions', '--no-logfile-per-isolate', `--logfile=${join(workDirectory, 'v8.log')}`];
+
+print(`# Profile: production against bare Fastify, per request, by perf\n\n${describeMachine()}`);
+print(`- the light load generator, ${args.connections} connections × ${args.pipelining} pipelined, ${args.warmup} s warm-up, ${DURATION} s recorded per server; POST /v2/hash (SHA-256 of 64 B); ${WORKERS === 1 ? 'one process each' : `WORKERS=${WORKERS} and bare-${WORKERS}`}`);
+print(`- perf record -e cpu-clock -F ${FREQUENCY} -g on the server's processes (a cluster's primary and workers together)\n`);
+
+const servers: ServerProcess[] = [];
+const measured: Measured[] = [];
+try {
+  const bare = await startBareServer({ name: `bare-${WORKERS}`, workers: WORKERS, nodeArgs });
+  servers.push(bare);
+  measured.push(await measure(bare, { name: bare.name, url: `${bare.url}/hash`, headers: { 'content-type': 'application/json' }, body, pid: bare.child.pid }, workDirectory));
+  const production = await startProductionServer({ name: `production-${WORKERS}`, apiKey, logLevel: 'warn', extra: { WORKERS: String(WORKERS) }, nodeArgs });
+  servers.push(production);
+  measured.push(await measure(production, { name: production.name, url: `${production.url}/v2/hash`, headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body, pid: production.child.pid }, workDirectory));
+} finally {
+  const pids = servers.flatMap((server) => processTree(server.child.pid ?? 0));
+  for (const server of servers) await server.stop();
+  for (const pid of pids) rmSync(join('/tmp', `perf-${pid}.map`), { force: true });
+  rmSync(workDirectory, { recursive: true, force: true });
+}
+
+const [bareRun, productionRun] = measured as [Measured, Measured];
+const total = (profile: Profile) => [...profile.values()].reduce((sum, value) => sum + value, 0);
+print(markdownTable(
+  ['Server', 'req/s', 'CPU per request (/proc)', 'samples per request (perf)'],
+  measured.map((run) => [run.name, formatCount(run.requestsPerSecond), `${run.serverCpuUsPerRequest.toFixed(2)} µs`, `${total(run.profile).toFixed(2)} µs`]),
+));
+print(`\nProduction's extra: ${(total(productionRun.profile) - total(bareRun.profile)).toFixed(2)} µs of samples per request.\n`);
+const binaryOf = (key: string) => key.split('\t')[0] ?? '';
+print(`${comparison('Binary', sumBy(bareRun.profile, binaryOf), sumBy(productionRun.profile, binaryOf), 12)}\n`);
+print(`${comparison(`Symbol (the ${TOP} that differ most)`, bareRun.profile, productionRun.profile, TOP)}\n`);
+print(`${comparison("V8's slow paths", bareRun.profile, productionRun.profile, TOP, (key) => SLOW_PATH.test(key))}\n`);
+print(`${comparison('Megamorphic inline caches, by the JavaScript function that entered them', bareRun.megamorphicCallers, productionRun.megamorphicCallers, TOP)}\n`);
+print(`- load average (1/5/15 min) at the end: ${loadAverage()}`);
