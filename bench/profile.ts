@@ -118,12 +118,15 @@ async function measure(server: ServerProcess, target: Target, workDirectory: str
   await loadOnce(target, Number(args.connections), Number(args.warmup), Number(args.pipelining), 'light');
   const dataFile = join(workDirectory, `${server.name}.data`);
   const pids = processTree(server.child.pid ?? 0);
-  const recorder = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', String(FREQUENCY), '-g', '-p', pids.join(','), '-o', dataFile, '--', 'sleep', String(DURATION)], { stdio: 'ignore' });
-  const recorded = new Promise<void>((resolve) => recorder.once('exit', () => resolve()));
+  const recorder = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', String(FREQUENCY), '-g', '-p', pids.join(','), '-o', dataFile, '--', 'sleep', String(DURATION)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let complaint = '';
+  recorder.stderr.setEncoding('utf8').on('data', (text: string) => (complaint += text));
+  const recorded = new Promise<number | null>((resolve) => recorder.once('exit', resolve));
   // The load runs as long as perf records; both start now, so the sampled window and the counted
   // answers cover the same stretch within a few milliseconds.
   const result = await loadOnce(target, Number(args.connections), DURATION, Number(args.pipelining), 'light');
-  await recorded;
+  // perf refuses to sample another process when kernel.perf_event_paranoid forbids it (not as root).
+  if ((await recorded) !== 0) throw new Error(`perf record failed for ${server.name}: ${complaint.trim() || 'no message'}`);
   const { profile, megamorphicCallers } = readSamples(dataFile, 1e6 / FREQUENCY / result.answers);
   return { name: server.name, requestsPerSecond: result.requestsPerSecond, serverCpuUsPerRequest: result.serverCpuUsPerRequest, profile, megamorphicCallers };
 }
