@@ -34,7 +34,7 @@ import { parseArgs } from 'node:util';
 import { alternate, failures, type Generator, type RunResult, type Target } from './lib/alternate.ts';
 import { describeMachine, loadAverage } from './lib/machine.ts';
 import { benchApiKey, REPO_ROOT, startBareServer, startProductionServer, type ServerProcess } from './lib/server-process.ts';
-import { formatCount, formatRatio, markdownTable, median } from './lib/stats.ts';
+import { formatCount, formatRatio, markdownTable, median, print } from './lib/stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -89,10 +89,6 @@ function checkOut(ref: string): string {
 function removeWorktree(worktree: string): void {
   git('worktree', 'remove', '--force', worktree);
   rmSync(join(worktree, '..'), { recursive: true, force: true });
-}
-
-function print(text: string): void {
-  process.stdout.write(`${text}\n`);
 }
 
 const baseCommit = git('rev-parse', '--short', args.base);

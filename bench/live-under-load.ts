@@ -36,7 +36,7 @@ import { runLoad, type LoadResult } from './lib/autocannon.ts';
 import { describeMachine, loadAverage } from './lib/machine.ts';
 import { scrapeMetrics } from './lib/metrics.ts';
 import { benchApiKey, REPO_ROOT, startProductionServer, type ServerProcess } from './lib/server-process.ts';
-import { formatCount, formatMs, latencySummary, markdownTable, median } from './lib/stats.ts';
+import { formatCount, formatMs, latencySummary, markdownTable, median, print } from './lib/stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -61,10 +61,6 @@ const LIVE_P99_TARGET_MS = 20;
 const LOAD_NAMES = { argon2id: ['argon2id'], 'slh-dsa': ['slh-dsa'], both: ['argon2id', 'slh-dsa'] } as const;
 if (!Object.hasOwn(LOAD_NAMES, args.load)) throw new Error(`--load must be argon2id, slh-dsa or both (got ${args.load})`);
 const loadNames = LOAD_NAMES[args.load as keyof typeof LOAD_NAMES];
-
-function print(text: string): void {
-  process.stdout.write(`${text}\n`);
-}
 
 interface ProbeResult { samples: number[]; statuses: Record<string, number> }
 

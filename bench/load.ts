@@ -54,7 +54,7 @@ import { alternate, checkOnce, failures, loadOnce, type RunResult, type Target }
 import { summariseProfile } from './lib/cpu-profile.ts';
 import { describeMachine, loadAverage } from './lib/machine.ts';
 import { benchApiKey, processTree, startBareServer, startProductionServer, type ServerProcess } from './lib/server-process.ts';
-import { formatCount, formatMs, formatRatio, markdownTable, median } from './lib/stats.ts';
+import { formatCount, formatMs, formatRatio, markdownTable, median, print } from './lib/stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -144,10 +144,6 @@ const SCENARIOS: Scenario[] = [
     },
   },
 ];
-
-function print(text: string): void {
-  process.stdout.write(`${text}\n`);
-}
 
 const apiKey = benchApiKey();
 const headers = { 'content-type': 'application/json', 'x-api-key': apiKey };

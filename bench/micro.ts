@@ -41,7 +41,7 @@ import { DHKEM_X25519_HKDF_SHA256, hpkeOpen, hpkeSeal } from '../packages/core/s
 import { multiRecipientEncrypt } from '../packages/core/src/multi-recipient.ts';
 import { compare, measure, type Clock, type Comparison, type Measurement, type MeasureOptions, type Operation } from './lib/measure.ts';
 import { describeMachine, loadAverage } from './lib/machine.ts';
-import { formatBytes, formatCount, formatMs, formatRatio, markdownTable } from './lib/stats.ts';
+import { formatBytes, formatCount, formatMs, formatRatio, markdownTable, print } from './lib/stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -128,10 +128,6 @@ async function singleSection(title: string, rows: SingleRow[], options = FAST): 
     json.push({ section: title, label: row.label, ...(row.size === undefined ? {} : { size: row.size }), a: result });
   }
   print(`### ${title}\n\n${markdownTable(['Operation', 'Size', 'ops/s', 'per op', 'spread'], table)}\n`);
-}
-
-function print(text: string): void {
-  process.stdout.write(`${text}\n`);
 }
 
 /**

@@ -22,7 +22,7 @@ import { alternate, failures, type RunResult, type Target } from './lib/alternat
 import { describeMachine, loadAverage } from './lib/machine.ts';
 import { ALL_STAGES } from './lib/stages-app.ts';
 import { benchApiKey, freePort, startBareServer, startProductionServer, startServer, type ServerProcess } from './lib/server-process.ts';
-import { formatCount, formatMs, formatRatio, markdownTable, median } from './lib/stats.ts';
+import { formatCount, formatMs, formatRatio, markdownTable, median, print } from './lib/stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -40,10 +40,6 @@ const VARIANTS: { name: string; stages: string[] }[] = [
   { name: 'full, handler timeout on every route', stages: [...ALL, 'timeout-all'] },
   { name: 'route only (schema, no stage)', stages: [] },
 ];
-
-function print(text: string): void {
-  process.stdout.write(`${text}\n`);
-}
 
 const apiKey = benchApiKey();
 const headers = { 'content-type': 'application/json', 'x-api-key': apiKey };

@@ -31,7 +31,7 @@ import { parseArgs } from 'node:util';
 import { checkOnce, loadOnce, type Target } from './lib/alternate.ts';
 import { describeMachine, loadAverage } from './lib/machine.ts';
 import { benchApiKey, processTree, startBareServer, startProductionServer, type ServerProcess } from './lib/server-process.ts';
-import { formatCount, markdownTable } from './lib/stats.ts';
+import { formatCount, markdownTable, print } from './lib/stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -53,10 +53,6 @@ const TOP = Number(args.top);
 /** V8's slow paths: the runtime (C++ called from generated code), generic ICs, migrations. */
 const SLOW_PATH = /Runtime_|Megamorphic|MigrateToMap|FeedbackNexus|TransitionsAccessor|LookupIterator|UpdateDescriptorForValue|Deoptimiz/;
 const MEGAMORPHIC_IC = /Builtins_(Keyed)?(Load|Store)IC_Megamorphic/;
-
-function print(text: string): void {
-  process.stdout.write(`${text}\n`);
-}
 
 function requirePerf(): void {
   try {

@@ -39,7 +39,7 @@ import { runLoad, type LoadResult } from './lib/autocannon.ts';
 import { describeMachine, loadAverage } from './lib/machine.ts';
 import { scrapeMetrics } from './lib/metrics.ts';
 import { benchApiKey, residentBytes, startProductionServer } from './lib/server-process.ts';
-import { formatCount, formatMiB, formatMs, markdownTable, median, slope } from './lib/stats.ts';
+import { formatCount, formatMiB, formatMs, markdownTable, median, print, slope } from './lib/stats.ts';
 import { SERVER_V8_FLAGS } from '../packages/server/src/v8-flags.ts';
 
 const { values: args } = parseArgs({
@@ -77,10 +77,6 @@ const mix = args.mix.split(',').map((entry) => {
   }
   return { route, connections: Number(connections) };
 });
-
-function print(text: string): void {
-  process.stdout.write(`${text}\n`);
-}
 
 interface Sample {
   /** Seconds since the load started (negative: before it). */

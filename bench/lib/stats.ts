@@ -74,6 +74,11 @@ export function markdownTable(headers: readonly string[], rows: readonly (readon
   return [line(headers), rule, ...rows.map(line)].join('\n');
 }
 
+/** One line of a script's report on stdout. */
+export function print(text: string): void {
+  process.stdout.write(`${text}\n`);
+}
+
 /** Bytes as MiB with one decimal: resident memory, heap. */
 export function formatMiB(bytes: number): string {
   return Number.isFinite(bytes) ? `${(bytes / (1024 * 1024)).toFixed(1)} MiB` : 'n/a';
