@@ -10,9 +10,9 @@
  * Printed: the time per request by binary (DSO); the symbols whose time per request differs most;
  * V8's slow paths (its runtime functions, megamorphic inline caches, object migrations), which in
  * steady state should cost next to nothing, and which JavaScript functions the megamorphic caches
- * were entered from. Two of the passes in docs/performance.md found a slow path this way: the
- * async-context swap (thirteenth) and a deprecated map of process.nextTick's tick object, in a
- * bare server that had loaded production's modules (fifteenth).
+ * were entered from. Profiles like these found two slow paths in docs/performance.md: the
+ * async-context swap (thirteenth pass) and process.nextTick building its tick objects through V8's
+ * runtime, in a bare server that had loaded production's modules (fifteenth).
  *
  * Why not bench/load.ts --cpu-prof: V8's profiler sees the main thread's JavaScript and names the
  * rest "(program)" or "(garbage collector)"; half of a small request's time is outside JavaScript.
@@ -87,8 +87,11 @@ function add(map: Profile, key: string, value: number): void {
   map.set(key, (map.get(key) ?? 0) + value);
 }
 
-/** Reads `perf script` output: one block per sample, the leaf frame first. */
-function readSamples(dataFile: string, usPerSample: number): { profile: Profile; megamorphicCallers: Profile } {
+/**
+ * Reads `perf script` output: one block per sample, the leaf frame first. Each sample counts
+ * `weight`: its µs of CPU (1e6 / frequency) divided by the requests answered while recording.
+ */
+function readSamples(dataFile: string, weight: number): { profile: Profile; megamorphicCallers: Profile } {
   const script = execFileSync('perf', ['script', '-i', dataFile, '-F', 'ip,sym,dso'], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
   const profile: Profile = new Map();
   const megamorphicCallers: Profile = new Map();
@@ -100,10 +103,10 @@ function readSamples(dataFile: string, usPerSample: number): { profile: Profile;
       .map((match) => ({ symbol: match[1] ?? '[unknown]', binary: (match[2] ?? '').replace(/^.*\//, '') }));
     const leaf = frames[0];
     if (leaf === undefined) continue;
-    add(profile, normalise(leaf.binary, leaf.symbol), usPerSample);
+    add(profile, normalise(leaf.binary, leaf.symbol), weight);
     if (MEGAMORPHIC_IC.test(leaf.symbol)) {
       const caller = frames.find((frame) => frame.symbol.startsWith('JS:'));
-      add(megamorphicCallers, caller === undefined ? '(no JavaScript caller)' : normalise('', caller.symbol).trim(), usPerSample);
+      add(megamorphicCallers, caller === undefined ? '(no JavaScript caller)' : normalise('', caller.symbol).trim(), weight);
     }
   }
   return { profile, megamorphicCallers };
@@ -134,14 +137,13 @@ function sumBy(profile: Profile, keyOf: (key: string) => string): Profile {
 }
 
 function comparison(title: string, bare: Profile, production: Profile, rows: number, filter: (key: string) => boolean = () => true): string {
-  const keys = [...new Set([...bare.keys(), ...production.keys()])].filter(filter);
-  keys.sort((a, b) => (production.get(b) ?? 0) - (bare.get(b) ?? 0) - ((production.get(a) ?? 0) - (bare.get(a) ?? 0)));
+  const difference = (key: string) => (production.get(key) ?? 0) - (bare.get(key) ?? 0);
+  const keys = [...new Set([...bare.keys(), ...production.keys()])].filter(filter).sort((a, b) => difference(b) - difference(a));
   const us = (value: number | undefined) => (value ?? 0).toFixed(3);
-  const table = markdownTable(
+  return markdownTable(
     [title, 'bare µs/request', 'production µs/request', 'difference'],
-    keys.slice(0, rows).map((key) => [key.replace('\t', '  '), us(bare.get(key)), us(production.get(key)), `${(production.get(key) ?? 0) - (bare.get(key) ?? 0) >= 0 ? '+' : ''}${us((production.get(key) ?? 0) - (bare.get(key) ?? 0))}`]),
+    keys.slice(0, rows).map((key) => [key.replace('\t', '  '), us(bare.get(key)), us(production.get(key)), `${difference(key) >= 0 ? '+' : ''}${us(difference(key))}`]),
   );
-  return table;
 }
 
 requirePerf();
