@@ -8,47 +8,69 @@
  * differs in its LAST byte. An early-exit comparison answers the first class sooner; a
  * constant-time one cannot tell them apart. Functions under test, called directly in this process:
  * - the API-key comparison of the authenticator (matchesAnyApiKey: the candidate padded to a fixed
- *   size, then compared in constant time with every configured key padded the same way), with
- *   64-character keys;
+ *   size, then compared in constant time with every configured key padded the same way), with keys
+ *   of 256 characters (below);
  * - HMAC verification from core (verifyHmac, HMAC-SHA-512: a 64-byte MAC compared in constant time).
  *
- * Thresholds and counts, and why:
- * - |t| < 4.5 is dudect's own threshold: under the null hypothesis t is close to a standard normal,
- *   and |t| > 4.5 has a probability of about 7·10⁻⁶, so a value above it is a leak, not bad luck.
- *   The statistic is the largest |t| over 11 crops (none, and the 50th … 99.9th percentiles, as
- *   dudect does), which multiplies that small probability by at most 11.
+ * What counts as a leak, and why:
+ * - |t| > 4.5 is dudect's own threshold: under the null hypothesis t is close to a standard normal,
+ *   and |t| > 4.5 has a probability of about 7·10⁻⁶, so a value above it is not bad luck. The
+ *   statistic is computed for 11 crops (none, and the 50th … 99.9th percentiles, as dudect does),
+ *   which multiplies that small probability by at most 11.
+ * - And the class means at least 1 ns apart in that crop (MIN_LEAK_NS): a few clock cycles. With
+ *   |t| alone, the harness is sensitive enough to flag differences of a fraction of one cycle that
+ *   are not early exits: on some machines and in some runs (more often on Node 22), the
+ *   constant-time API-key comparison shows the first-byte class 0.1–0.8 ns faster at |t| up to 14,
+ *   and did so in all 5 runs of one CI run (0.1–0.8 ns at |t| 5.5–14.6) after passing in every run
+ *   before. Its cause is not known: it comes and goes between runs in one process, it showed once
+ *   in writing the candidate into the padded buffer with no comparison at all, and it was no larger
+ *   with 256-character keys than with 64. Once, in a Node 22 run, it reached 1.0 ns in one crop;
+ *   the next run was clean.
+ * - Keys of 256 characters, the longest the smallest padded size holds, so that the comparison runs
+ *   over the same bytes as for a 64-character key, while an early exit would stop 255 bytes apart
+ *   instead of 63. That is what lets the floor stand: the subtlest plausible bug, Buffer.equals
+ *   (memcmp, which stops at the first difference in steps of 16–32 bytes) in place of
+ *   timingSafeEqual, differs by 1.4–7.5 ns in the crop that flags it (|t| 5–44); with 64-character
+ *   keys it differed by 0.2–0.7 ns, as little as the artifact above, and the test could not tell
+ *   the two apart.
+ *
+ * Counts and noise:
  * - 25 000 measurements per class, one call each: enough for the controls below to stand out,
  *   few enough that a run takes about a second. Each run reports the difference of the class means
  *   under the median crop and the smallest difference it could have detected there (4.5 standard
- *   errors: a few nanoseconds here), so the harness's sensitivity is on record (t.diagnostic).
- * - Noise: a shared 2-core CI machine preempts us at random. Random interleaving makes that noise
+ *   errors: a few tenths of a nanosecond for the API key), and the crop that flags a leak, if any,
+ *   so the harness's sensitivity is on record (t.diagnostic).
+ * - A shared 2-core CI machine preempts us at random. Random interleaving makes that noise
  *   land on both classes alike, so it widens the spread (lowering |t|) rather than shifting one
  *   class; the inputs of both classes are made the same way, in the same memory, just before each
  *   measurement. What can still shift one class is a burst of interference that happens to be
- *   uneven; so a constant-time function is given up to 5 runs and passes if any run stays under
- *   4.5. A real leak is systematic: it stays above the threshold in every run. (With 3 runs, the
- *   API-key comparison once failed all three on a busy machine, with class means 0.0–0.4 ns
- *   apart, a fraction of one clock cycle; it passed in every run before and after.)
- * - Power: the same harness must flag deliberately leaky comparisons (a JavaScript loop that stops
- *   at the first differing byte). Over 4 KiB (microseconds between the classes) it must reach
- *   |t| > 45, ten times the threshold; inside HMAC-SHA-512 verification, over the 64-byte MAC (a
+ *   uneven; so a constant-time function is given up to 5 runs and passes if any run shows no leak.
+ *   A real leak is systematic: it shows in every run.
+ * - Power: the same rule must flag deliberately leaky comparisons: a JavaScript loop that stops
+ *   at the first differing byte, over 4 KiB (microseconds between the classes) at |t| > 45, ten
+ *   times the threshold; the same loop inside HMAC-SHA-512 verification, over the 64-byte MAC (a
  *   few dozen nanoseconds within microseconds of HMAC: the bug the constant-time test guards
- *   against), |t| > 4.5. Each in one of up to 5 runs: noise only ever lowers |t|, so one clear run
- *   proves the harness can see, and requiring it of every run would fail a noisy machine for the
- *   wrong reason. Observed on a 2-core machine at load 10–14: |t| in the thousands for 4 KiB every
- *   time; for the 64-byte MAC 90–210 on Node 22, and 7–25 on Node 24 (whose HMAC is slower and
- *   noisier here), where 2 runs in 12 stayed under 4.5 and the next run saw the leak. The
- *   constant-time functions never came above |t| = 3.2 in those runs.
+ *   against); and the API-key padding compared by Buffer.equals (above). Each in one of up to 5
+ *   runs: noise only ever lowers |t|, so one clear run proves the harness can see, and requiring it
+ *   of every run would fail a noisy machine for the wrong reason. Observed on a 2-core machine at
+ *   load 10–14: |t| in the thousands for 4 KiB every time; for the 64-byte MAC 90–210 on Node 22,
+ *   and 7–25 on Node 24 (whose HMAC is slower and noisier here), where 2 runs in 12 stayed under
+ *   4.5 and the next run saw the leak.
  * The whole file takes a few seconds on Node 24 and Node 22.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { SecretSet, computeHmac, verifyHmac } from '@crypto-service/core';
+import { SECRET_SET_MINIMUM_BYTES, SecretSet, computeHmac, verifyHmac } from '@crypto-service/core';
 import { matchesAnyApiKey } from '../../src/auth/authenticator.ts';
 
 const THRESHOLD = 4.5;
 const CONTROL_THRESHOLD = 10 * THRESHOLD;
+/**
+ * The smallest difference of the class means that counts as a leak (ns): a few clock cycles, under
+ * the difference of a native early-exit comparison of the API key (see the header).
+ */
+const MIN_LEAK_NS = 1;
 const SAMPLES_PER_CLASS = 25_000;
 const WARMUP_CALLS = 5_000;
 /** Runs a constant-time function gets to stay under the threshold (a real leak fails them all). */
@@ -62,11 +84,18 @@ const MIN_PER_CLASS = 1000;
 
 type Class = 0 | 1;
 
+interface Crop {
+  /** Welch's t: negative when class 0 (a mismatch in the first byte) is the faster. */
+  t: number;
+  /** Difference of the class means, class 0 minus class 1 (ns). */
+  differenceNs: number;
+}
+
 interface Run {
+  /** Every crop that keeps enough of both classes, uncropped first. */
+  crops: Crop[];
   /** The largest |t| over all crops. */
   t: number;
-  /** That t with its sign: negative when class 0 (a mismatch in the first byte) is the faster. */
-  signedT: number;
   /**
    * Difference of the class means, class 0 minus class 1 (ns), and the smallest difference that
    * could have been detected (4.5 standard errors), under the median crop; uncropped when the
@@ -125,14 +154,14 @@ function measure<T>(operation: (input: T) => unknown, prepare: (c: Class, random
   assert.equal(matches, 0, 'every candidate must be a mismatch');
   const sorted = Float64Array.from(times).sort();
   const limitAt = (percentile: number) => sorted[Math.min(total - 1, Math.floor(percentile * total))] as number;
-  let signedT = 0;
+  const crops: Crop[] = [];
   for (const limit of [Infinity, ...CROP_PERCENTILES.map(limitAt)]) {
     const result = welch(times, classes, limit);
-    if (result.enough && Math.abs(result.t) > Math.abs(signedT)) signedT = result.t;
+    if (result.enough) crops.push({ t: result.t, differenceNs: result.difference });
   }
   const median = welch(times, classes, limitAt(0.5));
   const summary = median.enough ? median : welch(times, classes, Infinity);
-  return { t: Math.abs(signedT), signedT, differenceNs: summary.difference, detectableNs: THRESHOLD * summary.standardError };
+  return { crops, t: Math.max(...crops.map((crop) => Math.abs(crop.t))), differenceNs: summary.difference, detectableNs: THRESHOLD * summary.standardError };
 }
 
 /**
@@ -149,15 +178,32 @@ function mismatching(secret: Uint8Array, buffer = new Uint8Array(secret.length))
   };
 }
 
-const summary = (run: Run) => `|t| = ${run.t.toFixed(2)}; median crop: difference ${run.differenceNs.toFixed(1)} ns, detectable ${run.detectableNs.toFixed(1)} ns`;
+/**
+ * The crop of `run` that shows a leak, if any (the one with the largest |t|): the classes told
+ * apart (|t| above `threshold`) by at least MIN_LEAK_NS.
+ */
+function leakIn(run: Run, threshold: number): Crop | undefined {
+  let leak: Crop | undefined;
+  for (const crop of run.crops) {
+    if (Math.abs(crop.t) <= threshold || Math.abs(crop.differenceNs) < MIN_LEAK_NS) continue;
+    if (leak === undefined || Math.abs(crop.t) > Math.abs(leak.t)) leak = crop;
+  }
+  return leak;
+}
+
+function summary(run: Run, threshold: number): string {
+  const leak = leakIn(run, threshold);
+  const verdict = leak === undefined ? 'no crop past both limits' : `leak: t = ${leak.t.toFixed(2)}, difference ${leak.differenceNs.toFixed(1)} ns`;
+  return `|t| = ${run.t.toFixed(2)}; median crop: difference ${run.differenceNs.toFixed(1)} ns, detectable ${run.detectableNs.toFixed(1)} ns; ${verdict}`;
+}
 
 /** Up to `attempts` runs; `done` says when a run settles the question. Every run is reported. */
-function runs<T>(t: { diagnostic: (message: string) => void }, attempts: number, operation: (input: T) => unknown, prepare: (c: Class, random: number) => T, done: (run: Run) => boolean): Run[] {
+function runs<T>(t: { diagnostic: (message: string) => void }, attempts: number, threshold: number, operation: (input: T) => unknown, prepare: (c: Class, random: number) => T, done: (run: Run) => boolean): Run[] {
   const results: Run[] = [];
   for (let attempt = 0; attempt < attempts; attempt++) {
     const run = measure(operation, prepare);
     results.push(run);
-    t.diagnostic(`run ${attempt + 1}: ${summary(run)}`);
+    t.diagnostic(`run ${attempt + 1}: ${summary(run, threshold)}`);
     if (done(run)) break;
   }
   return results;
@@ -165,17 +211,18 @@ function runs<T>(t: { diagnostic: (message: string) => void }, attempts: number,
 
 /** Passes when any of up to ATTEMPTS runs shows no leak (a real leak shows in every run). */
 function assertConstantTime<T>(t: { diagnostic: (message: string) => void }, operation: (input: T) => unknown, prepare: (c: Class, random: number) => T): void {
-  const results = runs(t, ATTEMPTS, operation, prepare, (run) => run.t < THRESHOLD);
-  assert.ok(results.some((run) => run.t < THRESHOLD), `first-byte and last-byte mismatches are told apart in every run: ${results.map(summary).join('; ')}`);
+  const noLeak = (run: Run) => leakIn(run, THRESHOLD) === undefined;
+  const results = runs(t, ATTEMPTS, THRESHOLD, operation, prepare, noLeak);
+  assert.ok(results.some(noLeak), `first-byte and last-byte mismatches are told apart in every run: ${results.map((run) => summary(run, THRESHOLD)).join('; ')}`);
 }
 
 /** Passes when any of up to POWER_ATTEMPTS runs shows the leak above `threshold` (noise only lowers |t|). */
 function assertLeakSeen<T>(t: { diagnostic: (message: string) => void }, operation: (input: T) => unknown, prepare: (c: Class, random: number) => T, threshold: number): void {
-  const results = runs(t, POWER_ATTEMPTS, operation, prepare, (run) => run.t > threshold);
-  const clear = results.find((run) => run.t > threshold);
-  assert.ok(clear !== undefined, `the leak was not seen above ${threshold}: ${results.map(summary).join('; ')}`);
+  const results = runs(t, POWER_ATTEMPTS, threshold, operation, prepare, (run) => leakIn(run, threshold) !== undefined);
+  const clear = results.find((run) => leakIn(run, threshold) !== undefined);
+  assert.ok(clear !== undefined, `the leak was not seen above ${threshold}: ${results.map((run) => summary(run, threshold)).join('; ')}`);
   // And the right way round: a mismatch in the first byte is the faster class.
-  assert.ok(clear.signedT < 0, summary(clear));
+  assert.ok(leakIn(clear, threshold)!.t < 0, summary(clear, threshold));
 }
 
 /** An early-exit comparison: what the constant-time ones must not be. */
@@ -201,23 +248,52 @@ test('the harness has power where it matters: HMAC-SHA-512 verification with an 
   assertLeakSeen(t, (candidate: Uint8Array) => leakyEqual(computeHmac('sha512', key, data), candidate), mismatching(mac), THRESHOLD);
 });
 
-test('API-key comparison (authenticator): no difference between a mismatch in the first and in the last byte', (t) => {
-  // A 64-character key as an operator would make it (32 random bytes, hex), and a second key
-  // configured beside it (a rotation window): the candidate is compared with both.
-  const key = randomBytes(32).toString('hex');
-  const apiKeys = new SecretSet([Buffer.from(key, 'utf8'), Buffer.from(randomBytes(32).toString('hex'), 'utf8')]);
+/**
+ * API keys of the longest length the smallest SecretSet holds (SECRET_SET_MINIMUM_BYTES
+ * characters): the comparison runs over the same padded bytes as for a 64-character key, and an
+ * early-exit comparison would stop 255 bytes apart instead of 63, which is what gives the test its
+ * power (see the header). The second key stands for a rotation window: the candidate is compared
+ * with both.
+ */
+function apiKeyFixture() {
+  const newKey = () => randomBytes(SECRET_SET_MINIMUM_BYTES / 2).toString('hex');
+  const key = newKey();
+  const apiKeys = new SecretSet([Buffer.from(key, 'utf8'), Buffer.from(newKey(), 'utf8')]);
+  assert.equal(key.length, SECRET_SET_MINIMUM_BYTES);
   assert.equal(matchesAnyApiKey(key, apiKeys), true);
   // The candidate is a header value: a fresh string of printable ASCII for every measurement (a
   // flat string, read into UTF-8 the same way for both classes).
   const bytes = mismatching(Buffer.from(key, 'latin1'), Buffer.alloc(key.length));
-  const printable = (c: Class, random: number) => {
-    const candidate = bytes(c, random) as Buffer;
+  const candidate = (c: Class, random: number) => {
+    const candidateBytes = bytes(c, random) as Buffer;
     const at = c === 0 ? 0 : key.length - 1;
-    candidate[at] = 0x21 + ((candidate[at] as number) % 94);
-    if (candidate[at] === key.charCodeAt(at)) candidate[at] = candidate[at] === 0x21 ? 0x22 : 0x21;
-    return candidate.toString('latin1');
+    candidateBytes[at] = 0x21 + ((candidateBytes[at] as number) % 94);
+    if (candidateBytes[at] === key.charCodeAt(at)) candidateBytes[at] = candidateBytes[at] === 0x21 ? 0x22 : 0x21;
+    return candidateBytes.toString('latin1');
   };
-  assertConstantTime(t, (candidate: string) => matchesAnyApiKey(candidate, apiKeys), printable);
+  return { key, apiKeys, candidate };
+}
+
+test('the harness has power for API keys: the same padding with a native early-exit comparison (Buffer.equals) is flagged', (t) => {
+  // What SecretSet.matches would be with Buffer.equals (memcmp, which stops at the first
+  // difference) in place of timingSafeEqual: the subtlest plausible bug, a few nanoseconds.
+  const { key, candidate } = apiKeyFixture();
+  const padded = Buffer.alloc(4 + SECRET_SET_MINIMUM_BYTES);
+  padded.writeUInt32BE(key.length, 0);
+  padded.write(key, 4, 'latin1');
+  const scratch = Buffer.alloc(padded.length);
+  const leakyMatches = (presented: string) => {
+    scratch.writeUInt32BE(scratch.write(presented, 4, 'utf8'), 0);
+    const equal = scratch.equals(padded);
+    scratch.fill(0);
+    return equal;
+  };
+  assertLeakSeen(t, leakyMatches, candidate, THRESHOLD);
+});
+
+test('API-key comparison (authenticator): no difference between a mismatch in the first and in the last byte', (t) => {
+  const { apiKeys, candidate } = apiKeyFixture();
+  assertConstantTime(t, (presented: string) => matchesAnyApiKey(presented, apiKeys), candidate);
 });
 
 test('HMAC-SHA-512 verification (core): no difference between a mismatch in the first and in the last byte of the MAC', (t) => {
