@@ -31,7 +31,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { alternate, failures, type Generator, type RunResult, type Target } from './lib/alternate.ts';
+import { alternate, checkedGenerator, failures, type RunResult, type Target } from './lib/alternate.ts';
 import { describeMachine, loadAverage } from './lib/machine.ts';
 import { benchApiKey, REPO_ROOT, startBareServer, startProductionServer, type ServerProcess } from './lib/server-process.ts';
 import { formatCount, formatRatio, markdownTable, median, print } from './lib/stats.ts';
@@ -50,11 +50,9 @@ const { values: args } = parseArgs({
 });
 const WORKER_COUNTS = args.workers.split(',').map(Number);
 if (WORKER_COUNTS.some((count) => !Number.isInteger(count) || count < 1)) throw new Error(`--workers takes whole numbers ≥ 1, e.g. 1,2 (got ${args.workers})`);
-const GENERATOR = args.generator as Generator;
-if (GENERATOR !== 'autocannon' && GENERATOR !== 'light') throw new Error(`--generator must be autocannon or light (got ${args.generator})`);
 const CONNECTIONS = Number(args.connections);
 const PIPELINING = Number(args.pipelining);
-if (GENERATOR === 'light' && CONNECTIONS * PIPELINING < 200) throw new Error(`--generator light needs connections × pipelining ≥ 200 (it reads once a millisecond); got ${CONNECTIONS} × ${PIPELINING}`);
+const GENERATOR = checkedGenerator(args.generator, CONNECTIONS, PIPELINING);
 const ROUNDS = Math.max(3, Number(args.rounds));
 
 const git = (...gitArgs: string[]) => execFileSync('git', gitArgs, { cwd: REPO_ROOT, encoding: 'utf8' }).trim();

@@ -50,7 +50,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { hexToBytes, utf8ToBytes } from '../packages/core/src/codec.ts';
 import { mlDsaKeygen, mlDsaVerify } from '../packages/core/src/ml-dsa.ts';
 import { mlKemDecapsulate, mlKemKeygen } from '../packages/core/src/ml-kem.ts';
-import { alternate, checkOnce, failures, loadOnce, type RunResult, type Target } from './lib/alternate.ts';
+import { alternate, checkedGenerator, checkOnce, failures, loadOnce, type RunResult, type Target } from './lib/alternate.ts';
 import { summariseProfile } from './lib/cpu-profile.ts';
 import { describeMachine, loadAverage } from './lib/machine.ts';
 import { benchApiKey, processTree, startBareServer, startProductionServer, type ServerProcess } from './lib/server-process.ts';
@@ -80,11 +80,7 @@ const LOG_LEVEL = args['log-level'];
 const WORKERS = Number(args.workers);
 if (!Number.isInteger(WORKERS) || WORKERS < 1) throw new Error(`--workers must be a whole number ≥ 1 (got ${args.workers})`);
 const CLUSTER = WORKERS > 1;
-const GENERATOR = args.generator;
-if (GENERATOR !== 'autocannon' && GENERATOR !== 'light') throw new Error(`--generator must be autocannon or light (got ${GENERATOR})`);
-// The light generator reads its sockets once a millisecond, so at most connections × pipelining
-// requests are answered per millisecond: keep that well above what any server here can serve.
-if (GENERATOR === 'light' && CONNECTIONS * PIPELINING < 200) throw new Error(`--generator light needs connections × pipelining ≥ 200 (it reads once a millisecond); got ${CONNECTIONS} × ${PIPELINING}`);
+const GENERATOR = checkedGenerator(args.generator, CONNECTIONS, PIPELINING);
 const GENERATOR_NAME = GENERATOR === 'light' ? 'the light load generator (bench/lib/light-load.ts)' : 'autocannon';
 if (CLUSTER && args['cpu-prof'] !== undefined) throw new Error('--cpu-prof profiles one production process and the bare one: leave out --workers');
 

@@ -28,7 +28,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { checkOnce, loadOnce, type Target } from './lib/alternate.ts';
+import { checkedGenerator, checkOnce, loadOnce, type Target } from './lib/alternate.ts';
 import { describeMachine, loadAverage } from './lib/machine.ts';
 import { benchApiKey, processTree, startBareServer, startProductionServer, type ServerProcess } from './lib/server-process.ts';
 import { formatCount, markdownTable, print } from './lib/stats.ts';
@@ -46,6 +46,9 @@ const { values: args } = parseArgs({
 });
 const WORKERS = Number(args.workers);
 if (!Number.isInteger(WORKERS) || WORKERS < 1) throw new Error(`--workers takes a whole number ≥ 1 (got ${args.workers})`);
+const CONNECTIONS = Number(args.connections);
+const PIPELINING = Number(args.pipelining);
+const GENERATOR = checkedGenerator('light', CONNECTIONS, PIPELINING);
 const FREQUENCY = Number(args.frequency);
 const DURATION = Number(args.duration);
 const TOP = Number(args.top);
@@ -114,7 +117,7 @@ function readSamples(dataFile: string, weight: number): { profile: Profile; mega
 
 async function measure(server: ServerProcess, target: Target, workDirectory: string): Promise<Measured> {
   await checkOnce(target);
-  await loadOnce(target, Number(args.connections), Number(args.warmup), Number(args.pipelining), 'light');
+  await loadOnce(target, CONNECTIONS, Number(args.warmup), PIPELINING, GENERATOR);
   const dataFile = join(workDirectory, `${server.name}.data`);
   const pids = processTree(server.child.pid ?? 0);
   const recorder = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', String(FREQUENCY), '-g', '-p', pids.join(','), '-o', dataFile, '--', 'sleep', String(DURATION)], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -123,7 +126,7 @@ async function measure(server: ServerProcess, target: Target, workDirectory: str
   const recorded = new Promise<number | null>((resolve) => recorder.once('exit', resolve));
   // The load runs as long as perf records; both start now, so the sampled window and the counted
   // answers cover the same stretch within a few milliseconds.
-  const result = await loadOnce(target, Number(args.connections), DURATION, Number(args.pipelining), 'light');
+  const result = await loadOnce(target, CONNECTIONS, DURATION, PIPELINING, GENERATOR);
   // perf refuses to sample another process when kernel.perf_event_paranoid forbids it (not as root).
   if ((await recorded) !== 0) throw new Error(`perf record failed for ${server.name}: ${complaint.trim() || 'no message'}`);
   const { profile, megamorphicCallers } = readSamples(dataFile, 1e6 / FREQUENCY / result.answers);

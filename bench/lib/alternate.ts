@@ -37,6 +37,17 @@ export interface RunResult extends LoadResult {
  */
 export type Generator = 'autocannon' | 'light';
 
+/**
+ * A script's --generator, checked against its --connections and --pipelining. The light generator
+ * reads its sockets once a millisecond, so at most connections × pipelining requests are answered
+ * per millisecond: that must stay well above what any server here can serve.
+ */
+export function checkedGenerator(name: string, connections: number, pipelining: number): Generator {
+  if (name !== 'autocannon' && name !== 'light') throw new Error(`--generator must be autocannon or light (got ${name})`);
+  if (name === 'light' && connections * pipelining < 200) throw new Error(`--generator light needs connections × pipelining ≥ 200 (it reads once a millisecond); got ${connections} × ${pipelining}`);
+  return name;
+}
+
 export interface AlternateOptions {
   connections: number;
   generator?: Generator;
