@@ -277,8 +277,8 @@ function apiKeyFixture() {
 test('the harness has power for API keys: the same padding with a native early-exit comparison (Buffer.equals) is flagged', (t) => {
   // What SecretSet.matches would be with Buffer.equals (memcmp, which stops at the first
   // difference) in place of timingSafeEqual: the subtlest plausible bug, a few nanoseconds.
-  const { key, candidate } = apiKeyFixture();
-  const padded = Buffer.alloc(4 + SECRET_SET_MINIMUM_BYTES);
+  const { key, apiKeys, candidate } = apiKeyFixture();
+  const padded = Buffer.alloc(apiKeys.paddedBytes);
   padded.writeUInt32BE(key.length, 0);
   padded.write(key, 4, 'latin1');
   const scratch = Buffer.alloc(padded.length);
