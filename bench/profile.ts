@@ -56,6 +56,8 @@ const TOP = Number(args.top);
 /** V8's slow paths: the runtime (C++ called from generated code), generic ICs, migrations. */
 const SLOW_PATH = /Runtime_|Megamorphic|MigrateToMap|FeedbackNexus|TransitionsAccessor|LookupIterator|UpdateDescriptorForValue|Deoptimiz/;
 const MEGAMORPHIC_IC = /Builtins_(Keyed)?(Load|Store)IC_Megamorphic/;
+/** The widest name a table row shows. */
+const MAX_LABEL = 110;
 
 function requirePerf(): void {
   try {
@@ -143,9 +145,14 @@ function comparison(title: string, bare: Profile, production: Profile, rows: num
   const difference = (key: string) => (production.get(key) ?? 0) - (bare.get(key) ?? 0);
   const keys = [...new Set([...bare.keys(), ...production.keys()])].filter(filter).sort((a, b) => difference(b) - difference(a));
   const us = (value: number | undefined) => (value ?? 0).toFixed(3);
+  // Some C++ symbols (V8's templates) run to hundreds of characters and would widen the whole table.
+  const label = (key: string) => {
+    const text = key.replace('\t', '  ');
+    return text.length > MAX_LABEL ? `${text.slice(0, MAX_LABEL - 1)}…` : text;
+  };
   return markdownTable(
     [title, 'bare µs/request', 'production µs/request', 'difference'],
-    keys.slice(0, rows).map((key) => [key.replace('\t', '  '), us(bare.get(key)), us(production.get(key)), `${difference(key) >= 0 ? '+' : ''}${us(difference(key))}`]),
+    keys.slice(0, rows).map((key) => [label(key), us(bare.get(key)), us(production.get(key)), `${difference(key) >= 0 ? '+' : ''}${us(difference(key))}`]),
   );
 }
 
@@ -158,7 +165,7 @@ const workDirectory = mkdtempSync(join(tmpdir(), 'crypto-service-profile-'));
 const nodeArgs = ['--perf-basic-prof-only-functions', '--no-logfile-per-isolate', `--logfile=${join(workDirectory, 'v8.log')}`];
 
 print(`# Profile: production against bare Fastify, per request, by perf\n\n${describeMachine()}`);
-print(`- the light load generator, ${args.connections} connections × ${args.pipelining} pipelined, ${args.warmup} s warm-up, ${DURATION} s recorded per server; POST /v2/hash (SHA-256 of 64 B); ${WORKERS === 1 ? 'one process each' : `WORKERS=${WORKERS} and bare-${WORKERS}`}`);
+print(`- the light load generator, ${CONNECTIONS} connections × ${PIPELINING} pipelined, ${args.warmup} s warm-up, ${DURATION} s recorded per server; POST /v2/hash (SHA-256 of 64 B); ${WORKERS === 1 ? 'one process each' : `WORKERS=${WORKERS} and bare-${WORKERS}`}`);
 print(`- perf record -e cpu-clock -F ${FREQUENCY} -g on the server's processes (a cluster's primary and workers together)\n`);
 
 const servers: ServerProcess[] = [];
