@@ -598,7 +598,22 @@ describe('cluster mode, real processes', () => {
   });
 
   test('SIGTERM while the workers are still starting: they stop, the primary exits 0', TIMEOUT, async (t) => {
-    const server = new ServerProcess({ WORKERS: '2', PORT: String(await freePort()) });
+    // The workers' rate-limit store is a "Redis" that accepts connections and never answers, so
+    // each worker waits for its start-up check (2 s, the Redis connect timeout) before it listens.
+    // Without it the workers could be listening, and the cluster ready, within a few hundred ms of
+    // the forks: a test process that stalled that long would signal too late.
+    const redisSockets = new Set<net.Socket>();
+    const frozenRedis = net.createServer((socket) => {
+      redisSockets.add(socket.on('error', () => {}));
+    });
+    frozenRedis.listen(0, '127.0.0.1');
+    await once(frozenRedis, 'listening');
+    t.after(() => {
+      for (const socket of redisSockets) socket.destroy();
+      frozenRedis.close();
+    });
+    const redisPort = (frozenRedis.address() as net.AddressInfo).port;
+    const server = new ServerProcess({ WORKERS: '2', PORT: String(await freePort()), REDIS_URL: `redis://127.0.0.1:${redisPort}` });
     t.after(() => killTree(server));
     await server.waitForLogs(isWorkerStarted, 2, CLUSTER_READY_MS);
     server.signal('SIGTERM');
