@@ -22,9 +22,9 @@
  *
  * Servers, the production ones as bench/lib/server-process.ts starts them (productionEnv), on
  * /v2/hash of 64 bytes as in bench/load.ts's hash scenario: `base-W` and `this-W` for each W of
- * --workers, and `bare-1` (bench/bare-server.ts of this tree, one process). Reported: each server's median req/s and CPU
- * per request, its ratio to bare-1 round by round, and for each W this/base in req/s and in CPU
- * per request (medians of the rounds' ratios, with their range).
+ * --workers, and `bare-1` (bench/bare-server.ts of this tree, one process). Reported: each
+ * server's median req/s and CPU per request, its ratio to bare-1 round by round, and for each W
+ * this/base in req/s and in CPU per request (medians of the rounds' ratios, with their range).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';

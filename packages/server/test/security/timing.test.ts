@@ -56,10 +56,10 @@
  *   the wrong reason. For the few nanoseconds of Buffer.equals, noise has also turned the sign: one
  *   CI run on Node 22 saw the first-byte class 4.5 ns *slower* (|t| 7.5) in its first run, which
  *   the test then took as its verdict and failed; such a run now counts as one that did not see
- *   the leak, and the next is made. Observed on a 2-core machine at
- *   load 10–14: |t| in the thousands for 4 KiB every time; for the 64-byte MAC 90–210 on Node 22,
- *   and 7–25 on Node 24 (whose HMAC is slower and noisier here), where 2 runs in 12 stayed under
- *   4.5 and the next run saw the leak.
+ *   the leak, and the next is made. Observed on a 2-core machine at load 10–14: |t| in the
+ *   thousands for 4 KiB every time; for the 64-byte MAC 90–210 on Node 22, and 7–25 on Node 24
+ *   (whose HMAC is slower and noisier here), where 2 runs in 12 stayed under 4.5 and the next run
+ *   saw the leak.
  * The whole file takes a few seconds on Node 24 and Node 22.
  */
 import { test } from 'node:test';
@@ -204,8 +204,8 @@ function leakIn(run: Run, threshold: number, firstFaster = false): Crop | undefi
 
 function summary(run: Run, threshold: number, firstFaster = false): string {
   const leak = leakIn(run, threshold, firstFaster);
-  const what = firstFaster ? 'early exit (first-byte class faster)' : 'crop';
-  const verdict = leak === undefined ? `no ${what} past both limits` : `${firstFaster ? 'early exit' : 'leak'}: t = ${leak.t.toFixed(2)}, difference ${leak.differenceNs.toFixed(1)} ns`;
+  const name = firstFaster ? 'early exit' : 'leak';
+  const verdict = leak === undefined ? `no ${name} past both limits` : `${name}: t = ${leak.t.toFixed(2)}, difference ${leak.differenceNs.toFixed(1)} ns`;
   return `|t| = ${run.t.toFixed(2)}; median crop: difference ${run.differenceNs.toFixed(1)} ns, detectable ${run.detectableNs.toFixed(1)} ns; ${verdict}`;
 }
 
