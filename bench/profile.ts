@@ -10,7 +10,11 @@
  * Printed: the time per request by binary (DSO); the symbols whose time per request differs most;
  * V8's slow paths (its runtime functions, megamorphic inline caches, object migrations), which in
  * steady state should cost next to nothing, and which JavaScript functions the megamorphic caches
- * were entered from. Profiles like these found two slow paths in docs/performance.md: the
+ * were entered from; and each JavaScript function's inclusive time (itself and everything it
+ * called, as far as perf's call chains show it). Read the inclusive table by differences: Fastify
+ * runs a stage's hooks as a chain of callbacks, each hook calling the next through its `done`, so
+ * a hook's inclusive time holds every hook after it and what they lead to (the response's write,
+ * for an onSend hook); one hook's own share is its figure less the next one's. Profiles like these found two slow paths in docs/performance.md: the
  * async-context swap (thirteenth pass) and process.nextTick building its tick objects through V8's
  * runtime, in a bare server that had loaded production's modules (fifteenth).
  *
@@ -78,6 +82,8 @@ interface Measured {
   profile: Profile;
   /** µs per request spent in megamorphic inline caches, by the JavaScript function that entered them. */
   megamorphicCallers: Profile;
+  /** µs per request spent in each JavaScript function and everything it called (its callbacks included). */
+  inclusive: Profile;
 }
 
 /**
@@ -96,10 +102,11 @@ function add(map: Profile, key: string, value: number): void {
  * Reads `perf script` output: one block per sample, the leaf frame first. Each sample counts
  * `weight`: its µs of CPU (1e6 / frequency) divided by the requests answered while recording.
  */
-function readSamples(dataFile: string, weight: number): { profile: Profile; megamorphicCallers: Profile } {
+function readSamples(dataFile: string, weight: number): { profile: Profile; megamorphicCallers: Profile; inclusive: Profile } {
   const script = execFileSync('perf', ['script', '-i', dataFile, '-F', 'ip,sym,dso'], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
   const profile: Profile = new Map();
   const megamorphicCallers: Profile = new Map();
+  const inclusive: Profile = new Map();
   for (const block of script.split('\n\n')) {
     const frames = block
       .split('\n')
@@ -113,8 +120,11 @@ function readSamples(dataFile: string, weight: number): { profile: Profile; mega
       const caller = frames.find((frame) => frame.symbol.startsWith('JS:'));
       add(megamorphicCallers, caller === undefined ? '(no JavaScript caller)' : normalise('', caller.symbol).trim(), weight);
     }
+    // A function that recurses (or appears twice through a callback) counts once per sample.
+    const onStack = new Set(frames.filter((frame) => frame.symbol.startsWith('JS:')).map((frame) => normalise('', frame.symbol).trim()));
+    for (const name of onStack) add(inclusive, name, weight);
   }
-  return { profile, megamorphicCallers };
+  return { profile, megamorphicCallers, inclusive };
 }
 
 async function measure(server: ServerProcess, target: Target, workDirectory: string): Promise<Measured> {
@@ -131,8 +141,8 @@ async function measure(server: ServerProcess, target: Target, workDirectory: str
   const result = await loadOnce(target, CONNECTIONS, DURATION, PIPELINING, GENERATOR);
   // perf refuses to sample another process when kernel.perf_event_paranoid forbids it (not as root).
   if ((await recorded) !== 0) throw new Error(`perf record failed for ${server.name}: ${complaint.trim() || 'no message'}`);
-  const { profile, megamorphicCallers } = readSamples(dataFile, 1e6 / FREQUENCY / result.answers);
-  return { name: server.name, requestsPerSecond: result.requestsPerSecond, serverCpuUsPerRequest: result.serverCpuUsPerRequest, profile, megamorphicCallers };
+  const { profile, megamorphicCallers, inclusive } = readSamples(dataFile, 1e6 / FREQUENCY / result.answers);
+  return { name: server.name, requestsPerSecond: result.requestsPerSecond, serverCpuUsPerRequest: result.serverCpuUsPerRequest, profile, megamorphicCallers, inclusive };
 }
 
 function sumBy(profile: Profile, keyOf: (key: string) => string): Profile {
@@ -196,4 +206,6 @@ print(`${comparison('Binary', sumBy(bareRun.profile, binaryOf), sumBy(production
 print(`${comparison(`Symbol (the ${TOP} that differ most)`, bareRun.profile, productionRun.profile, TOP)}\n`);
 print(`${comparison("V8's slow paths", bareRun.profile, productionRun.profile, TOP, (key) => SLOW_PATH.test(key))}\n`);
 print(`${comparison('Megamorphic inline caches, by the JavaScript function that entered them', bareRun.megamorphicCallers, productionRun.megamorphicCallers, TOP)}\n`);
+print(`${comparison('JavaScript function, inclusive (itself and all it called; callees V8 inlined count as its own)', bareRun.inclusive, productionRun.inclusive, TOP)}\n`);
+print("- a hook's inclusive time holds the hooks after it, which it calls through `done`: a hook's own share is the difference from the next");
 print(`- load average (1/5/15 min) at the end: ${loadAverage()}`);
