@@ -11,6 +11,7 @@
  *   node bench/load.ts --cpu-prof /tmp/prof              one profiled run of each server, summarised
  *   node bench/load.ts --workers 2 --generator light --pipelining 32 --scenarios hash
  *                                                        the cluster, loaded by lib/light-load.ts
+ *   node bench/load.ts --scenarios hash --launches 3     three processes of each server, averaged
  *
  * Production: packages/server/src/server.ts as a child process with NODE_ENV=production,
  * CRYPTO_API_KEY set (every request sends x-api-key), LOG_LEVEL=warn unless --log-level says
@@ -36,6 +37,12 @@
  * stretch of the shared machine hits both. Ratios are taken round by round and their median is
  * reported. Every figure includes the load generator competing for the same two cores.
  *
+ * --launches N starts every server N times and drives all the copies in the same alternation; a
+ * round's figure for a server is the mean over its copies. Two launches of the same code differ by
+ * up to 11 % in CPU per request here (docs/performance.md, eighteenth pass: where V8 puts things,
+ * what it compiled first), and a ratio from one launch of each server carries that difference.
+ * Each copy's own medians are printed too.
+ *
  * Besides requests/s, each run records the server's CPU time per request (every thread of the
  * process and of its descendants, from /proc, so a cluster's workers count): other processes on a
  * shared box move throughput a lot and CPU per request little, so the CPU ratio is the steadier
@@ -50,7 +57,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { hexToBytes, utf8ToBytes } from '../packages/core/src/codec.ts';
 import { mlDsaKeygen, mlDsaVerify } from '../packages/core/src/ml-dsa.ts';
 import { mlKemDecapsulate, mlKemKeygen } from '../packages/core/src/ml-kem.ts';
-import { alternate, checkedGenerator, checkOnce, failures, loadOnce, type RunResult, type Target } from './lib/alternate.ts';
+import { alternate, checkedGenerator, checkOnce, failures, loadOnce, meanOfLaunches, type RunResult, type Target } from './lib/alternate.ts';
 import { summariseProfile } from './lib/cpu-profile.ts';
 import { describeMachine, loadAverage } from './lib/machine.ts';
 import { benchApiKey, processTree, startBareServer, startProductionServer, type ServerProcess } from './lib/server-process.ts';
@@ -68,6 +75,7 @@ const { values: args } = parseArgs({
     workers: { type: 'string', default: '1' },
     'cpu-prof': { type: 'string' },
     generator: { type: 'string', default: 'autocannon' },
+    launches: { type: 'string', default: '1' },
   },
 });
 const CONNECTIONS = Number(args.connections);
@@ -83,6 +91,9 @@ const CLUSTER = WORKERS > 1;
 const GENERATOR = checkedGenerator(args.generator, CONNECTIONS, PIPELINING);
 const GENERATOR_NAME = GENERATOR === 'light' ? 'the light load generator (bench/lib/light-load.ts)' : 'autocannon';
 if (CLUSTER && args['cpu-prof'] !== undefined) throw new Error('--cpu-prof profiles one production process and the bare one: leave out --workers');
+const LAUNCHES = Number(args.launches);
+if (!Number.isInteger(LAUNCHES) || LAUNCHES < 1) throw new Error(`--launches must be a whole number ≥ 1 (got ${args.launches})`);
+if (LAUNCHES > 1 && args['cpu-prof'] !== undefined) throw new Error('--cpu-prof profiles one launch of each server: leave out --launches');
 
 interface Scenario {
   name: string;
@@ -168,7 +179,7 @@ const PAIRS: [string, string][] = CLUSTER
   : [['production', 'bare']];
 
 print(`# Load: production pipeline vs bare Fastify${CLUSTER ? `, and a WORKERS=${WORKERS} cluster` : ''}\n\n${describeMachine()}`);
-print(`- ${GENERATOR_NAME} in this process, ${CONNECTIONS} connections${PIPELINING > 1 ? ` with ${PIPELINING} requests pipelined on each` : ''}, ${DURATION} s per run, ${WARMUP} s warm-up per server and scenario, ${ROUNDS} alternating rounds`);
+print(`- ${GENERATOR_NAME} in this process, ${CONNECTIONS} connections${PIPELINING > 1 ? ` with ${PIPELINING} requests pipelined on each` : ''}, ${DURATION} s per run, ${WARMUP} s warm-up per server and scenario, ${ROUNDS} alternating rounds${LAUNCHES > 1 ? `; every server launched ${LAUNCHES} times (name#1…#${LAUNCHES}), a round's figure the mean over the launches` : ''}`);
 print(`- production: NODE_ENV=production, CRYPTO_API_KEY set, LOG_LEVEL=${LOG_LEVEL}, RATE_LIMIT_MAX=10000000${CLUSTER ? `, WORKERS=1 (prod-1) and WORKERS=${WORKERS} (prod-${WORKERS})` : ''}; bare: bench/bare-server.ts${CLUSTER ? `, one process (bare-1) and BARE_WORKERS=${WORKERS} (bare-${WORKERS})` : ''}\n`);
 
 const profileRoot = args['cpu-prof'] === undefined ? undefined : resolve(args['cpu-prof']);
@@ -180,11 +191,14 @@ function profileArgs(name: string): string[] {
   return ['--cpu-prof', `--cpu-prof-dir=${dir}`];
 }
 
-async function start(spec: ServerSpec): Promise<ServerProcess> {
+/** The names of a server's launches: its own name alone, or name#1, name#2, … with --launches. */
+const launchesOf = (spec: ServerSpec): string[] => (LAUNCHES === 1 ? [spec.name] : Array.from({ length: LAUNCHES }, (_, i) => `${spec.name}#${i + 1}`));
+
+async function start(spec: ServerSpec, name: string): Promise<ServerProcess> {
   if (!spec.bare) {
-    return startProductionServer({ name: spec.name, apiKey, logLevel: LOG_LEVEL, extra: { WORKERS: String(spec.workers) }, nodeArgs: profileArgs(spec.name) });
+    return startProductionServer({ name, apiKey, logLevel: LOG_LEVEL, extra: { WORKERS: String(spec.workers) }, nodeArgs: profileArgs(name) });
   }
-  return startBareServer({ name: spec.name, workers: spec.workers, nodeArgs: profileArgs(spec.name) });
+  return startBareServer({ name, workers: spec.workers, nodeArgs: profileArgs(name) });
 }
 
 /**
@@ -193,29 +207,38 @@ async function start(spec: ServerSpec): Promise<ServerProcess> {
  * WORKERS setting that did not take effect shows in the output.
  */
 async function describeProcesses(server: ServerProcess, spec: ServerSpec): Promise<string> {
+  const name = server.name;
   const pid = server.child.pid as number;
   const deadline = Date.now() + 15_000;
   while (spec.workers > 1 && processTree(pid).length < spec.workers + 1 && Date.now() < deadline) await sleep(200);
   const count = processTree(pid).length;
-  const note = spec.workers > 1 && count < spec.workers + 1 ? ` — fewer than a primary and ${spec.workers} workers: WORKERS=${spec.workers} did not take effect, so ${spec.name} measures what did start` : '';
-  return `- ${spec.name}: ${count} process${count === 1 ? '' : 'es'} (pid ${pid}${count > 1 ? ` and its children ${processTree(pid).slice(1).join(', ')}` : ''})${note}`;
+  const note = spec.workers > 1 && count < spec.workers + 1 ? ` — fewer than a primary and ${spec.workers} workers: WORKERS=${spec.workers} did not take effect, so ${name} measures what did start` : '';
+  return `- ${name}: ${count} process${count === 1 ? '' : 'es'} (pid ${pid}${count > 1 ? ` and its children ${processTree(pid).slice(1).join(', ')}` : ''})${note}`;
 }
 
+/** Every launch of every server, by launch name; launched in turns (each server's first, then each one's second, …). */
 const servers = new Map<string, ServerProcess>();
 try {
-  for (const spec of SERVERS) servers.set(spec.name, await start(spec));
+  for (let launch = 0; launch < LAUNCHES; launch++) {
+    for (const spec of SERVERS) {
+      const name = launchesOf(spec)[launch] as string;
+      servers.set(name, await start(spec, name));
+    }
+  }
 } catch (error) {
   await Promise.all([...servers.values()].map((server) => server.stop()));
   throw error;
 }
 if (CLUSTER) {
-  for (const spec of SERVERS) print(await describeProcesses(servers.get(spec.name) as ServerProcess, spec));
+  for (const spec of SERVERS) {
+    for (const name of launchesOf(spec)) print(await describeProcesses(servers.get(name) as ServerProcess, spec));
+  }
   print('');
 }
 
-const target = (spec: ServerSpec, scenario: Scenario): Target => {
-  const server = servers.get(spec.name) as ServerProcess;
-  return { name: spec.name, url: `${server.url}${spec.bare ? scenario.barePath : scenario.productionPath}`, headers, body: JSON.stringify(scenario.body), pid: server.child.pid };
+const target = (spec: ServerSpec, scenario: Scenario, name = spec.name): Target => {
+  const server = servers.get(name) as ServerProcess;
+  return { name, url: `${server.url}${spec.bare ? scenario.barePath : scenario.productionPath}`, headers, body: JSON.stringify(scenario.body), pid: server.child.pid };
 };
 
 if (profileRoot !== undefined) {
@@ -240,14 +263,18 @@ if (profileRoot !== undefined) {
 
 interface Row {
   scenario: Scenario;
-  /** Per server name, one result per round. */
+  /** Per server name, one result per round (with --launches, the mean over the launches). */
   results: Map<string, RunResult[]>;
+  /** Per launch name, one result per round. */
+  launches: Map<string, RunResult[]>;
 }
 const rows: Row[] = [];
 
 try {
   for (const scenario of scenarios) {
-    const targets = SERVERS.map((spec) => target(spec, scenario));
+    // Launches in turns, as they were started (P#1 B#1 P#2 B#2 …): each copy of one server runs
+    // beside a copy of the other.
+    const targets = Array.from({ length: LAUNCHES }, (_, launch) => SERVERS.map((spec) => target(spec, scenario, launchesOf(spec)[launch]))).flat();
     for (const each of targets) {
       const answer = JSON.parse(await checkOnce(each)) as { data: unknown };
       await scenario.check?.(answer.data);
@@ -261,7 +288,11 @@ try {
       rounds: ROUNDS,
       onRun: (run, round, result) => print(`${scenario.name} round ${round + 1}, ${run.name}: ${formatCount(result.requestsPerSecond)} req/s, p50 ${formatMs(result.latency.p50)}, p99 ${formatMs(result.latency.p99)}, server CPU ${formatMs(result.serverCpuUsPerRequest / 1000)}/request${failures(result) > 0 ? `, ${failures(result)} non-2xx answers or errors!` : ''}`),
     });
-    rows.push({ scenario, results });
+    const perServer = new Map(SERVERS.map((spec) => {
+      const launchRuns = launchesOf(spec).map((name) => results.get(name) ?? []);
+      return [spec.name, Array.from({ length: ROUNDS }, (_, round) => meanOfLaunches(launchRuns.map((runs) => runs[round] as RunResult)))];
+    }));
+    rows.push({ scenario, results: perServer, launches: results });
   }
 } finally {
   await Promise.all([...servers.values()].map((server) => server.stop()));
@@ -302,6 +333,15 @@ print(markdownTable(
     ...PAIRS.map((pair) => range(cpuRatios(row, pair))),
   ]),
 ));
+if (LAUNCHES > 1) {
+  // How far the copies of one server differ: the spread that averaging over launches takes out of the ratios.
+  const launchNames = SERVERS.flatMap(launchesOf);
+  print(`\nEach launch on its own (medians of its ${ROUNDS} rounds: req/s, CPU per request):\n`);
+  print(markdownTable(
+    ['Route', ...launchNames],
+    rows.map((row) => [route(row), ...launchNames.map((name) => `${formatCount(rps(row.launches.get(name) ?? []))}, ${cpu(row.launches.get(name) ?? [])}`)]),
+  ));
+}
 if (CLUSTER) {
   print(`\n- the issue's target: prod-${WORKERS} serves at least 1.3× bare-1 on a 2-core machine (first ratio column); here the load generator shares the cores`);
   print(`- bare-${WORKERS}/bare-1 (last ratio column) is what ${WORKERS} processes of the same cost could serve here: the measured ceiling, for a pipeline that cost nothing`);

@@ -105,3 +105,40 @@ export async function alternate(targets: Target[], options: AlternateOptions): P
   }
   return results;
 }
+
+/**
+ * One round of a server launched several times (bench/load.ts --launches): every launch's run of
+ * that round combined as one. Rates, CPU per request and latency percentiles are the launches'
+ * means; counts are summed; the maximum latency is the largest.
+ */
+export function meanOfLaunches(runs: readonly RunResult[]): RunResult {
+  const [first] = runs;
+  if (first === undefined) throw new Error('no runs to combine');
+  if (runs.length === 1) return first;
+  const sum = (value: (run: RunResult) => number) => runs.reduce((total, run) => total + value(run), 0);
+  const mean = (value: (run: RunResult) => number) => sum(value) / runs.length;
+  const statusCounts: Record<string, number> = {};
+  for (const run of runs) {
+    for (const [status, count] of Object.entries(run.statusCounts)) statusCounts[status] = (statusCounts[status] ?? 0) + count;
+  }
+  return {
+    requestsPerSecond: mean((run) => run.requestsPerSecond),
+    answersPerSecond: mean((run) => run.answersPerSecond),
+    answers: sum((run) => run.answers),
+    latency: {
+      count: sum((run) => run.latency.count),
+      p50: mean((run) => run.latency.p50),
+      p90: mean((run) => run.latency.p90),
+      p99: mean((run) => run.latency.p99),
+      max: Math.max(...runs.map((run) => run.latency.max)),
+    },
+    statusCounts,
+    errors: sum((run) => run.errors),
+    timeouts: sum((run) => run.timeouts),
+    durationSeconds: mean((run) => run.durationSeconds),
+    generatorCpuUs: sum((run) => run.generatorCpuUs),
+    serverCpuUsPerRequest: mean((run) => run.serverCpuUsPerRequest),
+    primaryCpuUsPerRequest: mean((run) => run.primaryCpuUsPerRequest),
+    generatorCpuUsPerRequest: mean((run) => run.generatorCpuUsPerRequest),
+  };
+}
