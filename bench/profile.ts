@@ -14,9 +14,11 @@
  * called, as far as perf's call chains show it). Read the inclusive table by differences: Fastify
  * runs a stage's hooks as a chain of callbacks, each hook calling the next through its `done`, so
  * a hook's inclusive time holds every hook after it and what they lead to (the response's write,
- * for an onSend hook); one hook's own share is its figure less the next one's. Profiles like these found two slow paths in docs/performance.md: the
- * async-context swap (thirteenth pass) and process.nextTick building its tick objects through V8's
- * runtime, in a bare server that had loaded production's modules (fifteenth).
+ * for an onSend hook); one hook's own share is its figure less the next one's.
+ *
+ * Profiles like these found two slow paths in docs/performance.md: the async-context swap
+ * (thirteenth pass) and process.nextTick building its tick objects through V8's runtime, in a bare
+ * server that had loaded production's modules (fifteenth).
  *
  * Why not bench/load.ts --cpu-prof: V8's profiler sees the main thread's JavaScript and names the
  * rest "(program)" or "(garbage collector)"; half of a small request's time is outside JavaScript.
