@@ -9,7 +9,7 @@
  * constant-time one cannot tell them apart. Functions under test, called directly in this process:
  * - the API-key comparison of the authenticator (matchesAnyApiKey: the candidate padded to a fixed
  *   size, then compared in constant time with every configured key padded the same way), with keys
- *   of 256 characters (below);
+ *   of 1024 characters (below);
  * - HMAC verification from core (verifyHmac, HMAC-SHA-512: a 64-byte MAC compared in constant time).
  *
  * What counts as a leak, and why:
@@ -17,22 +17,27 @@
  *   and |t| > 4.5 has a probability of about 7·10⁻⁶, so a value above it is not bad luck. The
  *   statistic is computed for 11 crops (none, and the 50th … 99.9th percentiles, as dudect does),
  *   which multiplies that small probability by at most 11.
- * - And the class means at least 1 ns apart in that crop (MIN_LEAK_NS): a few clock cycles. With
- *   |t| alone, the harness is sensitive enough to flag differences of a fraction of one cycle that
- *   are not early exits: on some machines and in some runs (more often on Node 22), the
- *   constant-time API-key comparison shows the first-byte class 0.1–0.8 ns faster at |t| up to 14,
- *   and did so in all 5 runs of one CI run (0.1–0.8 ns at |t| 5.5–14.6) after passing in every run
- *   before. Its cause is not known: it comes and goes between runs in one process, it showed once
- *   in writing the candidate into the padded buffer with no comparison at all, and it was no larger
- *   with 256-character keys than with 64. Once, in a Node 22 run, it reached 1.0 ns in one crop;
- *   the next run was clean.
- * - Keys of 256 characters, the longest the smallest padded size holds, so that the comparison runs
- *   over the same bytes as for a 64-character key, while an early exit would stop 255 bytes apart
- *   instead of 63. That is what lets the floor stand: the subtlest plausible bug, Buffer.equals
- *   (memcmp, which stops at the first difference in steps of 16–32 bytes) in place of
- *   timingSafeEqual, differs by 1.4–7.5 ns in the crop that flags it (|t| 5–44); with 64-character
- *   keys it differed by 0.2–0.7 ns, as little as the artifact above, and the test could not tell
- *   the two apart.
+ * - And the class means far enough apart in that crop to be more than a few clock cycles: 1 ns
+ *   (MIN_LEAK_NS) for HMAC, 3 ns (API_KEY_MIN_LEAK_NS) for the API key. With |t| alone, the
+ *   harness is sensitive enough to flag differences of a fraction of one cycle that are not early
+ *   exits: on some machines and in some runs (more often on Node 22), the constant-time API-key
+ *   comparison shows the first-byte class 0.1–0.8 ns faster at |t| up to 14, and did so in all 5
+ *   runs of one CI run (0.1–0.8 ns at |t| 5.5–14.6) after passing in every run before; in a later
+ *   CI run on Node 24, 1.1–1.6 ns at |t| 11–20 in all 5 runs, past the 1 ns floor the API key then
+ *   had. Its cause is not known: it comes and goes between runs in one process, it showed once in
+ *   writing the candidate into the padded buffer with no comparison at all, and it was no larger
+ *   with 256-character keys than with 64. One suspect is removed: the inputs are made without a
+ *   branch on the class (a random branch just before the measured call leaves the class in the
+ *   branch predictor's history, which can shift the call's time by class with no difference in
+ *   the call itself).
+ * - Keys of 1024 characters, the longest a 1024-byte room holds: the same code as for keys of
+ *   43–64 characters (which get the smallest room, 256 bytes), over four times as many bytes, so
+ *   that an early exit would stop 1023 bytes apart. That is what lets the 3 ns floor stand above
+ *   the artifact: the subtlest plausible bug, Buffer.equals (memcmp, which stops at the first
+ *   difference in steps of 16–32 bytes) in place of timingSafeEqual, differs by 5–14 ns in the
+ *   crop that flags it (|t| 55–185, one core busy or not); with 256-character keys it differed by
+ *   1.2–2.8 ns here (1.4–7.5 ns elsewhere), too close to the artifact for any floor, and with 64
+ *   by 0.2–0.7 ns.
  *
  * Counts and noise:
  * - 25 000 measurements per class, one call each: enough for the controls below to stand out,
@@ -71,10 +76,16 @@ import { matchesAnyApiKey } from '../../src/auth/authenticator.ts';
 const THRESHOLD = 4.5;
 const CONTROL_THRESHOLD = 10 * THRESHOLD;
 /**
- * The smallest difference of the class means that counts as a leak (ns): a few clock cycles, under
- * the difference of a native early-exit comparison of the API key (see the header).
+ * The smallest difference of the class means that counts as a leak (ns): a few clock cycles, for
+ * HMAC verification and the 4 KiB control, whose early exits differ by dozens of nanoseconds and
+ * more.
  */
 const MIN_LEAK_NS = 1;
+/**
+ * The same for the API-key comparison: above the artifact (up to 1.6 ns, see the header), under
+ * what a native early exit over 1024-character keys differs by (5–14 ns).
+ */
+const API_KEY_MIN_LEAK_NS = 3;
 const SAMPLES_PER_CLASS = 25_000;
 const WARMUP_CALLS = 5_000;
 /** Runs a constant-time function gets to stay under the threshold (a real leak fails them all). */
@@ -175,69 +186,83 @@ function measure<T>(operation: (input: T) => unknown, prepare: (c: Class, random
 
 /**
  * Inputs of the two classes in one reused buffer: a copy of `secret` with one byte changed (to a
- * random other value), at index 0 for class 0 and at the last index for class 1.
+ * random other value), at index 0 for class 0 and at the last index for class 1. The index is
+ * computed without a branch on the class (class × last): a branch whose way is random sits in the
+ * branch predictor's history when the measured call starts, and could shift its time by class
+ * with no difference in the call itself (see the header).
  */
 function mismatching(secret: Uint8Array, buffer = new Uint8Array(secret.length)): (c: Class, random: number) => Uint8Array {
   const last = secret.length - 1;
   return (c, random) => {
     buffer.set(secret);
-    const at = c === 0 ? 0 : last;
+    const at = c * last;
     buffer[at] = ((secret[at] as number) + 1 + (random % 255)) & 0xff;
     return buffer;
   };
 }
 
-/**
- * The crop of `run` that shows a leak, if any (the one with the largest |t|): the classes told
- * apart (|t| above `threshold`) by at least MIN_LEAK_NS. With `firstFaster`, only a leak the way
- * an early exit makes one: the first-byte class faster (t < 0).
- */
-function leakIn(run: Run, threshold: number, firstFaster = false): Crop | undefined {
+/** What a run must show to count as a leak. */
+interface Rule {
+  /** |t| above this (dudect's 4.5, or ten times it for a control that leaks by microseconds). */
+  threshold: number;
+  /** The class means at least this far apart (ns). */
+  floorNs: number;
+  /** Only a leak the way an early exit makes one: the first-byte class faster (t < 0). */
+  firstFaster: boolean;
+}
+
+/** The crop of `run` that shows a leak under `rule`, if any (the one with the largest |t|). */
+function leakIn(run: Run, rule: Rule): Crop | undefined {
   let leak: Crop | undefined;
   for (const crop of run.crops) {
-    if (Math.abs(crop.t) <= threshold || Math.abs(crop.differenceNs) < MIN_LEAK_NS) continue;
-    if (firstFaster && crop.t >= 0) continue;
+    if (Math.abs(crop.t) <= rule.threshold || Math.abs(crop.differenceNs) < rule.floorNs) continue;
+    if (rule.firstFaster && crop.t >= 0) continue;
     if (leak === undefined || Math.abs(crop.t) > Math.abs(leak.t)) leak = crop;
   }
   return leak;
 }
 
-function summary(run: Run, threshold: number, firstFaster = false): string {
-  const leak = leakIn(run, threshold, firstFaster);
-  const name = firstFaster ? 'early exit' : 'leak';
-  const verdict = leak === undefined ? `no ${name} past both limits` : `${name}: t = ${leak.t.toFixed(2)}, difference ${leak.differenceNs.toFixed(1)} ns`;
+function summary(run: Run, rule: Rule): string {
+  const leak = leakIn(run, rule);
+  const name = rule.firstFaster ? 'early exit' : 'leak';
+  const verdict = leak === undefined ? `no ${name} past both limits (|t| ${rule.threshold}, ${rule.floorNs} ns)` : `${name}: t = ${leak.t.toFixed(2)}, difference ${leak.differenceNs.toFixed(1)} ns`;
   return `|t| = ${run.t.toFixed(2)}; median crop: difference ${run.differenceNs.toFixed(1)} ns, detectable ${run.detectableNs.toFixed(1)} ns; ${verdict}`;
 }
 
 /** Up to `attempts` runs; `done` says when a run settles the question. Every run is reported. */
-function runs<T>(t: { diagnostic: (message: string) => void }, attempts: number, threshold: number, operation: (input: T) => unknown, prepare: (c: Class, random: number) => T, done: (run: Run) => boolean, firstFaster = false): Run[] {
+function runs<T>(t: { diagnostic: (message: string) => void }, attempts: number, rule: Rule, operation: (input: T) => unknown, prepare: (c: Class, random: number) => T, done: (run: Run) => boolean): Run[] {
   const results: Run[] = [];
   for (let attempt = 0; attempt < attempts; attempt++) {
     const run = measure(operation, prepare);
     results.push(run);
-    t.diagnostic(`run ${attempt + 1}: ${summary(run, threshold, firstFaster)}`);
+    t.diagnostic(`run ${attempt + 1}: ${summary(run, rule)}`);
     if (done(run)) break;
   }
   return results;
 }
 
-/** Passes when any of up to ATTEMPTS runs shows no leak (a real leak shows in every run). */
-function assertConstantTime<T>(t: { diagnostic: (message: string) => void }, operation: (input: T) => unknown, prepare: (c: Class, random: number) => T): void {
-  const noLeak = (run: Run) => leakIn(run, THRESHOLD) === undefined;
-  const results = runs(t, ATTEMPTS, THRESHOLD, operation, prepare, noLeak);
-  assert.ok(results.some(noLeak), `first-byte and last-byte mismatches are told apart in every run: ${results.map((run) => summary(run, THRESHOLD)).join('; ')}`);
+/**
+ * Passes when any of up to ATTEMPTS runs shows no leak past |t| 4.5 and `floorNs` (a real leak
+ * shows in every run).
+ */
+function assertConstantTime<T>(t: { diagnostic: (message: string) => void }, operation: (input: T) => unknown, prepare: (c: Class, random: number) => T, floorNs: number): void {
+  const rule: Rule = { threshold: THRESHOLD, floorNs, firstFaster: false };
+  const noLeak = (run: Run) => leakIn(run, rule) === undefined;
+  const results = runs(t, ATTEMPTS, rule, operation, prepare, noLeak);
+  assert.ok(results.some(noLeak), `first-byte and last-byte mismatches are told apart in every run: ${results.map((run) => summary(run, rule)).join('; ')}`);
 }
 
 /**
- * Passes when any of up to POWER_ATTEMPTS runs shows the early exit above `threshold`, the right
- * way round: a mismatch in the first byte is the faster class. Noise only lowers |t| for a large
- * leak; for a few nanoseconds it can also flip it (see the header), and such a run counts as one
- * that did not see the leak.
+ * Passes when any of up to POWER_ATTEMPTS runs shows the early exit past `threshold` and
+ * `floorNs`, the right way round: a mismatch in the first byte is the faster class. Noise only
+ * lowers |t| for a large leak; for a few nanoseconds it can also flip it (see the header), and
+ * such a run counts as one that did not see the leak.
  */
-function assertLeakSeen<T>(t: { diagnostic: (message: string) => void }, operation: (input: T) => unknown, prepare: (c: Class, random: number) => T, threshold: number): void {
-  const seen = (run: Run) => leakIn(run, threshold, true) !== undefined;
-  const results = runs(t, POWER_ATTEMPTS, threshold, operation, prepare, seen, true);
-  assert.ok(results.some(seen), `no run saw the first-byte class faster above ${threshold}: ${results.map((run) => summary(run, threshold, true)).join('; ')}`);
+function assertLeakSeen<T>(t: { diagnostic: (message: string) => void }, operation: (input: T) => unknown, prepare: (c: Class, random: number) => T, threshold: number, floorNs: number): void {
+  const rule: Rule = { threshold, floorNs, firstFaster: true };
+  const seen = (run: Run) => leakIn(run, rule) !== undefined;
+  const results = runs(t, POWER_ATTEMPTS, rule, operation, prepare, seen);
+  assert.ok(results.some(seen), `no run saw the first-byte class faster past |t| ${threshold} and ${floorNs} ns: ${results.map((run) => summary(run, rule)).join('; ')}`);
 }
 
 /** An early-exit comparison: what the constant-time ones must not be. */
@@ -251,7 +276,7 @@ function leakyEqual(a: Uint8Array, b: Uint8Array): boolean {
 
 test('the harness has power: a 4 KiB early-exit comparison is flagged at ten times the threshold', (t) => {
   const secret = randomBytes(4096);
-  assertLeakSeen(t, (candidate: Uint8Array) => leakyEqual(candidate, secret), mismatching(secret), CONTROL_THRESHOLD);
+  assertLeakSeen(t, (candidate: Uint8Array) => leakyEqual(candidate, secret), mismatching(secret), CONTROL_THRESHOLD, MIN_LEAK_NS);
 });
 
 test('the harness has power where it matters: HMAC-SHA-512 verification with an early-exit comparison of the 64-byte MAC is flagged', (t) => {
@@ -260,31 +285,38 @@ test('the harness has power where it matters: HMAC-SHA-512 verification with an 
   const key = randomBytes(64);
   const data = randomBytes(64);
   const mac = computeHmac('sha512', key, data);
-  assertLeakSeen(t, (candidate: Uint8Array) => leakyEqual(computeHmac('sha512', key, data), candidate), mismatching(mac), THRESHOLD);
+  assertLeakSeen(t, (candidate: Uint8Array) => leakyEqual(computeHmac('sha512', key, data), candidate), mismatching(mac), THRESHOLD, MIN_LEAK_NS);
 });
 
 /**
- * API keys of the longest length the smallest SecretSet holds (SECRET_SET_MINIMUM_BYTES
- * characters): the comparison runs over the same padded bytes as for a 64-character key, and an
- * early-exit comparison would stop 255 bytes apart instead of 63, which is what gives the test its
- * power (see the header). The second key stands for a rotation window: the candidate is compared
- * with both.
+ * API keys of 1024 characters, the longest a SecretSet's 1024-byte room holds (four times the
+ * smallest room, SECRET_SET_MINIMUM_BYTES, which 43–64-character keys get): the same code as for
+ * those keys, over more bytes, so that an early-exit comparison would stop 1023 bytes apart. That
+ * is what gives the test its power over the artifact (see the header). The second key stands for a
+ * rotation window: the candidate is compared with both.
  */
+const API_KEY_CHARACTERS = 4 * SECRET_SET_MINIMUM_BYTES;
+
 function apiKeyFixture() {
-  const newKey = () => randomBytes(SECRET_SET_MINIMUM_BYTES / 2).toString('hex');
+  const newKey = () => randomBytes(API_KEY_CHARACTERS / 2).toString('hex');
   const key = newKey();
   const apiKeys = new SecretSet([Buffer.from(key, 'utf8'), Buffer.from(newKey(), 'utf8')]);
-  assert.equal(key.length, SECRET_SET_MINIMUM_BYTES);
+  assert.equal(key.length, API_KEY_CHARACTERS);
+  // The padded size: the 4-byte length, a room of exactly the key's length, 4 bytes of slack.
+  assert.equal(apiKeys.paddedBytes, 4 + API_KEY_CHARACTERS + 4);
   assert.equal(matchesAnyApiKey(key, apiKeys), true);
   // The candidate is a header value: a fresh string of printable ASCII for every measurement (a
-  // flat string, read into UTF-8 the same way for both classes).
-  const bytes = mismatching(Buffer.from(key, 'latin1'), Buffer.alloc(key.length));
+  // flat string, read into UTF-8 the same way for both classes). The changed character is another
+  // printable one, picked without a branch (as in `mismatching`): adding 1–93 modulo the 94
+  // printable characters never lands on the key's own.
+  const secret = Buffer.from(key, 'latin1');
+  const buffer = Buffer.alloc(key.length);
+  const last = key.length - 1;
   const candidate = (c: Class, random: number) => {
-    const candidateBytes = bytes(c, random) as Buffer;
-    const at = c === 0 ? 0 : key.length - 1;
-    candidateBytes[at] = 0x21 + ((candidateBytes[at] as number) % 94);
-    if (candidateBytes[at] === key.charCodeAt(at)) candidateBytes[at] = candidateBytes[at] === 0x21 ? 0x22 : 0x21;
-    return candidateBytes.toString('latin1');
+    buffer.set(secret);
+    const at = c * last;
+    buffer[at] = 0x21 + (((secret[at] as number) - 0x21 + 1 + (random % 93)) % 94);
+    return buffer.toString('latin1');
   };
   return { key, apiKeys, candidate };
 }
@@ -303,12 +335,16 @@ test('the harness has power for API keys: the same padding with a native early-e
     scratch.fill(0);
     return equal;
   };
-  assertLeakSeen(t, leakyMatches, candidate, THRESHOLD);
+  assertLeakSeen(t, leakyMatches, candidate, THRESHOLD, API_KEY_MIN_LEAK_NS);
 });
 
 test('API-key comparison (authenticator): no difference between a mismatch in the first and in the last byte', (t) => {
-  const { apiKeys, candidate } = apiKeyFixture();
-  assertConstantTime(t, (presented: string) => matchesAnyApiKey(presented, apiKeys), candidate);
+  const { key, apiKeys, candidate } = apiKeyFixture();
+  for (let i = 0; i < 1000; i++) {
+    const [first, lastByte] = [candidate(0, i & 0xff), candidate(1, i & 0xff)];
+    assert.ok(first !== key && lastByte !== key && first.slice(1) === key.slice(1) && lastByte.slice(0, -1) === key.slice(0, -1));
+  }
+  assertConstantTime(t, (presented: string) => matchesAnyApiKey(presented, apiKeys), candidate, API_KEY_MIN_LEAK_NS);
 });
 
 test('HMAC-SHA-512 verification (core): no difference between a mismatch in the first and in the last byte of the MAC', (t) => {
@@ -317,5 +353,5 @@ test('HMAC-SHA-512 verification (core): no difference between a mismatch in the 
   const mac = computeHmac('sha512', key, data);
   assert.equal(mac.length, 64);
   assert.equal(verifyHmac('sha512', key, data, mac), true);
-  assertConstantTime(t, (candidate: Uint8Array) => verifyHmac('sha512', key, data, candidate), mismatching(mac));
+  assertConstantTime(t, (candidate: Uint8Array) => verifyHmac('sha512', key, data, candidate), mismatching(mac), MIN_LEAK_NS);
 });
