@@ -31,10 +31,10 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { alternate, checkedGenerator, failures, type RunResult, type Target } from './lib/alternate.ts';
+import { alternate, checkedGenerator, failures, hashTargets, printRun, roundByRoundRatio as ratio, type HashServer, type RunResult } from './lib/alternate.ts';
 import { describeMachine, loadAverage } from './lib/machine.ts';
-import { benchApiKey, REPO_ROOT, startBareServer, startProductionServer, type ServerProcess } from './lib/server-process.ts';
-import { formatCount, formatRatio, markdownTable, median, print } from './lib/stats.ts';
+import { benchApiKey, REPO_ROOT, startBareServer, startProductionServer } from './lib/server-process.ts';
+import { formatCount, markdownTable, median, print } from './lib/stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -100,7 +100,7 @@ print(`- ${GENERATOR === 'light' ? 'the light load generator (bench/lib/light-lo
 print(`- servers: bare-1 (bench/bare-server.ts of this tree), and base-W, this-W for WORKERS=${WORKER_COUNTS.join(', ')}\n`);
 
 const worktree = checkOut(args.base);
-const servers: { server: ServerProcess; path: string }[] = [];
+const servers: HashServer[] = [];
 // Interrupted: stop the servers (each drains on SIGTERM; a cluster's primary stops its workers)
 // and remove the worktree before leaving.
 process.once('SIGINT', () => {
@@ -116,35 +116,19 @@ try {
       servers.push({ server, path: '/v2/hash' });
     }
   }
-  const targets: Target[] = servers.map(({ server, path }) => ({
-    name: server.name,
-    url: `${server.url}${path}`,
-    headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-    body,
-    pid: server.child.pid,
-  }));
-  const results = await alternate(targets, {
+  const results = await alternate(hashTargets(servers, apiKey, body), {
     connections: CONNECTIONS,
     generator: GENERATOR,
     pipelining: PIPELINING,
     duration: Number(args.duration),
     warmup: Number(args.warmup),
     rounds: ROUNDS,
-    onRun: (target, round, result) =>
-      print(`round ${round + 1}, ${target.name}: ${formatCount(result.requestsPerSecond)} req/s, server CPU ${result.serverCpuUsPerRequest.toFixed(2)} µs/request${failures(result) > 0 ? `, ${failures(result)} failures` : ''}`),
+    onRun: printRun,
   });
   report(results);
 } finally {
   for (const { server } of servers) await server.stop();
   removeWorktree(worktree);
-}
-
-/** The median of the round-by-round ratios of `pick` between two servers, with their range. */
-function ratio(results: Map<string, RunResult[]>, numerator: string, denominator: string, pick: (run: RunResult) => number): string {
-  const top = results.get(numerator) ?? [];
-  const bottom = results.get(denominator) ?? [];
-  const ratios = top.map((run, round) => pick(run) / pick(bottom[round] as RunResult));
-  return `${formatRatio(median(ratios))} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
 }
 
 function report(results: Map<string, RunResult[]>): void {

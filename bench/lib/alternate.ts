@@ -10,7 +10,8 @@
  */
 import { runLoad, type LoadResult } from './autocannon.ts';
 import { runLightLoad } from './light-load.ts';
-import { cpuSnapshot, cpuUsedMs } from './server-process.ts';
+import { cpuSnapshot, cpuUsedMs, type ServerProcess } from './server-process.ts';
+import { formatCount, formatRatio, median, print } from './stats.ts';
 
 export interface Target {
   name: string;
@@ -141,4 +142,38 @@ export function meanOfLaunches(runs: readonly RunResult[]): RunResult {
     primaryCpuUsPerRequest: mean((run) => run.primaryCpuUsPerRequest),
     generatorCpuUsPerRequest: mean((run) => run.generatorCpuUsPerRequest),
   };
+}
+
+/**
+ * The median of the round-by-round ratios of `pick` between two servers of one `alternate` run
+ * (numerator ÷ denominator), with their range: "0.72× (0.68–0.78)".
+ */
+export function roundByRoundRatio(results: Map<string, RunResult[]>, numerator: string, denominator: string, pick: (run: RunResult) => number): string {
+  const top = results.get(numerator) ?? [];
+  const bottom = results.get(denominator) ?? [];
+  const ratios = top.map((run, round) => pick(run) / pick(bottom[round] as RunResult));
+  return `${formatRatio(median(ratios))} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
+}
+
+/** A server started by lib/server-process.ts and the path of its hash route. */
+export interface HashServer {
+  server: ServerProcess;
+  path: string;
+}
+
+/** One target per server: its hash route, `body` with the JSON and API-key headers, its pid. */
+export function hashTargets(servers: readonly HashServer[], apiKey: string, body: string): Target[] {
+  return servers.map(({ server, path }) => ({
+    name: server.name,
+    url: `${server.url}${path}`,
+    headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+    body,
+    pid: server.child.pid,
+  }));
+}
+
+/** The progress line of one measured run (AlternateOptions.onRun). */
+export function printRun(target: Target, round: number, result: RunResult): void {
+  const failed = failures(result);
+  print(`round ${round + 1}, ${target.name}: ${formatCount(result.requestsPerSecond)} req/s, server CPU ${result.serverCpuUsPerRequest.toFixed(2)} µs/request${failed > 0 ? `, ${failed} failures` : ''}`);
 }
