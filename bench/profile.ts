@@ -30,9 +30,9 @@
  * and the kernel are exact. `cpu-clock` samples, since the benchmark VM offers no hardware counters.
  * That flag is not free under every load: with many connections and no pipelining (200 × 1) it
  * slows production's scavenges tenfold (likely because V8 then reports every object they move),
- * and the profile shows 7–10 µs per request of `Scavenger` that the server without the flag does
- * not spend; at the default 10 × 32 it changes nothing measurable (docs/performance.md, twentieth
- * pass).
+ * and the profile shows 7.5–10 µs per request of `Scavenger` that the server without the flag
+ * does not spend; at the default 10 × 32 it changes nothing measurable (docs/performance.md,
+ * twentieth pass).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -32,7 +32,7 @@ export function rateLimitPolicy(max: number, windowSeconds: number): string {
 }
 
 /** The RateLimit header: the units left in this window and the seconds until it resets. */
-export function rateLimitRemaining(max: number, used: number, resetSeconds: number): string {
+export function rateLimitHeader(max: number, used: number, resetSeconds: number): string {
   // toFixed(0), not String(): the remaining count is a new number on almost every request, and
   // V8 keeps the decimal string of each number it converts in a cache of its old generation,
   // which kept every one of those strings alive through the next scavenge (35 KB promoted per
@@ -66,7 +66,7 @@ export default fp<RateLimitOptions>(async function rateLimit(app, options) {
     const { used, resetAt } = count;
     const resetSeconds = Math.max(0, Math.ceil((resetAt - now) / 1000));
     reply.header('ratelimit-policy', policy);
-    reply.header('ratelimit', rateLimitRemaining(options.max, used, resetSeconds));
+    reply.header('ratelimit', rateLimitHeader(options.max, used, resetSeconds));
     if (used > options.max) {
       return new ApiError('RATE_LIMITED', `rate limit exceeded: ${options.max} units per ${windowSeconds} s; retry after ${resetSeconds} s`, {
         headers: { 'retry-after': String(Math.max(1, resetSeconds)) },
