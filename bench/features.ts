@@ -64,10 +64,6 @@ print(`- ${GENERATOR === 'light' ? 'the light load generator (bench/lib/light-lo
 print(`- servers: bare-1 (bench/bare-server.ts), features-server.ts with ${VARIANTS.map((variant) => `"${variant}"`).join(', ')}, production (LOG_LEVEL=${LOG_LEVEL}, an API key, a rate limit that never refuses)\n`);
 
 const servers: HashServer[] = [];
-process.once('SIGINT', () => {
-  for (const { server } of servers) server.child.kill('SIGTERM');
-  process.exit(130);
-});
 try {
   servers.push({ server: await startBareServer({ name: 'bare-1' }), path: '/hash' });
   for (const variant of VARIANTS) servers.push({ server: await startFeaturesServer(variant), path: '/hash' });

@@ -61,7 +61,7 @@ import { alternate, checkedGenerator, checkOnce, failures, loadOnce, meanOfLaunc
 import { summariseProfile } from './lib/cpu-profile.ts';
 import { describeMachine, loadAverage } from './lib/machine.ts';
 import { benchApiKey, processTree, startBareServer, startProductionServer, type ServerProcess } from './lib/server-process.ts';
-import { formatCount, formatMs, formatRatio, markdownTable, median, print } from './lib/stats.ts';
+import { formatCount, formatMs, formatRatio, formatRatioRange, markdownTable, median, print } from './lib/stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -303,7 +303,7 @@ const rps = (results: RunResult[]) => median(results.map((result) => result.requ
 const p50 = (results: RunResult[]) => median(results.map((result) => result.latency.p50));
 const p99 = (results: RunResult[]) => median(results.map((result) => result.latency.p99));
 const cpu = (results: RunResult[]) => formatMs(median(results.map((result) => result.serverCpuUsPerRequest)) / 1000);
-const range = (ratios: number[]) => `${formatRatio(median(ratios))} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
+const range = formatRatioRange;
 /** Per round: a's req/s ÷ b's req/s (above 1: a serves more). */
 const rpsRatios = (row: Row, [a, b]: [string, string]) => runs(row, a).map((result, i) => result.requestsPerSecond / (runs(row, b)[i] as RunResult).requestsPerSecond);
 /** Per round: b's CPU per request ÷ a's (above 1: a spends less CPU per request). */

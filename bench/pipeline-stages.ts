@@ -22,7 +22,7 @@ import { alternate, failures, type RunResult, type Target } from './lib/alternat
 import { describeMachine, loadAverage } from './lib/machine.ts';
 import { ALL_STAGES } from './lib/stages-app.ts';
 import { benchApiKey, freePort, startBareServer, startProductionServer, startServer, type ServerProcess } from './lib/server-process.ts';
-import { formatCount, formatMs, formatRatio, markdownTable, median, print } from './lib/stats.ts';
+import { formatCount, formatMs, formatRatioRange, markdownTable, median, print } from './lib/stats.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -88,7 +88,7 @@ try {
     return [
       target.name,
       formatCount(median(runs.map((run) => run.requestsPerSecond))),
-      `${formatRatio(median(ratios))} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`,
+      formatRatioRange(ratios),
       formatMs(median(runs.map((run) => run.serverCpuUsPerRequest)) / 1000),
       `${median(saved).toFixed(0)} µs (${Math.min(...saved).toFixed(0)} to ${Math.max(...saved).toFixed(0)})`,
       `${formatMs(median(runs.map((run) => run.latency.p50)))} / ${formatMs(median(runs.map((run) => run.latency.p99)))}`,

@@ -11,7 +11,7 @@
 import { runLoad, type LoadResult } from './autocannon.ts';
 import { runLightLoad } from './light-load.ts';
 import { cpuSnapshot, cpuUsedMs, type ServerProcess } from './server-process.ts';
-import { formatCount, formatRatio, median, print } from './stats.ts';
+import { formatCount, formatRatioRange, print } from './stats.ts';
 
 export interface Target {
   name: string;
@@ -152,7 +152,7 @@ export function roundByRoundRatio(results: Map<string, RunResult[]>, numerator: 
   const top = results.get(numerator) ?? [];
   const bottom = results.get(denominator) ?? [];
   const ratios = top.map((run, round) => pick(run) / pick(bottom[round] as RunResult));
-  return `${formatRatio(median(ratios))} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
+  return formatRatioRange(ratios);
 }
 
 /** A server started by lib/server-process.ts and the path of its hash route. */

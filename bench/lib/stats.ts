@@ -59,6 +59,11 @@ export function formatRatio(ratio: number): string {
   return Number.isFinite(ratio) ? `${ratio.toFixed(2)}×` : 'n/a';
 }
 
+/** Round-by-round ratios as their median and range: "0.72× (0.68–0.78)". */
+export function formatRatioRange(ratios: readonly number[]): string {
+  return `${formatRatio(median(ratios))} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
+}
+
 export function formatBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
   if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
