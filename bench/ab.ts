@@ -11,8 +11,8 @@
  * Why a script of its own: a change to the request path saves a few per cent at most, and on the
  * shared benchmark machine two bench/load.ts runs of the same code differ by more than that. Only
  * servers measured in the same rounds can be compared at that resolution; even then two launches
- * of the same code differ by up to 3.5 % in CPU per request (docs/performance.md, thirteenth pass),
- * so a difference smaller than that is not one.
+ * of the same code differ by up to 3.5 % in CPU per request (docs/performance-history.md,
+ * thirteenth pass), so a difference smaller than that is not one.
  *
  * The base commit is checked out in a temporary git worktree (removed at the end). Its
  * node_modules links to this tree's dependencies, except the workspace's own packages

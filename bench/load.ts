@@ -39,9 +39,9 @@
  *
  * --launches N starts every server N times and drives all the copies in the same alternation; a
  * round's figure for a server is the mean over its copies. Two launches of the same code differ by
- * up to 11 % in CPU per request here (docs/performance.md, eighteenth pass; why was not found),
- * and a ratio from one launch of each server carries that difference. Each copy's own medians are
- * printed too.
+ * up to 11 % in CPU per request here (docs/performance-history.md, eighteenth pass; why was not
+ * found), and a ratio from one launch of each server carries that difference. Each copy's own
+ * medians are printed too.
  *
  * Besides requests/s, each run records the server's CPU time per request (every thread of the
  * process and of its descendants, from /proc, so a cluster's workers count): other processes on a

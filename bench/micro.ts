@@ -175,8 +175,9 @@ await singleSection('node:crypto per-call setup (48-byte input; the fixed cost u
   { label: "createCipheriv('id-aes256-wrap') only", operation: () => createCipheriv('id-aes256-wrap', setupKey, Buffer.from('a6a6a6a6a6a6a6a6', 'hex')) },
 ]);
 
-// Two per-request costs of the server's hot path, each against what it replaced (docs/performance.md,
-// eighth pass): the nonce of every seal, and the API-key check of every request.
+// Two per-request costs of the server's hot path, each against what it replaced
+// (docs/performance-history.md, eighth pass): the nonce of every seal, and the API-key check of
+// every request.
 await pairSection('Random 24-byte nonce (core randomNonce, from a 4 KiB pool, vs node:crypto randomBytes per call)', ['pool', 'randomBytes'], [
   { label: 'nonce', size: 24, a: () => randomNonce(24), b: () => randomBytes(24) },
 ]);

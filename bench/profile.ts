@@ -16,7 +16,7 @@
  * a hook's inclusive time holds every hook after it and what they lead to (the response's write,
  * for an onSend hook); one hook's own share is its figure less the next one's.
  *
- * Profiles like these found two slow paths in docs/performance.md: the async-context swap
+ * Profiles like these found two slow paths in docs/performance-history.md: the async-context swap
  * (thirteenth pass) and process.nextTick building its tick objects through V8's runtime, in a bare
  * server that had loaded production's modules (fifteenth).
  *
@@ -31,7 +31,7 @@
  * That flag is not free under every load: with many connections and no pipelining (200 × 1) it
  * slows production's scavenges tenfold (likely because V8 then reports every object they move),
  * and the profile shows 7.5–10 µs per request of `Scavenger` that the server without the flag
- * does not spend; at the default 10 × 32 it changes nothing measurable (docs/performance.md,
+ * does not spend; at the default 10 × 32 it changes nothing measurable (docs/performance-history.md,
  * twentieth pass).
  */
 import { execFileSync, spawn } from 'node:child_process';

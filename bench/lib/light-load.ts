@@ -28,8 +28,8 @@
  *   more (about 2,800 wake-ups a second in all), and the server's write pays for the wake-up
  *   (0.5–0.7 µs of its CPU per request, in a same-run A/B). Reading the descriptors with readSync
  *   instead removed most of that and raised every server's throughput by about 4 %, but left the
- *   ratios between servers unchanged (docs/performance.md, twelfth pass), so the generator stays
- *   on the public API.
+ *   ratios between servers unchanged (docs/performance-history.md, twelfth pass), so the
+ *   generator stays on the public API.
  * - At the end of the run the sockets are destroyed: answers in flight are neither counted nor
  *   errors, as with autocannon. Checked once against the production server's own
  *   http_requests_total: the counts differed by the requests still in flight at the end (66 of

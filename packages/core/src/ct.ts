@@ -39,7 +39,7 @@ const MAX_UTF8_CHARACTER_BYTES = 4;
  *
  * Why not a digest of each side, compared in constant time (the first design): it kept the same
  * properties at about twice the cost, a SHA-256 per request (0.4 µs in a loop, about 0.8 µs in the
- * server, measured in docs/performance.md).
+ * server, measured in docs/performance-history.md, seventh and eighth passes).
  */
 export class SecretSet {
   readonly #padded: Buffer[];

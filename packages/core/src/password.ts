@@ -9,6 +9,12 @@
  * string for the same salt. @node-rs/argon2 is imported lazily, so Node 24 never loads it unless a
  * test asks for it.
  *
+ * Why node:crypto on Node 24 although @node-rs/argon2 is faster there (0.36–0.44× the CPU time per
+ * hash, 2.5× the hashes per second through the server's queue: docs/performance.md, "Argon2id's
+ * backend"): with @node-rs/argon2 saturating both cores of the benchmark machine, `/live`'s p99
+ * went above the 20 ms target in 3 of 5 runs (32–37 ms; HEAVY_WORK_NICE=19 did not remove the
+ * stalls), where native stayed at 6–8 ms. The cause was not found; the liveness target comes first.
+ *
  * Parameters (`t` passes, `m` KiB of memory, `p` lanes):
  * - defaults m = 65536, t = 3, p = 4: RFC 9106 §4's second recommended option;
  * - floor m = 19456, t = 2 for new hashes: OWASP's minimum for Argon2id;

@@ -9,7 +9,8 @@
  * and split bodies alike), which nothing overwrites before the body's end, and the JSON parser keeps
  * nothing of the bytes once decoded, so here the copy buys nothing: it cost 0.13 µs a
  * request in a loop and 0.46 µs of CPU a small `/v2/hash` in a same-run A/B of the server
- * (docs/performance.md, ninth pass). A body of several chunks is still joined into one Buffer.
+ * (docs/performance-history.md, ninth pass). A body of several chunks is still joined into one
+ * Buffer.
  *
  * Kept from Fastify's reader (fastify/lib/content-type-parser.js, rawBody), in order:
  * - a Content-Length over the limit is refused before a byte is read (413);

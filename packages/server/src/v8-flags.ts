@@ -15,6 +15,6 @@
  * Two 16 MiB semi-spaces are Node 22's own maximum (a 32 MiB young generation). Under the soak's
  * mix, a semi-space fills about six times a second at this size, and the survivors of each
  * scavenge are the requests in flight. A/B runs against V8's own sizing found no loss of
- * throughput (docs/performance.md, sixth pass).
+ * throughput (docs/performance-history.md, sixth pass).
  */
 export const SERVER_V8_FLAGS: readonly string[] = ['--min-semi-space-size=16', '--max-semi-space-size=16'];
