@@ -1,14 +1,28 @@
 /**
  * HMAC (RFC 2104, FIPS 198-1) over SHA-2 and SHA-3: the MACs of `/v2/hmac` and `/v2/hmac/verify`.
  *
- * Backend: node:crypto (OpenSSL) on both runtimes; every hash here is native on Node 22 and 24, so
- * outputs are identical by construction.
+ * Backends: on Node 24, @noble/hashes for messages shorter than the algorithm's entry in
+ * NOBLE_HMAC_BELOW, node:crypto (OpenSSL) from there on; on Node 22, node:crypto at every size.
+ * Node 24's binding makes a native HMAC object expensive to set up whatever the message:
+ * `createHmac` alone takes 12.8 µs in a loop (1.8 µs on Node 22, the same OpenSSL 3.5.8), and in the
+ * server, where OpenSSL's code and tables are no longer in the cache between requests, a 64-byte
+ * `/v2/hmac` cost 75–78 µs of CPU natively against 40–54 µs through @noble (same-run A/Bs,
+ * docs/performance.md, "HMAC"). @noble's cost grows with the message much faster than OpenSSL's,
+ * SHA-3 fastest of all, so each algorithm has its own crossover, measured in the server: SHA-256
+ * still wins through @noble at 4 KiB (−27 µs) and loses at 16 KiB (+14 µs); SHA-512 wins at 64 B
+ * and loses at 4 KiB; SHA3-256 wins at 64 B and is even at 1 KiB. The entries sit below each
+ * crossover. On Node 22 native wins at every size (`createHmac` costs 1.6–2.4 µs for a small
+ * message there, @noble 3–19 µs), so nothing goes to @noble. Both backends give the same bytes:
+ * RFC 4231's and NIST's vectors on each, and random inputs compared.
  *
  * Verification takes only a MAC of the algorithm's full output length. A truncated MAC is refused
  * (400) rather than compared on its prefix: accepting a 4-byte tag would let a forger succeed with
  * probability 2^-32 per try, and whoever chooses the length should not be the party being checked.
  */
 import { createHmac } from 'node:crypto';
+import { hmac as nobleHmac } from '@noble/hashes/hmac.js';
+import { sha256, sha384, sha512 } from '@noble/hashes/sha2.js';
+import { sha3_256, sha3_384, sha3_512 } from '@noble/hashes/sha3.js';
 import { constantTimeEqual, wipe } from './ct.ts';
 import { invalidInput, unsupportedAlgorithm } from './errors.ts';
 
@@ -54,10 +68,46 @@ function checkKey(key: Uint8Array): void {
   }
 }
 
+/**
+ * Whether node:crypto's HMAC object is slow to set up (Node 24's binding; see the top of this file).
+ * By version rather than by a feature test: both runtimes have the same function, and only its cost
+ * differs.
+ */
+const NATIVE_HMAC_SETUP_IS_SLOW = Number(process.versions.node.split('.')[0]) >= 24;
+
+/** Messages shorter than this many bytes go to @noble/hashes under `auto` (0: never). */
+export const NOBLE_HMAC_BELOW: Readonly<Record<MacAlgorithm, number>> = Object.freeze(
+  NATIVE_HMAC_SETUP_IS_SLOW
+    ? { sha256: 8192, sha384: 2048, sha512: 2048, 'sha3-256': 512, 'sha3-384': 256, 'sha3-512': 256 }
+    : { sha256: 0, sha384: 0, sha512: 0, 'sha3-256': 0, 'sha3-384': 0, 'sha3-512': 0 },
+);
+
+/** `auto`: the faster backend for the algorithm and the message's length; the others force one. */
+export type MacBackend = 'auto' | 'native' | 'noble';
+
+/** @noble/hashes' function for each algorithm, for the `noble` backend. */
+const NOBLE_HASHES: Readonly<Record<MacAlgorithm, Parameters<typeof nobleHmac>[0]>> = {
+  sha256,
+  sha384,
+  sha512,
+  'sha3-256': sha3_256,
+  'sha3-384': sha3_384,
+  'sha3-512': sha3_512,
+};
+
+/** Which backend `auto` uses for a message of `length` bytes. */
+export function macBackendFor(algorithm: MacAlgorithm, length: number): 'native' | 'noble' {
+  return length < NOBLE_HMAC_BELOW[algorithm] ? 'noble' : 'native';
+}
+
 /** HMAC of `data` under `key`, the full output length of the algorithm. */
-export function computeHmac(algorithm: string, key: Uint8Array, data: Uint8Array): Uint8Array {
+export function computeHmac(algorithm: string, key: Uint8Array, data: Uint8Array, options: { backend?: MacBackend } = {}): Uint8Array {
   const spec = specOf(algorithm);
   checkKey(key);
+  const id = algorithm as MacAlgorithm;
+  const backend = options.backend === undefined || options.backend === 'auto' ? macBackendFor(id, data.byteLength) : options.backend;
+  // @noble's HMAC zeroes its padded key block and both hash states once the digest is out.
+  if (backend === 'noble') return nobleHmac(NOBLE_HASHES[id], key, data);
   const mac = createHmac(spec.hash, key).update(data).digest();
   return new Uint8Array(mac.buffer, mac.byteOffset, mac.byteLength);
 }
@@ -67,7 +117,7 @@ export function computeHmac(algorithm: string, key: Uint8Array, data: Uint8Array
  * error; a MAC of the wrong length is an error (see the file comment). The comparison takes a time
  * that depends only on the (public) length.
  */
-export function verifyHmac(algorithm: string, key: Uint8Array, data: Uint8Array, mac: Uint8Array): boolean {
+export function verifyHmac(algorithm: string, key: Uint8Array, data: Uint8Array, mac: Uint8Array, options: { backend?: MacBackend } = {}): boolean {
   const spec = specOf(algorithm);
   checkKey(key);
   if (mac.byteLength !== spec.outputLength) {
@@ -76,7 +126,7 @@ export function verifyHmac(algorithm: string, key: Uint8Array, data: Uint8Array,
       '/mac',
     );
   }
-  const expected = computeHmac(algorithm, key, data);
+  const expected = computeHmac(algorithm, key, data, options);
   try {
     return constantTimeEqual(expected, mac);
   } finally {

@@ -6,6 +6,8 @@
  * - NIST's HMAC-SHA3 example values (csrc.nist.gov, "Cryptographic Standards and Guidelines:
  *   Examples with Intermediate Values", HMAC_SHA3-256/384/512.pdf): keys 00 01 02 … of lengths
  *   below, equal to and above the block size, messages "Sample message for keylen<blocklen" etc.
+ * Both backends (node:crypto, and @noble/hashes for small messages on Node 24) are checked against
+ * them.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,13 +15,15 @@ import fc from 'fast-check';
 import { hmac as nobleHmac } from '@noble/hashes/hmac.js';
 import { sha256, sha384, sha512 } from '@noble/hashes/sha2.js';
 import { sha3_256, sha3_384, sha3_512 } from '@noble/hashes/sha3.js';
-import { computeHmac, MAC_ALGORITHM_IDS, MAC_ALGORITHMS, verifyHmac, type MacAlgorithm } from '../src/mac.ts';
+import { computeHmac, MAC_ALGORITHM_IDS, MAC_ALGORITHMS, macBackendFor, NOBLE_HMAC_BELOW, verifyHmac, type MacAlgorithm } from '../src/mac.ts';
 import { CryptoError } from '../src/errors.ts';
 
 const ascii = (text: string) => new TextEncoder().encode(text);
 const hex = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
 const unhex = (text: string) => new Uint8Array(Buffer.from(text.replace(/\s+/g, ''), 'hex'));
 const repeated = (byte: number, count: number) => new Uint8Array(count).fill(byte);
+/** Every published vector runs on both backends, each forced. */
+const BACKENDS = ['native', 'noble'] as const;
 /** The key 00 01 02 … (n - 1) of the NIST examples. */
 const counting = (n: number) => Uint8Array.from({ length: n }, (_, i) => i);
 
@@ -76,19 +80,21 @@ describe('HMAC-SHA-2: RFC 4231', () => {
 
   for (const c of cases) {
     for (const algorithm of ['sha256', 'sha384', 'sha512'] as const) {
-      test(`${c.name}, HMAC-${algorithm}`, () => {
-        const mac = computeHmac(algorithm, c.key, c.data);
-        assert.equal(mac.byteLength, MAC_ALGORITHMS[algorithm].outputLength);
-        if (c.truncated) {
-          // Our MAC is full length; its first 128 bits are the published value.
-          assert.equal(hex(mac.subarray(0, 16)), c[algorithm]);
-          // The published 16-byte tag itself is refused by verification: no truncated MACs.
-          assertInvalid(() => verifyHmac(algorithm, c.key, c.data, unhex(c[algorithm])), '/mac');
-        } else {
-          assert.equal(hex(mac), c[algorithm]);
-          assert.equal(verifyHmac(algorithm, c.key, c.data, unhex(c[algorithm])), true);
-        }
-      });
+      for (const backend of BACKENDS) {
+        test(`${c.name}, HMAC-${algorithm}, ${backend} backend`, () => {
+          const mac = computeHmac(algorithm, c.key, c.data, { backend });
+          assert.equal(mac.byteLength, MAC_ALGORITHMS[algorithm].outputLength);
+          if (c.truncated) {
+            // Our MAC is full length; its first 128 bits are the published value.
+            assert.equal(hex(mac.subarray(0, 16)), c[algorithm]);
+            // The published 16-byte tag itself is refused by verification: no truncated MACs.
+            assertInvalid(() => verifyHmac(algorithm, c.key, c.data, unhex(c[algorithm]), { backend }), '/mac');
+          } else {
+            assert.equal(hex(mac), c[algorithm]);
+            assert.equal(verifyHmac(algorithm, c.key, c.data, unhex(c[algorithm]), { backend }), true);
+          }
+        });
+      }
     }
   }
 });
@@ -125,11 +131,13 @@ describe('HMAC-SHA3: NIST example values', () => {
   ];
 
   for (const s of samples) {
-    test(`HMAC-${s.algorithm}, ${s.keyLength}-byte key: "${s.message}"`, () => {
-      const key = counting(s.keyLength);
-      assert.equal(hex(computeHmac(s.algorithm, key, ascii(s.message))), s.mac);
-      assert.equal(verifyHmac(s.algorithm, key, ascii(s.message), unhex(s.mac)), true);
-    });
+    for (const backend of BACKENDS) {
+      test(`HMAC-${s.algorithm}, ${s.keyLength}-byte key: "${s.message}", ${backend} backend`, () => {
+        const key = counting(s.keyLength);
+        assert.equal(hex(computeHmac(s.algorithm, key, ascii(s.message), { backend })), s.mac);
+        assert.equal(verifyHmac(s.algorithm, key, ascii(s.message), unhex(s.mac), { backend }), true);
+      });
+    }
   }
 });
 
@@ -183,18 +191,51 @@ describe('verification', () => {
   });
 });
 
-describe('agreement with @noble/hashes on random keys and data', () => {
+describe('the two backends, and agreement with @noble/hashes on random keys and data', () => {
   const noble = { sha256, sha384, sha512, 'sha3-256': sha3_256, 'sha3-384': sha3_384, 'sha3-512': sha3_512 } as const;
-  test('every algorithm, keys of 1 to 300 bytes (both sides of every block size), data of 0 to 4096 bytes', () => {
+  test('native (OpenSSL) against @noble/hashes called directly: every algorithm, keys of 1 to 300 bytes (both sides of every block size), data of 0 to 4096 bytes', () => {
     fc.assert(fc.property(
       fc.constantFrom(...MAC_ALGORITHM_IDS),
       fc.uint8Array({ minLength: 1, maxLength: 300 }),
       fc.uint8Array({ maxLength: 4096 }),
       (algorithm, key, data) => {
         const expected = nobleHmac(noble[algorithm], key, data);
-        assert.equal(hex(computeHmac(algorithm, key, data)), hex(expected));
-        assert.equal(verifyHmac(algorithm, key, data, expected), true);
+        assert.equal(hex(computeHmac(algorithm, key, data, { backend: 'native' })), hex(expected));
+        assert.equal(verifyHmac(algorithm, key, data, expected, { backend: 'native' }), true);
       },
     ), { numRuns: 300 });
+  });
+
+  test('the default (auto) gives native\'s bytes for every algorithm, on both sides of each threshold', () => {
+    fc.assert(fc.property(
+      fc.constantFrom(...MAC_ALGORITHM_IDS),
+      fc.uint8Array({ minLength: 1, maxLength: 200 }),
+      fc.nat({ max: 3 }),
+      fc.integer({ min: -2, max: 2 }),
+      fc.integer({ min: 0, max: 255 }),
+      (algorithm, key, scale, offset, fill) => {
+        // Lengths around the algorithm's threshold (and around 0 where there is none).
+        const length = Math.max(0, (NOBLE_HMAC_BELOW[algorithm] * scale) / 2 + offset);
+        const data = new Uint8Array(length).fill(fill);
+        const native = computeHmac(algorithm, key, data, { backend: 'native' });
+        assert.equal(hex(computeHmac(algorithm, key, data)), hex(native));
+        assert.equal(verifyHmac(algorithm, key, data, native), true);
+      },
+    ), { numRuns: 200 });
+  });
+
+  test('auto: @noble/hashes below each algorithm\'s threshold on Node 24, whose HMAC object is slow to set up; node:crypto at every size on Node 22', () => {
+    const node24 = Number(process.versions.node.split('.')[0]) >= 24;
+    const expected = node24
+      ? { sha256: 8192, sha384: 2048, sha512: 2048, 'sha3-256': 512, 'sha3-384': 256, 'sha3-512': 256 }
+      : { sha256: 0, sha384: 0, sha512: 0, 'sha3-256': 0, 'sha3-384': 0, 'sha3-512': 0 };
+    assert.deepEqual({ ...NOBLE_HMAC_BELOW }, expected);
+    for (const algorithm of MAC_ALGORITHM_IDS) {
+      const below = expected[algorithm];
+      assert.equal(macBackendFor(algorithm, 0), below > 0 ? 'noble' : 'native', algorithm);
+      if (below > 0) assert.equal(macBackendFor(algorithm, below - 1), 'noble', algorithm);
+      assert.equal(macBackendFor(algorithm, below), 'native', algorithm);
+      assert.equal(macBackendFor(algorithm, 1 << 20), 'native', algorithm);
+    }
   });
 });
