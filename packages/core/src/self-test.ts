@@ -28,7 +28,7 @@ import { xchachaOpen, xchachaSeal } from './aead.ts';
 import { CryptoError } from './errors.ts';
 import { digest } from './hash.ts';
 import { DHKEM_X25519_HKDF_SHA256, hpkeOpen } from './hpke.ts';
-import { deriveKey, pbkdf2Raw, planKdf, scryptRaw } from './kdf.ts';
+import { deriveKey, hkdfRaw, KDF_ALGORITHMS, pbkdf2Raw, planKdf, scryptRaw } from './kdf.ts';
 import { generateKeyMaterial, isKeyGenerationAlgorithm, isSymmetricKeyAlgorithm, type GeneratedKey } from './keys.ts';
 import { unwrapKey, wrapKey } from './keywrap.ts';
 import { computeHmac, verifyHmac } from './mac.ts';
@@ -419,8 +419,14 @@ function kdfTest(id: string, algorithm: string, vectors: Vectors): SelfTest {
     } else if (algorithm === 'pbkdf2-sha256') {
       derived = await pbkdf2Raw('sha256', bytes(text(v, 'password')), bytes(text(v, 'salt')), number(v, 'iterations'), length);
     } else {
-      // HKDF through the route's own entry points (its vectors fit the route's bounds).
-      derived = await deriveKey(planKdf({ algorithm, password: bytes(text(v, 'ikm')), salt: bytes(text(v, 'salt')), keyLength: length, params: { info: bytes(text(v, 'info')) } }));
+      // HKDF through the route's own entry points (its vectors fit the route's bounds), then on
+      // each of the two backends that `auto` chooses between by size (kdf.ts).
+      const input = { ikm: bytes(text(v, 'ikm')), salt: bytes(text(v, 'salt')), info: bytes(text(v, 'info')) };
+      derived = await deriveKey(planKdf({ algorithm, password: input.ikm, salt: input.salt, keyLength: length, params: { info: input.info } }));
+      const { hash } = KDF_ALGORITHMS[algorithm as keyof typeof KDF_ALGORITHMS] as { hash: string };
+      for (const backend of ['noble', 'native'] as const) {
+        expectHex(hkdfRaw(hash, input.ikm, input.salt, input.info, length, { backend }), expected, `${id} (${backend})`);
+      }
     }
     expectHex(derived, expected, id);
   };

@@ -18,9 +18,11 @@ import { pbkdf2 as noblePbkdf2 } from '@noble/hashes/pbkdf2.js';
 import { sha256, sha384, sha512 } from '@noble/hashes/sha2.js';
 import {
   deriveKey,
+  hkdfBackendFor,
   hkdfRaw,
   isExpensiveKdf,
   KDF_ALGORITHM_IDS,
+  KDF_ALGORITHMS,
   pbkdf2Raw,
   planKdf,
   scryptMemoryBytes,
@@ -175,7 +177,7 @@ describe('HKDF: RFC 5869 Appendix A (SHA-256)', () => {
     }
   });
 
-  test('HKDF-SHA256/384/512 agree with @noble/hashes on random inputs', async () => {
+  test('the native backend (OpenSSL) agrees with @noble/hashes called directly on random inputs, and so does the default', async () => {
     const hashes = { 'hkdf-sha256': sha256, 'hkdf-sha384': sha384, 'hkdf-sha512': sha512 } as const;
     await fc.assert(fc.asyncProperty(
       fc.constantFrom('hkdf-sha256', 'hkdf-sha384', 'hkdf-sha512'),
@@ -184,10 +186,38 @@ describe('HKDF: RFC 5869 Appendix A (SHA-256)', () => {
       fc.uint8Array({ maxLength: 100 }),
       fc.integer({ min: 16, max: 600 }),
       async (algorithm, ikm, salt, info, keyLength) => {
+        const expected = hex(nobleHkdf(hashes[algorithm], ikm, salt, info, keyLength));
+        assert.equal(hex(hkdfRaw(KDF_ALGORITHMS[algorithm].hash, ikm, salt, info, keyLength, { backend: 'native' })), expected);
         const ours = await deriveKey(planKdf({ algorithm, password: ikm, salt, keyLength, params: { info } }));
-        assert.equal(hex(ours), hex(nobleHkdf(hashes[algorithm], ikm, salt, info, keyLength)));
+        assert.equal(hex(ours), expected);
       },
     ), { numRuns: 100 });
+  });
+
+  test('RFC 5869 A.1-A.3 on each backend, forced', () => {
+    const cases = [
+      { ikm: '0b'.repeat(22), salt: '000102030405060708090a0b0c', info: 'f0f1f2f3f4f5f6f7f8f9', length: 42, okm: '3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865' },
+      { ikm: '0b'.repeat(22), salt: '', info: '', length: 42, okm: '8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96c8' },
+    ];
+    for (const backend of ['native', 'noble'] as const) {
+      for (const c of cases) {
+        assert.equal(hex(hkdfRaw('sha256', unhex(c.ikm), unhex(c.salt), unhex(c.info), c.length, { backend })), c.okm, backend);
+      }
+      // RFC 5869 §2.3: at most 255 · HashLen bytes of output, on either backend.
+      assert.throws(() => hkdfRaw('sha256', unhex('0b'), new Uint8Array(0), new Uint8Array(0), 255 * 32 + 1, { backend }));
+    }
+  });
+
+  test('auto: @noble/hashes when the HMAC work is below mac.ts\'s threshold for the hash (Node 24), node:crypto otherwise and on Node 22', () => {
+    const node24 = Number(process.versions.node.split('.')[0]) >= 24;
+    // A 32-byte key from a 32-byte IKM with a short info: a few hundred bytes of HMAC work.
+    for (const hash of ['sha256', 'sha384', 'sha512']) assert.equal(hkdfBackendFor(hash, 32, 16, 32), node24 ? 'noble' : 'native', hash);
+    // The longest output (255 blocks) is far more work than one HMAC's threshold, on any runtime.
+    for (const [hash, hashLength] of [['sha256', 32], ['sha384', 48], ['sha512', 64]] as const) {
+      assert.equal(hkdfBackendFor(hash, 32, 0, 255 * hashLength), 'native', hash);
+    }
+    // A large IKM alone crosses it too.
+    assert.equal(hkdfBackendFor('sha256', 16384, 0, 32), 'native');
   });
 
   test('no salt, an empty salt and HashLen zero bytes give the same key (RFC 5869 §2.2)', async () => {

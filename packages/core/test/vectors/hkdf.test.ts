@@ -39,6 +39,9 @@ interface HkdfFile {
   testGroups: { tests: HkdfVector[] }[];
 }
 
+/** kdf.ts's two HKDF backends, each forced on every vector. */
+const BACKENDS = ['native', 'noble'] as const;
+
 const FILES: [string, HkdfAlgorithm][] = [
   ['hkdf_sha256_test.json', 'hkdf-sha256'],
   ['hkdf_sha384_test.json', 'hkdf-sha384'],
@@ -62,16 +65,24 @@ if (vectorsDir !== undefined) {
             && input.salt.byteLength <= KDF_MAX_SALT_LENGTH && input.params.info.byteLength <= HKDF_MAX_INFO_LENGTH;
           if (v.result === 'valid' && withinPolicy) {
             assert.equal(toHex(await deriveKey(planKdf(input))), v.okm, label);
+            // The route's entry point picks a backend by size (kdf.ts); each, forced, must agree.
+            for (const backend of BACKENDS) {
+              assert.equal(toHex(hkdfRaw(hash, input.password, input.salt, input.params.info, v.size, { backend })), v.okm, `${label} (${backend})`);
+            }
             counts.validPublic += 1;
             continue;
           }
           assert.throws(() => planKdf(input), (error: unknown) => error instanceof CryptoError && error.code === 'INVALID_INPUT', label);
           if (v.result === 'valid') {
-            assert.equal(toHex(hkdfRaw(hash, input.password, input.salt, input.params.info, v.size)), v.okm, label);
+            for (const backend of BACKENDS) {
+              assert.equal(toHex(hkdfRaw(hash, input.password, input.salt, input.params.info, v.size, { backend })), v.okm, `${label} (${backend})`);
+            }
             counts.validOutsidePolicy += 1;
           } else {
             assert.ok(v.size > 255 * hashLength, `${label}: the only invalid HKDF vectors expected are oversized outputs`);
-            assert.throws(() => hkdfRaw(hash, input.password, input.salt, input.params.info, v.size), label);
+            for (const backend of BACKENDS) {
+              assert.throws(() => hkdfRaw(hash, input.password, input.salt, input.params.info, v.size, { backend }), `${label} (${backend})`);
+            }
             counts.invalidRefused += 1;
           }
         }
