@@ -10,8 +10,10 @@
  * docs/performance.md, "HMAC"). @noble's cost grows with the message much faster than OpenSSL's,
  * SHA-3 fastest of all, so each algorithm has its own crossover, measured in the server: SHA-256
  * still wins through @noble at 4 KiB (−27 µs) and loses at 16 KiB (+14 µs); SHA-512 wins at 64 B
- * and loses at 4 KiB; SHA3-256 wins at 64 B and is even at 1 KiB. The entries sit below each
- * crossover. On Node 22 native wins at every size (`createHmac` costs 1.6–2.4 µs for a small
+ * and loses at 4 KiB; SHA3-256 wins at 64 B and is about even at 1 KiB (0.93× the requests per
+ * second). The entries sit inside those brackets, below the crossovers that interpolating them
+ * suggests (about 12 KiB, 2.7 KiB and 0.9 KiB); SHA-384 follows SHA-512 (the same compression
+ * function), and SHA3-384 and SHA3-512, whose blocks are smaller, get half of SHA3-256's entry. On Node 22 native wins at every size (`createHmac` costs 1.6–2.4 µs for a small
  * message there, @noble 3–19 µs), so nothing goes to @noble. Both backends give the same bytes:
  * RFC 4231's and NIST's vectors on each, and random inputs compared.
  *
@@ -95,6 +97,21 @@ const NOBLE_HASHES: Readonly<Record<MacAlgorithm, Parameters<typeof nobleHmac>[0
   'sha3-512': sha3_512,
 };
 
+/**
+ * @noble's HMAC, which zeroes its padded key block and both hash states once the digest is out,
+ * but not the digest it makes of a key longer than the hash's block (RFC 2104: such a key is
+ * replaced by its hash). That digest works as the key, so it is made here and wiped after.
+ */
+function nobleMac(hash: (typeof NOBLE_HASHES)[MacAlgorithm], key: Uint8Array, data: Uint8Array): Uint8Array {
+  if (key.byteLength <= hash.blockLen) return nobleHmac(hash, key, data);
+  const hashedKey = hash.create().update(key).digest();
+  try {
+    return nobleHmac(hash, hashedKey, data);
+  } finally {
+    wipe(hashedKey);
+  }
+}
+
 /** Which backend `auto` uses for a message of `length` bytes. */
 export function macBackendFor(algorithm: MacAlgorithm, length: number): 'native' | 'noble' {
   return length < NOBLE_HMAC_BELOW[algorithm] ? 'noble' : 'native';
@@ -106,8 +123,7 @@ export function computeHmac(algorithm: string, key: Uint8Array, data: Uint8Array
   checkKey(key);
   const id = algorithm as MacAlgorithm;
   const backend = options.backend === undefined || options.backend === 'auto' ? macBackendFor(id, data.byteLength) : options.backend;
-  // @noble's HMAC zeroes its padded key block and both hash states once the digest is out.
-  if (backend === 'noble') return nobleHmac(NOBLE_HASHES[id], key, data);
+  if (backend === 'noble') return nobleMac(NOBLE_HASHES[id], key, data);
   const mac = createHmac(spec.hash, key).update(data).digest();
   return new Uint8Array(mac.buffer, mac.byteOffset, mac.byteLength);
 }

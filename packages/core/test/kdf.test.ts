@@ -9,6 +9,8 @@
  * through the `*Raw` functions, and the public entry point is shown to refuse them. Independent
  * implementations (@noble/hashes) check what no published vector covers.
  */
+import nodeCrypto from 'node:crypto';
+import { syncBuiltinESMExports } from 'node:module';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -133,6 +135,9 @@ describe('PBKDF2-HMAC-SHA256', () => {
   });
 });
 
+/** The bytes from..to inclusive, as hex (RFC 5869 A.2's inputs). */
+const hexRange = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => (from + i).toString(16).padStart(2, '0')).join('');
+
 describe('HKDF: RFC 5869 Appendix A (SHA-256)', () => {
   test('A.1: basic test case', async () => {
     const plan = planKdf({
@@ -197,6 +202,10 @@ describe('HKDF: RFC 5869 Appendix A (SHA-256)', () => {
   test('RFC 5869 A.1-A.3 on each backend, forced', () => {
     const cases = [
       { ikm: '0b'.repeat(22), salt: '000102030405060708090a0b0c', info: 'f0f1f2f3f4f5f6f7f8f9', length: 42, okm: '3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865' },
+      {
+        ikm: hexRange(0x00, 0x4f), salt: hexRange(0x60, 0xaf), info: hexRange(0xb0, 0xff), length: 82,
+        okm: 'b11e398dc80327a1c8e7f78c596a49344f012eda2d4efad8a050cc4c19afa97c59045a99cac7827271cb41c65e590e09da3275600c2f09b8367793a9aca3db71cc30c58179ec3e87c14c01d5c1f3434f1d87',
+      },
       { ikm: '0b'.repeat(22), salt: '', info: '', length: 42, okm: '8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96c8' },
     ];
     for (const backend of ['native', 'noble'] as const) {
@@ -204,8 +213,28 @@ describe('HKDF: RFC 5869 Appendix A (SHA-256)', () => {
         assert.equal(hex(hkdfRaw('sha256', unhex(c.ikm), unhex(c.salt), unhex(c.info), c.length, { backend })), c.okm, backend);
       }
       // RFC 5869 §2.3: at most 255 · HashLen bytes of output, on either backend.
-      assert.throws(() => hkdfRaw('sha256', unhex('0b'), new Uint8Array(0), new Uint8Array(0), 255 * 32 + 1, { backend }));
+      assert.throws(() => hkdfRaw('sha256', unhex('0b'), new Uint8Array(0), new Uint8Array(0), 255 * 32 + 1, { backend }),
+        (error: unknown) => error instanceof Error && /length/i.test(error.message), backend);
     }
+  });
+
+  test('hkdfRaw calls node:crypto\'s hkdfSync exactly where auto says native', (t) => {
+    const hkdfSync = t.mock.method(nodeCrypto, 'hkdfSync');
+    syncBuiltinESMExports();
+    t.after(() => {
+      hkdfSync.mock.restore();
+      syncBuiltinESMExports();
+    });
+    const ikm = new Uint8Array(32).fill(1);
+    for (const [hash, hashLength] of [['sha256', 32], ['sha384', 48], ['sha512', 64]] as const) {
+      for (const [infoLength, keyLength] of [[0, 32], [16, 64], [0, 255 * hashLength], [1024, 32]] as const) {
+        const before = hkdfSync.mock.callCount();
+        hkdfRaw(hash, ikm, new Uint8Array(0), new Uint8Array(infoLength), keyLength);
+        const expected = hkdfBackendFor(hash, ikm.byteLength, infoLength, keyLength) === 'native' ? 1 : 0;
+        assert.equal(hkdfSync.mock.callCount() - before, expected, `${hash}, info ${infoLength}, keyLength ${keyLength}`);
+      }
+    }
+    assert.ok(hkdfSync.mock.callCount() > 0, 'the spy sees the module\'s calls');
   });
 
   test('auto: @noble/hashes when the HMAC work is below mac.ts\'s threshold for the hash (Node 24), node:crypto otherwise and on Node 22', () => {
@@ -218,6 +247,9 @@ describe('HKDF: RFC 5869 Appendix A (SHA-256)', () => {
     }
     // A large IKM alone crosses it too.
     assert.equal(hkdfBackendFor('sha256', 16384, 0, 32), 'native');
+    // Info over node:crypto's 1024-byte limit goes native, which refuses it, as on Node 22.
+    assert.equal(hkdfBackendFor('sha256', 32, 1025, 32), 'native');
+    assert.throws(() => hkdfRaw('sha256', new Uint8Array(32), new Uint8Array(0), new Uint8Array(1025), 32));
   });
 
   test('no salt, an empty salt and HashLen zero bytes give the same key (RFC 5869 §2.2)', async () => {
