@@ -7,6 +7,8 @@
  *   node bench/ab.ts --base HEAD~1                    the last commit's effect
  *   node bench/ab.ts --base d3c8c15 --workers 1,2     one process and a WORKERS=2 cluster of each
  *   node bench/ab.ts --generator autocannon --pipelining 1 --connections 10
+ *   node bench/ab.ts --base 843e7a1~4 --route hmac --algorithm sha512 --size 4096
+ *                                                     another route: hash, hmac, kdf (HKDF) or encrypt
  *
  * Why a script of its own: a change to the request path saves a few per cent at most, and on the
  * shared benchmark machine two bench/load.ts runs of the same code differ by more than that. Only
@@ -21,8 +23,9 @@
  * with the dependencies it was written for.
  *
  * Servers, the production ones as bench/lib/server-process.ts starts them (productionEnv), on
- * /v2/hash of 64 bytes as in bench/load.ts's hash scenario: `base-W` and `this-W` for each W of
- * --workers, and `bare-1` (bench/bare-server.ts of this tree, one process). Reported: each
+ * /v2/hash of 64 bytes as in bench/load.ts's hash scenario (or --route hmac, kdf or encrypt, with
+ * --algorithm and --size: the message's bytes): `base-W` and `this-W` for each W of --workers, and
+ * `bare-1` (bench/bare-server.ts of this tree, one process, on /hash, or /encrypt for encrypt). Reported: each
  * server's median req/s and CPU per request, its ratio to bare-1 round by round, and for each W
  * this/base in req/s and in CPU per request (medians of the rounds' ratios, with their range).
  */
@@ -46,6 +49,9 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '4' },
     warmup: { type: 'string', default: '2' },
     rounds: { type: 'string', default: '6' },
+    route: { type: 'string', default: 'hash' },
+    algorithm: { type: 'string' },
+    size: { type: 'string', default: '64' },
   },
 });
 const WORKER_COUNTS = args.workers.split(',').map(Number);
@@ -93,10 +99,44 @@ const baseCommit = git('rev-parse', '--short', args.base);
 const changed = git('status', '--porcelain', '--untracked-files=no') !== '';
 const thisTree = `${git('rev-parse', '--short', 'HEAD')}${changed ? ' with uncommitted changes' : ''}`;
 const apiKey = benchApiKey();
-const body = JSON.stringify({ algorithm: 'sha256', data: 'The quick brown fox jumps over the lazy dog, 64 bytes of message' });
+const SIZE = Number(args.size);
+if (!Number.isInteger(SIZE) || SIZE < 1) throw new Error(`--size must be a whole number ≥ 1 (got ${args.size})`);
+/** The message of every route: 64 bytes of text by default, repeated or cut to --size. */
+const MESSAGE = 'The quick brown fox jumps over the lazy dog, 64 bytes of message'.repeat(Math.ceil(SIZE / 64)).slice(0, SIZE);
+const KEY_HEX = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
+
+/**
+ * The production route, its request body and what the line says; and the bare server's route and
+ * body for bare-1, the common reference (the bare server has no HMAC or KDF route: it hashes the
+ * same message then).
+ */
+function routeUnderTest(route: string): { path: string; body: object; what: string; barePath: string; bareBody: object } {
+  const hashBody = { algorithm: 'sha256', data: MESSAGE };
+  switch (route) {
+    case 'hash': {
+      const algorithm = args.algorithm ?? 'sha256';
+      return { path: '/v2/hash', body: { algorithm, data: MESSAGE }, what: `${algorithm} of ${SIZE} B`, barePath: '/hash', bareBody: hashBody };
+    }
+    case 'hmac': {
+      const algorithm = args.algorithm ?? 'sha256';
+      return { path: '/v2/hmac', body: { algorithm, key: KEY_HEX, data: MESSAGE }, what: `HMAC-${algorithm} of ${SIZE} B`, barePath: '/hash', bareBody: hashBody };
+    }
+    case 'kdf': {
+      const algorithm = args.algorithm ?? 'hkdf-sha256';
+      return { path: '/v2/kdf', body: { algorithm, password: MESSAGE, salt: KEY_HEX, keyLength: 32, params: { info: 'context' } }, what: `${algorithm}, ${SIZE}-byte input, 32-byte key`, barePath: '/hash', bareBody: hashBody };
+    }
+    case 'encrypt': {
+      const body = { key: KEY_HEX, plaintext: MESSAGE };
+      return { path: '/v2/encrypt', body, what: `XChaCha20-Poly1305 seal of ${SIZE} B`, barePath: '/encrypt', bareBody: body };
+    }
+    default:
+      throw new Error(`--route must be hash, hmac, kdf or encrypt (got ${route})`);
+  }
+}
+const ROUTE = routeUnderTest(args.route);
 
 print(`# A/B: the production server of this tree (${thisTree}) against ${args.base} (${baseCommit})\n\n${describeMachine()}`);
-print(`- ${GENERATOR === 'light' ? 'the light load generator (bench/lib/light-load.ts)' : 'autocannon'} in this process, ${CONNECTIONS} connections${PIPELINING > 1 ? ` with ${PIPELINING} requests pipelined on each` : ''}, ${args.duration} s per run, ${args.warmup} s warm-up, ${ROUNDS} alternating rounds; POST /v2/hash (SHA-256 of 64 B)`);
+print(`- ${GENERATOR === 'light' ? 'the light load generator (bench/lib/light-load.ts)' : 'autocannon'} in this process, ${CONNECTIONS} connections${PIPELINING > 1 ? ` with ${PIPELINING} requests pipelined on each` : ''}, ${args.duration} s per run, ${args.warmup} s warm-up, ${ROUNDS} alternating rounds; POST ${ROUTE.path} (${ROUTE.what}); bare-1 on ${ROUTE.barePath}`);
 print(`- servers: bare-1 (bench/bare-server.ts of this tree), and base-W, this-W for WORKERS=${WORKER_COUNTS.join(', ')}\n`);
 
 const worktree = checkOut(args.base);
@@ -109,14 +149,17 @@ process.once('SIGINT', () => {
   process.exit(130);
 });
 try {
-  servers.push({ server: await startBareServer({ name: 'bare-1' }), path: '/hash' });
+  servers.push({ server: await startBareServer({ name: 'bare-1' }), path: ROUTE.barePath });
   for (const workers of WORKER_COUNTS) {
     for (const [label, root] of [['base', worktree], ['this', REPO_ROOT]] as const) {
       const server = await startProductionServer({ name: `${label}-${workers}`, apiKey, logLevel: 'warn', extra: { WORKERS: String(workers) }, root });
-      servers.push({ server, path: '/v2/hash' });
+      servers.push({ server, path: ROUTE.path });
     }
   }
-  const results = await alternate(hashTargets(servers, apiKey, body), {
+  const body = JSON.stringify(ROUTE.body);
+  const bareBody = JSON.stringify(ROUTE.bareBody);
+  const targets = hashTargets(servers, apiKey, body).map((target) => (target.name === 'bare-1' ? { ...target, body: bareBody } : target));
+  const results = await alternate(targets, {
     connections: CONNECTIONS,
     generator: GENERATOR,
     pipelining: PIPELINING,
