@@ -33,6 +33,7 @@ import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { NATIVE_AEAD_THRESHOLD, POLY1305_TAG_LENGTH, type AeadBackend } from './aead.ts';
 import { checkLength } from './checks.ts';
+import { PublicKeyCache } from './public-key-cache.ts';
 import { wipe } from './ct.ts';
 import { decryptionFailed, invalidInput } from './errors.ts';
 import { asBuffer } from './views.ts';
@@ -224,6 +225,12 @@ function x25519PrivateKey(secretKey: Uint8Array): KeyObject {
   }
 }
 
+/**
+ * Recipients' X25519 public keys, imported once (public-key-cache.ts). Only keys a caller sends
+ * to encrypt to go here: the ephemeral keys inside ciphertexts are new every time.
+ */
+const recipientKeys = new PublicKeyCache(256);
+
 function x25519PublicKey(publicKey: Uint8Array): KeyObject {
   return createPublicKey({ key: asBuffer(concat(X25519_SPKI_PREFIX, publicKey)), format: 'der', type: 'spki' });
 }
@@ -248,10 +255,11 @@ function isAllZero(bytes: Uint8Array): boolean {
  * resting on one backend's behaviour. X25519 accepts every 32-byte string as a public key, so a
  * failure here can only mean that case.
  */
-function x25519(privateKey: KeyObject, publicKey: Uint8Array): Uint8Array | undefined {
+function x25519(privateKey: KeyObject, publicKey: Uint8Array, isRecipient = false): Uint8Array | undefined {
   let shared: Uint8Array;
   try {
-    shared = takeBytes(diffieHellman({ privateKey, publicKey: x25519PublicKey(publicKey) }));
+    const publicKeyObj = isRecipient ? recipientKeys.get('x25519', publicKey, () => x25519PublicKey(publicKey)) : x25519PublicKey(publicKey);
+    shared = takeBytes(diffieHellman({ privateKey, publicKey: publicKeyObj }));
   } catch {
     return undefined;
   }
@@ -334,7 +342,7 @@ function createDhkemX25519(): HpkeKem {
       const ikm = options.seed ?? new Uint8Array(randomBytes(Nsk));
       const ephemeral = deriveKeyPair(ikm);
       try {
-        const dh = x25519(x25519PrivateKey(ephemeral.secretKey), publicKey);
+        const dh = x25519(x25519PrivateKey(ephemeral.secretKey), publicKey, true);
         if (dh === undefined) {
           throw invalidInput(`${label} is a low-order X25519 point (the shared secret would be all zeros)`, `/${label}`);
         }

@@ -12,6 +12,7 @@
  */
 import * as nodeCrypto from 'node:crypto';
 import { createPrivateKey, createPublicKey, generateKeyPair, sign, verify, type KeyObject, type KeyType } from 'node:crypto';
+import { PublicKeyCache } from './public-key-cache.ts';
 import { asBuffer, asBytes } from './views.ts';
 
 // encapsulate/decapsulate exist from Node 24.7: a named import of them would fail to link on
@@ -108,38 +109,17 @@ export function nativeDecapsulate(key: KeyObject, ciphertext: Uint8Array): Promi
 }
 
 // ---------------------------------------------------------------------------------------------
-// Imported public keys, cached.
-//
-// Importing a raw key costs more than the operation for the fast schemes (ML-KEM encapsulation
-// keeps about half its throughput when the key is imported on every call; an ML-DSA public key
-// import expands the matrix A). Caching public keys is safe: they are public, a KeyObject is
-// immutable, the cache key is the exact key bytes (no hash, so no collision to argue about) and
-// the value is a pure function of them, so a lookup can only return the key the caller sent. The
-// bound keeps memory fixed (256 entries, a few MB at most) whatever a caller sends; an attacker
-// can only evict entries, which costs speed, never correctness. Only keys that imported
-// successfully are cached. Private keys are never cached: that would keep secrets in memory past
-// the request and turn the Map lookup (a string comparison) into a timing signal about them.
+// Imported public keys, cached (public-key-cache.ts says why that is safe). Importing a raw key
+// costs more than the operation for the fast schemes: ML-KEM encapsulation keeps about half its
+// throughput when the key is imported on every call; an ML-DSA public key import expands the
+// matrix A. 256 entries: a few MB at most, whatever a caller sends.
 
 export const NATIVE_PUBLIC_KEY_CACHE_SIZE = 256;
-const publicKeyCache = new Map<string, KeyObject>();
+const publicKeyCache = new PublicKeyCache(NATIVE_PUBLIC_KEY_CACHE_SIZE);
 
 /** A node:crypto public key from raw bytes, through the cache. Throws what createPublicKey throws. */
 export function importNativePublicKey(type: KeyType, bytes: Uint8Array): KeyObject {
-  const cacheKey = `${type}:${asBuffer(bytes).toString('latin1')}`;
-  const cached = publicKeyCache.get(cacheKey);
-  if (cached !== undefined) {
-    // Map keeps insertion order: re-inserting marks the entry as the most recently used.
-    publicKeyCache.delete(cacheKey);
-    publicKeyCache.set(cacheKey, cached);
-    return cached;
-  }
-  const key = createPublicKey({ key: asBuffer(bytes), format: 'raw-public', asymmetricKeyType: type });
-  publicKeyCache.set(cacheKey, key);
-  if (publicKeyCache.size > NATIVE_PUBLIC_KEY_CACHE_SIZE) {
-    const oldest = publicKeyCache.keys().next();
-    if (oldest.done !== true) publicKeyCache.delete(oldest.value);
-  }
-  return key;
+  return publicKeyCache.get(type, bytes, () => createPublicKey({ key: asBuffer(bytes), format: 'raw-public', asymmetricKeyType: type }));
 }
 
 /** How many public keys the cache holds now (for tests of its bound). */

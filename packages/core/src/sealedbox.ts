@@ -20,6 +20,7 @@ import { createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, 
 import { hsalsa, xsalsa20poly1305 } from '@noble/ciphers/salsa.js';
 import { blake2b } from '@noble/hashes/blake2.js';
 import { checkLength } from './checks.ts';
+import { PublicKeyCache } from './public-key-cache.ts';
 import { wipe } from './ct.ts';
 import { CryptoError, decryptionFailed, invalidInput } from './errors.ts';
 import { PQ_SEALED_BOX } from './sealedbox-pq.ts';
@@ -60,6 +61,12 @@ function privateKeyObject(secretKey: Uint8Array): KeyObject {
   }
 }
 
+/**
+ * Recipients' X25519 public keys, imported once (public-key-cache.ts). Only keys a caller sends
+ * to encrypt to go here: the ephemeral keys inside ciphertexts are new every time.
+ */
+const recipientKeys = new PublicKeyCache(256);
+
 function publicKeyObject(publicKey: Uint8Array): KeyObject {
   const der = new Uint8Array(SPKI_X25519_PREFIX.byteLength + SEALED_BOX_KEY_LENGTH);
   der.set(SPKI_X25519_PREFIX, 0);
@@ -85,11 +92,12 @@ function isAllZero(bytes: Uint8Array): boolean {
  * ERR_OSSL_FAILED_DURING_DERIVATION; that, and an all-zero result should another build return one,
  * become INVALID_INPUT naming `publicKeyField`. Any other failure is unexpected and propagates.
  */
-function agree(privateKey: KeyObject, publicKey: Uint8Array, publicKeyField: string): Uint8Array {
+function agree(privateKey: KeyObject, publicKey: Uint8Array, publicKeyField: string, isRecipient = false): Uint8Array {
   const lowOrder = () => invalidInput(`${publicKeyField.replace(/^\//, '')} is a low-order X25519 point: it gives an all-zero shared secret`, publicKeyField);
   let shared: Uint8Array;
   try {
-    const buffer = diffieHellman({ privateKey, publicKey: publicKeyObject(publicKey) });
+    const publicKeyObj = isRecipient ? recipientKeys.get('x25519', publicKey, () => publicKeyObject(publicKey)) : publicKeyObject(publicKey);
+    const buffer = diffieHellman({ privateKey, publicKey: publicKeyObj });
     shared = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
   } catch (error) {
     if ((error as { code?: unknown }).code === 'ERR_OSSL_FAILED_DURING_DERIVATION') throw lowOrder();
@@ -141,7 +149,7 @@ export function sealBox(recipientPublicKey: Uint8Array, plaintext: Uint8Array): 
   // KeyObject is dropped when this call returns.
   const ephemeral = generateKeyPairSync('x25519');
   const ephemeralPublicKey = rawPublicKey(ephemeral.publicKey);
-  const shared = agree(ephemeral.privateKey, recipientPublicKey, '/recipientPublicKey');
+  const shared = agree(ephemeral.privateKey, recipientPublicKey, '/recipientPublicKey', true);
   const key = boxKey(shared);
   try {
     const box = xsalsa20poly1305(key, sealNonce(ephemeralPublicKey, recipientPublicKey)).encrypt(plaintext);

@@ -41,6 +41,7 @@ import { checkLength } from './checks.ts';
 import { bytesToBase64Url } from './codec.ts';
 import { wipe } from './ct.ts';
 import { pemToDer } from './der.ts';
+import { PublicKeyCache } from './public-key-cache.ts';
 import { invalidInput, unsupportedAlgorithm } from './errors.ts';
 import { ML_DSA_ALGORITHM_IDS, ML_DSA_CONTEXT_MAX_BYTES, ML_DSA_PARAMETERS, ML_DSA_SEED_LENGTH, type MlDsaAlgorithm } from './ml-dsa.ts';
 import { SLH_DSA_ALGORITHM_IDS, SLH_DSA_CONTEXT_MAX_BYTES, SLH_DSA_PARAMETERS, type SlhDsaAlgorithm } from './slh-dsa.ts';
@@ -203,31 +204,15 @@ function wrongPemType(kind: 'private' | 'public', algorithm: string): never {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Imported public KeyObjects by algorithm and exact key bytes. Importing costs about a third of
- * an Ed25519 or P-256 verification (measured: 30-37 µs against 90-100 µs), so repeated verifies
- * against one key gain about 25 %. Safe: a public key is not secret, the cache key is the whole
- * key, so a hit returns the very key the bytes describe, only successful imports are kept, and
- * the size is bounded. Private keys are never cached: the service keeps no secret beyond the
- * request that carried it.
+ * Imported public KeyObjects by algorithm and exact key bytes (public-key-cache.ts says why that is
+ * safe). Importing costs about a third of an Ed25519 or P-256 verification (measured: 30-37 µs
+ * against 90-100 µs), so repeated verifies against one key gain about 25 %.
  */
 const PUBLIC_KEY_CACHE_SIZE = 256;
-const publicKeyCache = new Map<string, KeyObject>();
+const publicKeyCache = new PublicKeyCache(PUBLIC_KEY_CACHE_SIZE);
 
 function cachedPublicKey(algorithm: string, raw: Uint8Array, load: () => KeyObject): KeyObject {
-  const cacheKey = `${algorithm}:${bytesToBase64Url(raw)}`;
-  const hit = publicKeyCache.get(cacheKey);
-  if (hit !== undefined) {
-    publicKeyCache.delete(cacheKey);
-    publicKeyCache.set(cacheKey, hit);
-    return hit;
-  }
-  const key = load();
-  publicKeyCache.set(cacheKey, key);
-  if (publicKeyCache.size > PUBLIC_KEY_CACHE_SIZE) {
-    const oldest = publicKeyCache.keys().next().value;
-    if (oldest !== undefined) publicKeyCache.delete(oldest);
-  }
-  return key;
+  return publicKeyCache.get(algorithm, raw, load);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -41,6 +41,7 @@ import {
   mlKemKeyPairFromSeed,
 } from './ml-kem.ts';
 import type { PqBackend } from './pq-common.ts';
+import { PublicKeyCache } from './public-key-cache.ts';
 import { asBytes } from './views.ts';
 
 export const XWING_ALGORITHM = 'x25519-ml-kem-768';
@@ -166,6 +167,12 @@ function x25519PrivateKeyObject(privateKey: Uint8Array): KeyObject {
   }
 }
 
+/**
+ * Recipients' X25519 public keys, imported once (public-key-cache.ts). Only keys a caller sends
+ * to encrypt to go here: the ephemeral keys inside ciphertexts are new every time.
+ */
+const recipientKeys = new PublicKeyCache(256);
+
 function x25519PublicKeyObject(publicKey: Uint8Array): KeyObject {
   return createPublicKey({ key: framed(X25519_SPKI_PREFIX, publicKey), format: 'der', type: 'spki' });
 }
@@ -177,9 +184,10 @@ export function x25519PublicKeyOf(privateKey: Uint8Array): Uint8Array {
 }
 
 /** X25519(k, u). A low-order u makes the output all zero, which is refused (see the top of the file). */
-function x25519(privateKey: Uint8Array, publicKey: Uint8Array, field: string, what: string): Uint8Array {
+function x25519(privateKey: Uint8Array, publicKey: Uint8Array, field: string, what: string, isRecipient = false): Uint8Array {
   try {
-    return asBytes(diffieHellman({ privateKey: x25519PrivateKeyObject(privateKey), publicKey: x25519PublicKeyObject(publicKey) }));
+    const publicKeyObj = isRecipient ? recipientKeys.get('x25519', publicKey, () => x25519PublicKeyObject(publicKey)) : x25519PublicKeyObject(publicKey);
+    return asBytes(diffieHellman({ privateKey: x25519PrivateKeyObject(privateKey), publicKey: publicKeyObj }));
   } catch {
     throw invalidInput(`${what} is a low-order X25519 point (the shared secret would be all zero)`, `/${field}`);
   }
@@ -270,7 +278,7 @@ async function encapsulateParts(
   const ephemeral = eseed === undefined ? randomFillSync(new Uint8Array(X25519_KEY_LENGTH)) : eseed.slice(32, 64);
   try {
     const ctX = x25519PublicKeyOf(ephemeral);
-    const ssX = x25519(ephemeral, x25519PublicKey, fields.x25519, fields.x25519What);
+    const ssX = x25519(ephemeral, x25519PublicKey, fields.x25519, fields.x25519What, true);
     const sharedSecret = xwingCombiner(mlKem.sharedSecret, ssX, ctX, x25519PublicKey);
     wipe(ssX, mlKem.sharedSecret);
     const ciphertext = new Uint8Array(XWING_CIPHERTEXT_LENGTH);

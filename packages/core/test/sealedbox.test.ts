@@ -133,6 +133,8 @@ describe('low-order keys', () => {
   for (const point of LOW_ORDER_POINTS) {
     test(`sealing to ${point} is INVALID_INPUT naming /recipientPublicKey`, () => {
       assertInvalidInput(() => sealBox(fromHex(point), bytes('secret', 10)), '/recipientPublicKey', 'seal', /low-order/);
+      // Again: the recipient's key now comes from the import cache, and is refused all the same.
+      assertInvalidInput(() => sealBox(fromHex(point), bytes('secret', 10)), '/recipientPublicKey', 'seal again', /low-order/);
       assertInvalidInput(() => sealedBoxX25519(ALICE_SECRET, fromHex(point)), '/publicKey', 'x25519', /low-order/);
     });
 
