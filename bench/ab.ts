@@ -8,7 +8,7 @@
  *   node bench/ab.ts --base d3c8c15 --workers 1,2     one process and a WORKERS=2 cluster of each
  *   node bench/ab.ts --generator autocannon --pipelining 1 --connections 10
  *   node bench/ab.ts --base 843e7a1~4 --route hmac --algorithm sha512 --size 4096
- *                                                     another route: hash, hmac, kdf (HKDF) or encrypt
+ *                                                     another route: hash, hmac, kdf (HKDF), seal or encrypt
  *
  * Why a script of its own: a change to the request path saves a few per cent at most, and on the
  * shared benchmark machine two bench/load.ts runs of the same code differ by more than that. Only
@@ -23,10 +23,10 @@
  * with the dependencies it was written for.
  *
  * Servers, the production ones as bench/lib/server-process.ts starts them (productionEnv), on
- * /v2/hash of 64 bytes as in bench/load.ts's hash scenario (or --route hmac, kdf or encrypt, with
- * --algorithm and --size: the message's bytes): `base-W` and `this-W` for each W of --workers, and
- * `bare-1` (bench/bare-server.ts of this tree, one process, on /hash, or /encrypt for encrypt). Reported: each
- * server's median req/s and CPU per request, its ratio to bare-1 round by round, and for each W
+ * /v2/hash of 64 bytes as in bench/load.ts's hash scenario (or --route hmac, kdf, seal or
+ * encrypt, with --algorithm and --size: the message's bytes): `base-W` and `this-W` for each W of
+ * --workers, and `bare-1` (bench/bare-server.ts of this tree, one process, on /hash, or /encrypt
+ * for encrypt). Reported: each server's median req/s and CPU per request, its ratio to bare-1 round by round, and for each W
  * this/base in req/s and in CPU per request (medians of the rounds' ratios, with their range).
  */
 import { execFileSync } from 'node:child_process';
@@ -125,12 +125,17 @@ function routeUnderTest(route: string): { path: string; body: object; what: stri
       const algorithm = args.algorithm ?? 'hkdf-sha256';
       return { path: '/v2/kdf', body: { algorithm, password: MESSAGE, salt: KEY_HEX, keyLength: 32, params: { info: 'context' } }, what: `${algorithm}, ${SIZE}-byte input, 32-byte key`, barePath: '/hash', bareBody: hashBody };
     }
+    case 'seal': {
+      // A fixed recipient (RFC 7748 §6.1's Bob), as a service sealing to one party's key would.
+      const recipientPublicKey = 'de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f';
+      return { path: '/v2/sealedbox/seal', body: { recipientPublicKey, plaintext: MESSAGE }, what: `sealed box of ${SIZE} B to one recipient`, barePath: '/hash', bareBody: hashBody };
+    }
     case 'encrypt': {
       const body = { key: KEY_HEX, plaintext: MESSAGE };
       return { path: '/v2/encrypt', body, what: `XChaCha20-Poly1305 seal of ${SIZE} B`, barePath: '/encrypt', bareBody: body };
     }
     default:
-      throw new Error(`--route must be hash, hmac, kdf or encrypt (got ${route})`);
+      throw new Error(`--route must be hash, hmac, kdf, seal or encrypt (got ${route})`);
   }
 }
 const ROUTE = routeUnderTest(args.route);
