@@ -1,6 +1,6 @@
 /**
  * A bounded LRU of imported public KeyObjects, by algorithm and exact key bytes: what signature
- * verification, the post-quantum modules and the X25519 senders (sealed box, HPKE) keep so that a
+ * verification, the post-quantum modules and the X25519 senders (sealed box, HPKE, X-Wing) keep so that a
  * caller who uses one public key again does not pay its import again (an Ed25519 or P-256 import
  * costs about a third of a verification; an X25519 SPKI import 26 µs in a loop on Node 24, an
  * ML-KEM one about half an encapsulation).
@@ -10,7 +10,10 @@
  * describe; only keys that imported successfully are kept; the size is bounded, so a caller can
  * only evict entries, which costs speed, never correctness. Private keys never go here: the
  * service keeps no secret beyond the request that carried it, and a lookup keyed by a secret
- * (a string comparison) would be a timing signal about it.
+ * (a string comparison) would be a timing signal about it. What a hit's speed does show is that a
+ * key was used recently: a caller who times a request can tell whether someone else verified
+ * against, or encrypted to, that public key lately. That is metadata about public keys, not a
+ * secret, and the trade is taken for the speed.
  */
 import type { KeyObject } from 'node:crypto';
 import { asBuffer } from './views.ts';

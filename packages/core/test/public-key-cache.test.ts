@@ -1,5 +1,5 @@
 /**
- * Tests of public-key-cache.ts, and that the X25519 senders (sealed box, HPKE) import a
+ * Tests of public-key-cache.ts, and that the X25519 senders (sealed box, HPKE, X-Wing) import a
  * recipient's public key once: node:crypto's createPublicKey is counted (ES imports of a built-in
  * module see a replaced export once syncBuiltinESMExports() has run).
  */
@@ -10,6 +10,8 @@ import assert from 'node:assert/strict';
 import { PublicKeyCache } from '../src/public-key-cache.ts';
 import { openBox, sealBox } from '../src/sealedbox.ts';
 import { DHKEM_X25519_HKDF_SHA256 } from '../src/hpke.ts';
+import { xwingDecapsulate, xwingEncapsulate, xwingKeygen } from '../src/xwing.ts';
+import { PQ_NATIVE_SUPPORT } from '../src/pq-common.ts';
 
 const someKey = (): KeyObject => generateKeyPairSync('x25519').publicKey;
 
@@ -89,5 +91,21 @@ describe('recipients\' X25519 public keys are imported once', () => {
     const privateKey = await kem.importPrivateKey(recipient.secretKey);
     assert.deepEqual(await privateKey.decap(first.enc), first.sharedSecret);
     assert.deepEqual(await privateKey.decap(second.enc), second.sharedSecret);
+  });
+
+  test('X-Wing: the second encapsulation to a recipient imports one key fewer, and both decapsulate', async (t) => {
+    const recipient = await xwingKeygen();
+    const calls = countCreatePublicKey(t);
+    const before = calls();
+    const first = await xwingEncapsulate(recipient.publicKey);
+    const firstCalls = calls() - before;
+    const second = await xwingEncapsulate(recipient.publicKey);
+    const secondCalls = calls() - before - firstCalls;
+    // The X25519 half's key, and on Node 24 the ML-KEM half's too (pq-common.ts's cache; Node 22's
+    // ML-KEM is @noble/post-quantum, which imports nothing).
+    const cachedHalves = PQ_NATIVE_SUPPORT.mlKem ? 2 : 1;
+    assert.equal(secondCalls, firstCalls - cachedHalves, `first encapsulation ${firstCalls} imports, second ${secondCalls}`);
+    assert.deepEqual((await xwingDecapsulate(recipient.secretKey, first.ciphertext)).sharedSecret, first.sharedSecret);
+    assert.deepEqual((await xwingDecapsulate(recipient.secretKey, second.ciphertext)).sharedSecret, second.sharedSecret);
   });
 });
