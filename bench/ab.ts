@@ -26,8 +26,9 @@
  * /v2/hash of 64 bytes as in bench/load.ts's hash scenario (or --route hmac, kdf, seal or
  * encrypt, with --algorithm and --size: the message's bytes): `base-W` and `this-W` for each W of
  * --workers, and `bare-1` (bench/bare-server.ts of this tree, one process, on /hash, or /encrypt
- * for encrypt). Reported: each server's median req/s and CPU per request, its ratio to bare-1 round by round, and for each W
- * this/base in req/s and in CPU per request (medians of the rounds' ratios, with their range).
+ * for encrypt). Reported: each server's median req/s and CPU per request, its ratio to bare-1
+ * round by round, and for each W this/base in req/s and in CPU per request (medians of the
+ * rounds' ratios, with their range).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
@@ -154,17 +155,14 @@ process.once('SIGINT', () => {
   process.exit(130);
 });
 try {
-  servers.push({ server: await startBareServer({ name: 'bare-1' }), path: ROUTE.barePath });
+  servers.push({ server: await startBareServer({ name: 'bare-1' }), path: ROUTE.barePath, body: JSON.stringify(ROUTE.bareBody) });
   for (const workers of WORKER_COUNTS) {
     for (const [label, root] of [['base', worktree], ['this', REPO_ROOT]] as const) {
       const server = await startProductionServer({ name: `${label}-${workers}`, apiKey, logLevel: 'warn', extra: { WORKERS: String(workers) }, root });
       servers.push({ server, path: ROUTE.path });
     }
   }
-  const body = JSON.stringify(ROUTE.body);
-  const bareBody = JSON.stringify(ROUTE.bareBody);
-  const targets = hashTargets(servers, apiKey, body).map((target) => (target.name === 'bare-1' ? { ...target, body: bareBody } : target));
-  const results = await alternate(targets, {
+  const results = await alternate(hashTargets(servers, apiKey, JSON.stringify(ROUTE.body)), {
     connections: CONNECTIONS,
     generator: GENERATOR,
     pipelining: PIPELINING,

@@ -155,20 +155,24 @@ export function roundByRoundRatio(results: Map<string, RunResult[]>, numerator: 
   return formatRatioRange(ratios);
 }
 
-/** A server started by lib/server-process.ts and the path of its hash route. */
+/**
+ * A server started by lib/server-process.ts, the path of the route to load (its hash route unless
+ * said otherwise) and, when it differs from the others', its own request body.
+ */
 export interface HashServer {
   server: ServerProcess;
   path: string;
+  body?: string;
 }
 
-/** One target per server: its hash route, `body` with the JSON and API-key headers, its pid. */
+/** One target per server: its route, its body or `body`, with the JSON and API-key headers, its pid. */
 export function hashTargets(servers: readonly HashServer[], apiKey: string, body: string): Target[] {
-  return servers.map(({ server, path }) => ({
-    name: server.name,
-    url: `${server.url}${path}`,
+  return servers.map((entry) => ({
+    name: entry.server.name,
+    url: `${entry.server.url}${entry.path}`,
     headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-    body,
-    pid: server.child.pid,
+    body: entry.body ?? body,
+    pid: entry.server.child.pid,
   }));
 }
 

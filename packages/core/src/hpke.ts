@@ -33,10 +33,10 @@ import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { NATIVE_AEAD_THRESHOLD, POLY1305_TAG_LENGTH, type AeadBackend } from './aead.ts';
 import { checkLength } from './checks.ts';
-import { PublicKeyCache } from './public-key-cache.ts';
 import { wipe } from './ct.ts';
 import { decryptionFailed, invalidInput } from './errors.ts';
 import { asBuffer } from './views.ts';
+import { x25519PublicKeyObject } from './x25519-public-key.ts';
 
 /** RFC 9180 Table 1. Only the base mode is offered: no PSK, no sender authentication. */
 export const HPKE_MODE_BASE = 0x00;
@@ -210,10 +210,9 @@ export interface HpkeKem {
 // ---------------------------------------------------------------------------------------------
 // DHKEM(X25519, HKDF-SHA256) (RFC 9180 §4.1, §7.1).
 
-// The fixed DER wrappers of a raw 32-byte X25519 key (RFC 8410): PKCS#8 for a private key, SPKI
-// for a public one. Node 22 has no `raw-private` / `raw-public` key formats.
+// The fixed DER wrapper of a raw 32-byte X25519 private key (RFC 8410: PKCS#8; public keys:
+// x25519-public-key.ts). Node 22 has no `raw-private` key format.
 const X25519_PKCS8_PREFIX = fromHex('302e020100300506032b656e04220420');
-const X25519_SPKI_PREFIX = fromHex('302a300506032b656e032100');
 const X25519_KEY_LENGTH = 32;
 
 function x25519PrivateKey(secretKey: Uint8Array): KeyObject {
@@ -225,15 +224,6 @@ function x25519PrivateKey(secretKey: Uint8Array): KeyObject {
   }
 }
 
-/**
- * Recipients' X25519 public keys, imported once (public-key-cache.ts). Only keys a caller sends
- * to encrypt to go here: the ephemeral keys inside ciphertexts are new every time.
- */
-const recipientKeys = new PublicKeyCache(256);
-
-function x25519PublicKey(publicKey: Uint8Array): KeyObject {
-  return createPublicKey({ key: asBuffer(concat(X25519_SPKI_PREFIX, publicKey)), format: 'der', type: 'spki' });
-}
 
 /** pk(sk), serialized: the last 32 bytes of the SPKI encoding. */
 function x25519PublicKeyOf(privateKey: KeyObject): Uint8Array {
@@ -258,8 +248,7 @@ function isAllZero(bytes: Uint8Array): boolean {
 function x25519(privateKey: KeyObject, publicKey: Uint8Array, isRecipient = false): Uint8Array | undefined {
   let shared: Uint8Array;
   try {
-    const publicKeyObj = isRecipient ? recipientKeys.get('x25519', publicKey, () => x25519PublicKey(publicKey)) : x25519PublicKey(publicKey);
-    shared = takeBytes(diffieHellman({ privateKey, publicKey: publicKeyObj }));
+    shared = takeBytes(diffieHellman({ privateKey, publicKey: x25519PublicKeyObject(publicKey, isRecipient) }));
   } catch {
     return undefined;
   }

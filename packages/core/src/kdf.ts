@@ -24,8 +24,7 @@
  */
 import { hkdfSync, pbkdf2, randomBytes, scrypt } from 'node:crypto';
 import { hkdf as nobleHkdf } from '@noble/hashes/hkdf.js';
-import { sha256, sha384, sha512 } from '@noble/hashes/sha2.js';
-import { NOBLE_HMAC_BELOW } from './mac.ts';
+import { isMacAlgorithm, NOBLE_HASHES, NOBLE_HMAC_BELOW } from './mac.ts';
 import { invalidInput, unsupportedAlgorithm } from './errors.ts';
 import { asBytes } from './views.ts';
 
@@ -354,14 +353,6 @@ export function pbkdf2Raw(hash: string, password: Uint8Array, salt: Uint8Array, 
 /** `auto`: @noble/hashes for small HKDF work on Node 24, node:crypto otherwise; the others force one. */
 export type HkdfBackend = 'auto' | 'native' | 'noble';
 
-type HkdfHash = 'sha256' | 'sha384' | 'sha512';
-const NOBLE_HKDF_HASHES = { sha256, sha384, sha512 } as const;
-const BLOCK_LENGTH: Readonly<Record<HkdfHash, number>> = { sha256: 64, sha384: 128, sha512: 128 };
-
-function isHkdfHash(hash: string): hash is HkdfHash {
-  return Object.hasOwn(NOBLE_HKDF_HASHES, hash);
-}
-
 /**
  * Which backend `auto` uses, by a heuristic: an estimate of @noble's work, in bytes hashed, held
  * against the message length below which one @noble HMAC beats a native one (mac.ts's
@@ -370,14 +361,15 @@ function isHkdfHash(hash: string): hash is HkdfHash {
  * plus two blocks per HMAC for its inner and outer finishing compressions. It leans towards native
  * (the threshold was measured on an HMAC's message bytes alone, and a native HKDF costs more than a
  * native HMAC: 88.6 against 78.1 µs of CPU in the server); only 32-byte outputs were measured.
- * With a 32-byte IKM and no info, @noble takes outputs up to 1568 bytes (SHA-256), 240 (SHA-384) or 320 (SHA-512).
+ * With a 32-byte IKM and no info, @noble takes outputs up to 1568 bytes (SHA-256), 240 (SHA-384)
+ * or 320 (SHA-512).
  * Info beyond node:crypto's 1024-byte limit goes native, which refuses it, as on Node 22.
  */
 export function hkdfBackendFor(hash: string, ikmLength: number, infoLength: number, keyLength: number): 'native' | 'noble' {
-  if (!isHkdfHash(hash) || infoLength > HKDF_MAX_INFO_LENGTH) return 'native';
-  const hashLength = NOBLE_HKDF_HASHES[hash].outputLen;
+  if (!isMacAlgorithm(hash) || infoLength > HKDF_MAX_INFO_LENGTH) return 'native';
+  const { outputLen: hashLength, blockLen } = NOBLE_HASHES[hash];
   const blocks = Math.ceil(keyLength / hashLength);
-  const work = ikmLength + blocks * (hashLength + infoLength + 1) + (blocks + 1) * 2 * BLOCK_LENGTH[hash];
+  const work = ikmLength + blocks * (hashLength + infoLength + 1) + (blocks + 1) * 2 * blockLen;
   return work < NOBLE_HMAC_BELOW[hash] ? 'noble' : 'native';
 }
 
@@ -387,9 +379,9 @@ export function hkdfRaw(hash: string, ikm: Uint8Array, salt: Uint8Array, info: U
     ? hkdfBackendFor(hash, ikm.byteLength, info.byteLength, keyLength)
     : options.backend;
   if (backend === 'noble') {
-    if (!isHkdfHash(hash)) throw unsupportedAlgorithm(`unsupported HKDF hash '${hash}'`);
+    if (!isMacAlgorithm(hash)) throw unsupportedAlgorithm(`unsupported HKDF hash '${hash}'`);
     // An empty salt is HashLen zero bytes (RFC 5869 §2.2), as HMAC pads a short key with zeros.
-    return nobleHkdf(NOBLE_HKDF_HASHES[hash], ikm, salt, info, keyLength);
+    return nobleHkdf(NOBLE_HASHES[hash], ikm, salt, info, keyLength);
   }
   return new Uint8Array(hkdfSync(hash, ikm, salt, info, keyLength));
 }

@@ -87,8 +87,8 @@ export const NOBLE_HMAC_BELOW: Readonly<Record<MacAlgorithm, number>> = Object.f
 /** `auto`: the faster backend for the algorithm and the message's length; the others force one. */
 export type MacBackend = 'auto' | 'native' | 'noble';
 
-/** @noble/hashes' function for each algorithm, for the `noble` backend. */
-const NOBLE_HASHES: Readonly<Record<MacAlgorithm, Parameters<typeof nobleHmac>[0]>> = {
+/** @noble/hashes' function for each algorithm, for the `noble` backend (and HKDF's, kdf.ts). */
+export const NOBLE_HASHES: Readonly<Record<MacAlgorithm, Parameters<typeof nobleHmac>[0]>> = {
   sha256,
   sha384,
   sha512,

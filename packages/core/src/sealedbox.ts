@@ -20,10 +20,10 @@ import { createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, 
 import { hsalsa, xsalsa20poly1305 } from '@noble/ciphers/salsa.js';
 import { blake2b } from '@noble/hashes/blake2.js';
 import { checkLength } from './checks.ts';
-import { PublicKeyCache } from './public-key-cache.ts';
 import { wipe } from './ct.ts';
 import { CryptoError, decryptionFailed, invalidInput } from './errors.ts';
 import { PQ_SEALED_BOX } from './sealedbox-pq.ts';
+import { x25519PublicKeyObject } from './x25519-public-key.ts';
 
 /** The identifier of this module's box, the one `/v2/sealedbox/seal` answers with. */
 export const X25519_SEALED_BOX = 'x25519-xsalsa20-poly1305' as const;
@@ -40,10 +40,10 @@ const BOX_TAG_LENGTH = 16;
 export const SEALED_BOX_OVERHEAD = SEALED_BOX_KEY_LENGTH + BOX_TAG_LENGTH;
 const BOX_NONCE_LENGTH = 24;
 
-// DER wrappers that turn a raw 32-byte X25519 key into PKCS#8 / SPKI. Node 22 has no 'raw-private'
-// or 'raw-public' key format, and these work on both runtimes, so there is one code path.
+// The DER wrapper that turns a raw 32-byte X25519 private key into PKCS#8 (public keys:
+// x25519-public-key.ts). Node 22 has no 'raw-private' key format, and this works on both runtimes,
+// so there is one code path.
 const PKCS8_X25519_PREFIX = Uint8Array.from(Buffer.from('302e020100300506032b656e04220420', 'hex'));
-const SPKI_X25519_PREFIX = Uint8Array.from(Buffer.from('302a300506032b656e032100', 'hex'));
 
 // "expand 32-byte k" as four little-endian words: HSalsa20's constant, as in crypto_core_hsalsa20.
 const SIGMA = new Uint32Array([0x61707865, 0x3320646e, 0x79622d32, 0x6b206574]);
@@ -59,19 +59,6 @@ function privateKeyObject(secretKey: Uint8Array): KeyObject {
     // OpenSSL has parsed its own copy; ours holds the secret key and is not needed any more.
     wipe(der);
   }
-}
-
-/**
- * Recipients' X25519 public keys, imported once (public-key-cache.ts). Only keys a caller sends
- * to encrypt to go here: the ephemeral keys inside ciphertexts are new every time.
- */
-const recipientKeys = new PublicKeyCache(256);
-
-function publicKeyObject(publicKey: Uint8Array): KeyObject {
-  const der = new Uint8Array(SPKI_X25519_PREFIX.byteLength + SEALED_BOX_KEY_LENGTH);
-  der.set(SPKI_X25519_PREFIX, 0);
-  der.set(publicKey, SPKI_X25519_PREFIX.byteLength);
-  return createPublicKey({ key: Buffer.from(der.buffer, der.byteOffset, der.byteLength), format: 'der', type: 'spki' });
 }
 
 /** The raw 32-byte public key: the tail of the SPKI encoding (no raw export on Node 22). */
@@ -96,8 +83,7 @@ function agree(privateKey: KeyObject, publicKey: Uint8Array, publicKeyField: str
   const lowOrder = () => invalidInput(`${publicKeyField.replace(/^\//, '')} is a low-order X25519 point: it gives an all-zero shared secret`, publicKeyField);
   let shared: Uint8Array;
   try {
-    const publicKeyObj = isRecipient ? recipientKeys.get('x25519', publicKey, () => publicKeyObject(publicKey)) : publicKeyObject(publicKey);
-    const buffer = diffieHellman({ privateKey, publicKey: publicKeyObj });
+    const buffer = diffieHellman({ privateKey, publicKey: x25519PublicKeyObject(publicKey, isRecipient) });
     shared = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
   } catch (error) {
     if ((error as { code?: unknown }).code === 'ERR_OSSL_FAILED_DURING_DERIVATION') throw lowOrder();

@@ -41,8 +41,8 @@ import {
   mlKemKeyPairFromSeed,
 } from './ml-kem.ts';
 import type { PqBackend } from './pq-common.ts';
-import { PublicKeyCache } from './public-key-cache.ts';
 import { asBytes } from './views.ts';
+import { X25519_SPKI_PREFIX, x25519PublicKeyObject } from './x25519-public-key.ts';
 
 export const XWING_ALGORITHM = 'x25519-ml-kem-768';
 export const XWING_ALGORITHM_IDS = [XWING_ALGORITHM] as const;
@@ -149,7 +149,6 @@ export interface XWingDecapsulationParts {
 // key formats, runs the same code as Node 24.
 
 const X25519_PKCS8_PREFIX = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x6e, 0x04, 0x22, 0x04, 0x20]);
-const X25519_SPKI_PREFIX = Uint8Array.from([0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x6e, 0x03, 0x21, 0x00]);
 
 function framed(prefix: Uint8Array, key: Uint8Array): Buffer {
   const der = Buffer.alloc(prefix.byteLength + key.byteLength);
@@ -167,15 +166,6 @@ function x25519PrivateKeyObject(privateKey: Uint8Array): KeyObject {
   }
 }
 
-/**
- * Recipients' X25519 public keys, imported once (public-key-cache.ts). Only keys a caller sends
- * to encrypt to go here: the ephemeral keys inside ciphertexts are new every time.
- */
-const recipientKeys = new PublicKeyCache(256);
-
-function x25519PublicKeyObject(publicKey: Uint8Array): KeyObject {
-  return createPublicKey({ key: framed(X25519_SPKI_PREFIX, publicKey), format: 'der', type: 'spki' });
-}
 
 /** X25519(k, 9): the public key of a 32-byte private key (RFC 7748 §6.1). */
 export function x25519PublicKeyOf(privateKey: Uint8Array): Uint8Array {
@@ -186,8 +176,7 @@ export function x25519PublicKeyOf(privateKey: Uint8Array): Uint8Array {
 /** X25519(k, u). A low-order u makes the output all zero, which is refused (see the top of the file). */
 function x25519(privateKey: Uint8Array, publicKey: Uint8Array, field: string, what: string, isRecipient = false): Uint8Array {
   try {
-    const publicKeyObj = isRecipient ? recipientKeys.get('x25519', publicKey, () => x25519PublicKeyObject(publicKey)) : x25519PublicKeyObject(publicKey);
-    return asBytes(diffieHellman({ privateKey: x25519PrivateKeyObject(privateKey), publicKey: publicKeyObj }));
+    return asBytes(diffieHellman({ privateKey: x25519PrivateKeyObject(privateKey), publicKey: x25519PublicKeyObject(publicKey, isRecipient) }));
   } catch {
     throw invalidInput(`${what} is a low-order X25519 point (the shared secret would be all zero)`, `/${field}`);
   }

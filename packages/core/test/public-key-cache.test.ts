@@ -3,8 +3,7 @@
  * recipient's public key once: node:crypto's createPublicKey is counted (ES imports of a built-in
  * module see a replaced export once syncBuiltinESMExports() has run).
  */
-import nodeCrypto, { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { syncBuiltinESMExports } from 'node:module';
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { PublicKeyCache } from '../src/public-key-cache.ts';
@@ -12,6 +11,7 @@ import { openBox, sealBox } from '../src/sealedbox.ts';
 import { DHKEM_X25519_HKDF_SHA256 } from '../src/hpke.ts';
 import { xwingDecapsulate, xwingEncapsulate, xwingKeygen } from '../src/xwing.ts';
 import { PQ_NATIVE_SUPPORT } from '../src/pq-common.ts';
+import { countNodeCryptoCalls } from './node-crypto-spy.ts';
 
 const someKey = (): KeyObject => generateKeyPairSync('x25519').publicKey;
 
@@ -52,15 +52,7 @@ describe('PublicKeyCache', () => {
   });
 });
 
-function countCreatePublicKey(t: TestContext) {
-  const spy = t.mock.method(nodeCrypto, 'createPublicKey');
-  syncBuiltinESMExports();
-  t.after(() => {
-    spy.mock.restore();
-    syncBuiltinESMExports();
-  });
-  return () => spy.mock.callCount();
-}
+const countCreatePublicKey = (t: TestContext) => countNodeCryptoCalls(t, 'createPublicKey');
 
 describe('recipients\' X25519 public keys are imported once', () => {
   test('sealed box: the second seal to a recipient imports one key fewer, and both boxes open', (t) => {
