@@ -14,10 +14,11 @@
  * - `authentication`: the x-api-key check of auth/authenticator.ts (a constant-time comparison
  *   against every configured key), the route's scope granted, the principal kept on the request;
  * - `metrics`: plugins/metrics.ts itself: its registry and default collectors, the hash counted
- *   through `app.operations.run` as routes/hash.ts does, and its `onResponse` hook, which observes
- *   the latency once the answer is written (the one hook here: a latency to the end of the
- *   response needs the response's `finish` event, which Fastify listens for on every request
- *   that has an onResponse hook or a logger);
+ *   through `app.operations.run` as routes/hash.ts does, and the latency observed once the answer
+ *   is written: with `logger`, through the log controller as in production; without it, through
+ *   the plugin's own `onResponse` hook (a latency to the end of the response needs the response's
+ *   `finish` event, which Fastify listens for on every request that has an onResponse hook or a
+ *   logger);
  * - `logger`: Fastify's logger with production's options and its per-request child logger
  *   (logging.ts), at LOG_LEVEL;
  * or `all`, or `none` (bare-server.ts's route with this file's larger module graph: an A/A check).
@@ -72,9 +73,10 @@ const { max, windowMs } = config.rateLimit;
 const store = new MemoryStore(windowMs);
 const policy = rateLimitPolicy(max, Math.ceil(windowMs / 1000));
 
+const logController = enabled('logger') ? requestLogController() : undefined;
 const app = Fastify(
-  enabled('logger')
-    ? { logger: loggerOptions(config.logLevel), logController: requestLogController(), childLoggerFactory: requestChildLogger }
+  logController !== undefined
+    ? { logger: loggerOptions(config.logLevel), logController, childLoggerFactory: requestChildLogger }
     : { logger: false },
 );
 // A wrong or missing key, or a count over the limit, is answered as production answers it (a
@@ -82,7 +84,7 @@ const app = Fastify(
 app.setErrorHandler(handleError);
 declareRouteConfigCache(app);
 app.decorateRequest('principal', null);
-if (withMetrics) await app.register(metrics);
+if (withMetrics) await app.register(metrics, logController !== undefined ? { completions: logController } : {});
 
 app.get('/live', async () => ({ status: 'alive' }));
 

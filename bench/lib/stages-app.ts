@@ -36,8 +36,9 @@ export const ALL_STAGES = ['logger', 'helmet', 'rate-limit', 'compress', 'auth',
 
 export async function buildStagesApp(stages: ReadonlySet<string>, apiKey: string): Promise<FastifyInstance> {
   const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'warn', CRYPTO_API_KEY: apiKey, RATE_LIMIT_MAX: '10000000' });
+  const logController = stages.has('logger') ? requestLogController() : undefined;
   const app = Fastify({
-    ...(stages.has('logger') ? { logger: loggerOptions(config.logLevel), logController: requestLogController(), childLoggerFactory: requestChildLogger } : { logger: false }),
+    ...(logController !== undefined ? { logger: loggerOptions(config.logLevel), logController, childLoggerFactory: requestChildLogger } : { logger: false }),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false } },
@@ -58,7 +59,8 @@ export async function buildStagesApp(stages: ReadonlySet<string>, apiKey: string
   if (stages.has('compress')) await app.register(compression);
   if (stages.has('auth')) await app.register(authentication, { auth: config.auth });
   if (stages.has('metrics')) {
-    await app.register(metrics);
+    // As app.ts: through the log controller when there is a logger, else the plugin's own hook.
+    await app.register(metrics, logController !== undefined ? { completions: logController } : {});
   } else {
     app.decorate('operations', { run: <T>(_operation: string, _algorithm: string, work: () => T): T => work() });
   }

@@ -59,9 +59,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // past them. Checking four times per headers timeout (at most once a second) keeps the overrun
   // under a quarter of it. Set at construction: Node reads it when the server starts listening.
   const connectionChecks = { connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(config.timeouts.headersMs / 4))) };
+  // Quiet is a logger that writes nothing, not none: without a logger Fastify would not report
+  // finished requests to the log controller, where the metrics are taken.
+  const logController = requestLogController();
   const serverOptions: FastifyServerOptions = {
-    logger: options.quiet === true ? false : loggerOptions(config.logLevel, options.logStream),
-    logController: requestLogController(),
+    logger: loggerOptions(options.quiet === true ? 'silent' : config.logLevel, options.logStream),
+    logController,
     childLoggerFactory: requestChildLogger,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustedProxyCidrs.length > 0 ? config.trustedProxyCidrs : false,
@@ -128,7 +131,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(rateLimit, { max: config.rateLimit.max, windowMs: config.rateLimit.windowMs, store });
   await app.register(compression);
   await app.register(authentication, { auth: config.auth });
-  await app.register(metrics);
+  await app.register(metrics, { completions: logController });
   await app.register(jsonBody);
   await app.register(selfTests, { ...(options.selfTests ? { overrides: options.selfTests } : {}) });
   await app.register(openApi, { version: SERVICE_VERSION });
