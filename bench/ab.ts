@@ -9,6 +9,7 @@
  *   node bench/ab.ts --generator autocannon --pipelining 1 --connections 10
  *   node bench/ab.ts --base 843e7a1~4 --route hmac --algorithm sha512 --size 4096
  *                                                     another route: hash, hmac, kdf (HKDF), seal or encrypt
+ *   node bench/ab.ts --log-level info                 both servers at LOG_LEVEL=info (a log line per request)
  *
  * Why a script of its own: a change to the request path saves a few per cent at most, and on the
  * shared benchmark machine two bench/load.ts runs of the same code differ by more than that. Only
@@ -53,6 +54,7 @@ const { values: args } = parseArgs({
     route: { type: 'string', default: 'hash' },
     algorithm: { type: 'string' },
     size: { type: 'string', default: '64' },
+    'log-level': { type: 'string', default: 'warn' },
   },
 });
 const WORKER_COUNTS = args.workers.split(',').map(Number);
@@ -158,7 +160,7 @@ try {
   servers.push({ server: await startBareServer({ name: 'bare-1' }), path: ROUTE.barePath, body: JSON.stringify(ROUTE.bareBody) });
   for (const workers of WORKER_COUNTS) {
     for (const [label, root] of [['base', worktree], ['this', REPO_ROOT]] as const) {
-      const server = await startProductionServer({ name: `${label}-${workers}`, apiKey, logLevel: 'warn', extra: { WORKERS: String(workers) }, root });
+      const server = await startProductionServer({ name: `${label}-${workers}`, apiKey, logLevel: args['log-level'], extra: { WORKERS: String(workers) }, root });
       servers.push({ server, path: ROUTE.path });
     }
   }

@@ -226,7 +226,7 @@ describe('secrets never reach the logs or an error body', () => {
     const lines: string[] = [];
     const redacted = (async () => {
       const probe = await testApp({ LOG_LEVEL: 'debug' }, { logStream: { write: (line: string) => lines.push(line) } });
-      probe.log.info({ headers: { authorization: `Bearer ${JWT_SECRET}`, 'x-api-key': API_KEY, accept: 'application/json' } }, 'headers');
+      probe.log.info({ headers: { authorization: `Bearer ${JWT_SECRET}`, 'x-api-key': API_KEY, cookie: `session=${PASSWORD}`, accept: 'application/json' } }, 'headers');
       probe.log.info({ req: { headers: { authorization: `Bearer ${JWT_SECRET}`, 'x-api-key': API_KEY, cookie: `session=${PASSWORD}` } } }, 'a raw request');
       await probe.close();
     })();
@@ -236,6 +236,10 @@ describe('secrets never reach the logs or an error body', () => {
       const headers = JSON.parse(lines.find((line) => line.includes('"msg":"headers"'))!) as { headers: Record<string, string> };
       assert.equal(headers.headers.authorization, '[redacted]');
       assert.equal(headers.headers['x-api-key'], '[redacted]');
+      assert.equal(headers.headers.cookie, '[redacted]');
+      // Under `req`, the serializer keeps no header at all (nothing there to redact).
+      const raw = JSON.parse(lines.find((line) => line.includes('"msg":"a raw request"'))!) as { req: Record<string, unknown> };
+      assert.equal(raw.req.headers, undefined);
       assert.equal(headers.headers.accept, 'application/json', 'other headers stay readable');
     });
   });
