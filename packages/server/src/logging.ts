@@ -52,7 +52,9 @@ export interface RequestCompletions {
  * Also the app's one observer of finished requests. Fastify calls requestCompleted() from the
  * response's `finish` listener, which it sets on every request of an app with a logger: the same
  * moment an `onResponse` hook would run, without that hook's runner (closures built per request,
- * ≈ 1.6 µs of a small request's CPU, docs/performance-history.md, twenty-second pass).
+ * ≈ 1.6 µs of a small request's CPU, docs/performance-history.md, twenty-second pass). Should an
+ * onResponse hook be added, this runs after it has called done(): a hook that never did would
+ * leave the request uncounted.
  */
 class RequestLogs extends Fastify.LogController implements RequestCompletions {
   readonly #observers: CompletionObserver[] = [];
