@@ -12,9 +12,9 @@
  * docs/performance-history.md found that cost spread thinly over many small items. A server that
  * does the features with next to no pipeline around them (no schemas, gates or hook chain; with
  * metrics but no logger, the metrics plugin's own onResponse hook is the one left, see
- * features-server.ts) is about the floor
- * any restructuring of the pipeline could reach: what it costs is what the contract and the mission
- * ask for, and only the rest is how the pipeline is built.
+ * features-server.ts) is about the floor any restructuring of the pipeline could reach: what it
+ * costs is what the contract and the mission ask for, and only the rest is how the pipeline is
+ * built.
  *
  * Defaults: autocannon, 10 connections, no pipelining (bench/load.ts's load for the target),
  * 8 rounds of 4 s. Reported: each server's median req/s and CPU per request, its req/s ratio to

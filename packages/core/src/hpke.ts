@@ -224,7 +224,6 @@ function x25519PrivateKey(secretKey: Uint8Array): KeyObject {
   }
 }
 
-
 /** pk(sk), serialized: the last 32 bytes of the SPKI encoding. */
 function x25519PublicKeyOf(privateKey: KeyObject): Uint8Array {
   const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });

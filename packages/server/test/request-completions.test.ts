@@ -5,15 +5,16 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { LogLevel } from '../src/config.ts';
 import { loggerOptions, requestChildLogger, requestLogController } from '../src/logging.ts';
 import metrics from '../src/plugins/metrics.ts';
 import { testApp } from './helpers.ts';
 
-/** An app as app.ts wires its logging: a silent logger, the request-log controller. */
-function appWithController(lines: string[] = []) {
+/** An app as app.ts wires its logging: the request-log controller, pino at `level` into `lines`. */
+function appWithController(level: LogLevel = 'silent', lines: string[] = []) {
   const controller = requestLogController();
   const app = Fastify({
-    logger: loggerOptions('silent', { write: (line: string) => void lines.push(line) }),
+    logger: loggerOptions(level, { write: (line: string) => void lines.push(line) }),
     logController: controller,
     childLoggerFactory: requestChildLogger,
   });
@@ -43,13 +44,7 @@ describe('request completions', () => {
 
   test('an observer that throws is logged as an error and the others still run', async (t) => {
     const lines: string[] = [];
-    const controller = requestLogController();
-    const app = Fastify({
-      logger: loggerOptions('error', { write: (line: string) => void lines.push(line) }),
-      logController: controller,
-      childLoggerFactory: requestChildLogger,
-    });
-    app.get('/ok', async () => ({ ok: true }));
+    const { app, controller } = appWithController('error', lines);
     t.after(() => app.close());
     let after = 0;
     controller.observe(() => {
