@@ -14,13 +14,10 @@
  * - `authentication`: the x-api-key check of auth/authenticator.ts (a constant-time comparison
  *   against every configured key), the route's scope granted, the principal kept on the request;
  * - `metrics`: plugins/metrics.ts itself: its registry and default collectors, the hash counted
- *   through `app.operations.run` as routes/hash.ts does, and the latency observed once the answer
- *   is written: with `logger`, through the log controller as in production; without it, through
- *   the plugin's own `onResponse` hook (a latency to the end of the response needs the response's
- *   `finish` event, which Fastify listens for on every request that has an onResponse hook or a
- *   logger);
- * - `logger`: Fastify's logger with production's options and its per-request child logger
- *   (logging.ts), at LOG_LEVEL;
+ *   through `app.operations.run` as routes/hash.ts does, and the request timed and counted by the
+ *   plugin's onRequest and onSend hooks;
+ * - `logger`: the app's logging as logging.ts's appLogging sets it up at LOG_LEVEL (at warn:
+ *   pino outside Fastify, the per-request child logger, no response listeners);
  * or `all`, or `none` (bare-server.ts's route with this file's larger module graph: an A/A check).
  * The route's config is read once per request (route-config.ts), as production's stages read it.
  *
@@ -39,7 +36,7 @@ import { Authenticator } from '../packages/server/src/auth/authenticator.ts';
 import { grants } from '../packages/server/src/auth/scopes.ts';
 import { loadConfig } from '../packages/server/src/config.ts';
 import { ApiError, handleError } from '../packages/server/src/errors.ts';
-import { loggerOptions, requestChildLogger, requestLogController } from '../packages/server/src/logging.ts';
+import { appLogging } from '../packages/server/src/logging.ts';
 import metrics from '../packages/server/src/plugins/metrics.ts';
 import { rateLimitHeader, rateLimitPolicy } from '../packages/server/src/plugins/rate-limit.ts';
 import { isDocsPath, reachedOverHttps, securityHeaderValues } from '../packages/server/src/plugins/security-headers.ts';
@@ -73,18 +70,15 @@ const { max, windowMs } = config.rateLimit;
 const store = new MemoryStore(windowMs);
 const policy = rateLimitPolicy(max, Math.ceil(windowMs / 1000));
 
-const logController = enabled('logger') ? requestLogController() : undefined;
-const app = Fastify(
-  logController !== undefined
-    ? { logger: loggerOptions(config.logLevel), logController, childLoggerFactory: requestChildLogger }
-    : { logger: false },
-);
+const logging = enabled('logger') ? appLogging(config.logLevel) : undefined;
+const app = Fastify(logging !== undefined ? logging.serverOptions : { logger: false });
+logging?.attach(app);
 // A wrong or missing key, or a count over the limit, is answered as production answers it (a
 // 401 or 429 problem), not as a 500.
 app.setErrorHandler(handleError);
 declareRouteConfigCache(app);
 app.decorateRequest('principal', null);
-if (withMetrics) await app.register(metrics, logController !== undefined ? { completions: logController } : {});
+if (withMetrics) await app.register(metrics);
 
 app.get('/live', async () => ({ status: 'alive' }));
 

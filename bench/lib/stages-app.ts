@@ -5,7 +5,7 @@
  * plugins; if app.ts changes, this file must follow (the "full" variant is compared with the real
  * production server in every networked run, which shows any drift).
  *
- * Stages: logger (pino at LOG_LEVEL=warn, with logging.ts's request-log controller), helmet (the
+ * Stages: logger (pino at LOG_LEVEL=warn, as logging.ts's appLogging gives it to the app), helmet (the
  * security-headers plugin: headers fixed at start, set with one reply.headers() call), cors (off anyway
  * without CORS_ORIGIN), rate-limit, compress, auth, metrics, json-body (the strict UTF-8 body
  * parser), self-tests (the start-up self-tests and their preHandler hook), timeouts (the handler
@@ -17,7 +17,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { loadConfig } from '../../packages/server/src/config.ts';
 import { handleError } from '../../packages/server/src/errors.ts';
 import { withHandlerTimeout } from '../../packages/server/src/handler-timeout.ts';
-import { loggerOptions, requestChildLogger, requestLogController } from '../../packages/server/src/logging.ts';
+import { appLogging } from '../../packages/server/src/logging.ts';
 import securityHeaders from '../../packages/server/src/plugins/security-headers.ts';
 import corsPolicy from '../../packages/server/src/plugins/cors.ts';
 import rateLimit from '../../packages/server/src/plugins/rate-limit.ts';
@@ -36,9 +36,9 @@ export const ALL_STAGES = ['logger', 'helmet', 'rate-limit', 'compress', 'auth',
 
 export async function buildStagesApp(stages: ReadonlySet<string>, apiKey: string): Promise<FastifyInstance> {
   const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'warn', CRYPTO_API_KEY: apiKey, RATE_LIMIT_MAX: '10000000' });
-  const logController = stages.has('logger') ? requestLogController() : undefined;
+  const logging = stages.has('logger') ? appLogging(config.logLevel) : undefined;
   const app = Fastify({
-    ...(logController !== undefined ? { logger: loggerOptions(config.logLevel), logController, childLoggerFactory: requestChildLogger } : { logger: false }),
+    ...(logging !== undefined ? logging.serverOptions : { logger: false }),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false } },
@@ -46,6 +46,7 @@ export async function buildStagesApp(stages: ReadonlySet<string>, apiKey: string
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 200 },
   } as FastifyServerOptions) as unknown as FastifyInstance;
+  logging?.attach(app);
   app.setErrorHandler(handleError);
   if (stages.has('timeouts') || stages.has('timeout-all')) {
     app.addHook('onRoute', (route) => {
@@ -53,17 +54,17 @@ export async function buildStagesApp(stages: ReadonlySet<string>, apiKey: string
     });
   }
 
+  // First, as in app.ts.
+  if (stages.has('metrics')) {
+    await app.register(metrics);
+  } else {
+    app.decorate('operations', { run: <T>(_operation: string, _algorithm: string, work: () => T): T => work() });
+  }
   if (stages.has('helmet')) await app.register(securityHeaders);
   if (stages.has('cors')) await app.register(corsPolicy, { origins: config.corsOrigins });
   if (stages.has('rate-limit')) await app.register(rateLimit, { ...config.rateLimit });
   if (stages.has('compress')) await app.register(compression);
   if (stages.has('auth')) await app.register(authentication, { auth: config.auth });
-  if (stages.has('metrics')) {
-    // As app.ts: through the log controller when there is a logger, else the plugin's own hook.
-    await app.register(metrics, logController !== undefined ? { completions: logController } : {});
-  } else {
-    app.decorate('operations', { run: <T>(_operation: string, _algorithm: string, work: () => T): T => work() });
-  }
   if (stages.has('json-body')) await app.register(jsonBody);
   if (stages.has('self-tests')) {
     app.decorate('readiness', new Readiness());

@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import { clientErrorHandler, handleError, sendProblem } from './errors.ts';
-import { loggerOptions, requestChildLogger, requestLogController, schemaValidatorLogger } from './logging.ts';
+import { appLogging, schemaValidatorLogger } from './logging.ts';
 import { Readiness } from './readiness.ts';
 import shutdownGate from './plugins/shutdown-gate.ts';
 import securityHeaders, { reachedOverHttps, securityHeaderValues } from './plugins/security-headers.ts';
@@ -59,13 +59,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // past them. Checking four times per headers timeout (at most once a second) keeps the overrun
   // under a quarter of it. Set at construction: Node reads it when the server starts listening.
   const connectionChecks = { connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(config.timeouts.headersMs / 4))) };
-  // Quiet is a logger that writes nothing, not none: without a logger Fastify would not report
-  // finished requests to the log controller, where the metrics are taken.
-  const logController = requestLogController();
+  const logging = appLogging(options.quiet === true ? 'silent' : config.logLevel, options.logStream);
   const serverOptions: FastifyServerOptions = {
-    logger: loggerOptions(options.quiet === true ? 'silent' : config.logLevel, options.logStream),
-    logController,
-    childLoggerFactory: requestChildLogger,
+    ...logging.serverOptions,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustedProxyCidrs.length > 0 ? config.trustedProxyCidrs : false,
     // Unknown fields are errors, not silently dropped; a number is never coerced into a string.
@@ -101,6 +97,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // instance type; nothing here depends on the difference, hence the one cast.
   const tls = config.tls === undefined ? { http: connectionChecks } : { https: { cert: config.tls.cert, key: config.tls.key, ...connectionChecks } };
   const app = Fastify({ ...serverOptions, ...tls } as FastifyServerOptions) as unknown as FastifyInstance;
+  logging.attach(app);
 
   // Fastify has no option for it: the request line and headers must arrive within this.
   app.server.headersTimeout = config.timeouts.headersMs;
@@ -123,6 +120,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.decorate('readiness', readiness);
   app.setErrorHandler(handleError);
 
+  // First, so that its clock starts before any stage can refuse the request (a 401, a 429).
+  await app.register(metrics);
   // The pipeline. Each stage adds onRequest hooks on the root instance, which run in this order.
   await app.register(securityHeaders);
   await app.register(corsPolicy, { origins: config.corsOrigins });
@@ -131,7 +130,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(rateLimit, { max: config.rateLimit.max, windowMs: config.rateLimit.windowMs, store });
   await app.register(compression);
   await app.register(authentication, { auth: config.auth });
-  await app.register(metrics, { completions: logController });
   await app.register(jsonBody);
   await app.register(selfTests, { ...(options.selfTests ? { overrides: options.selfTests } : {}) });
   await app.register(openApi, { version: SERVICE_VERSION });

@@ -3,8 +3,8 @@
  * tokens: requests are logged by method, path (no query string: it could carry a credential),
  * client address and id, and the credential headers are redacted should anything log them.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyServerOptions, type FastifyRequest } from 'fastify';
-import type { Bindings, ChildLoggerOptions, DestinationStream, LevelWithSilentOrString, Logger } from 'pino';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyServerOptions, type FastifyRequest } from 'fastify';
+import { pino, stdSerializers, type Bindings, type ChildLoggerOptions, type DestinationStream, type LevelWithSilentOrString, type Logger } from 'pino';
 import { stdoutDestination } from './log-destination.ts';
 import type { LogLevel } from './config.ts';
 
@@ -20,7 +20,14 @@ import type { LogLevel } from './config.ts';
  */
 const REDACTED_PATHS = ['headers.authorization', 'headers["x-api-key"]', 'headers.cookie'];
 
-export function loggerOptions(level: LogLevel, stream?: DestinationStream): FastifyServerOptions['logger'] {
+/** The levels at which a request's completion is logged (the access line, at `info`). */
+const ACCESS_LINE_LEVELS: ReadonlySet<LogLevel> = new Set(['info', 'debug']);
+
+/**
+ * Pino's options for the app: the level, the destination, the redaction and the serializers.
+ * `res` and `err` are Fastify's own (it adds them to a logger it builds, not to one built here).
+ */
+export function loggerOptions(level: LogLevel, stream?: DestinationStream) {
   return {
     level,
     stream: stream ?? stdoutDestination(),
@@ -32,37 +39,59 @@ export function loggerOptions(level: LogLevel, stream?: DestinationStream): Fast
         remoteAddress: request.ip,
         id: request.id,
       }),
+      res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
+      err: stdSerializers.err,
     },
   };
 }
 
-/** Told of each request whose response has finished (or failed on its socket). */
-export type CompletionObserver = (request: FastifyRequest, reply: FastifyReply) => void;
+/** The app's logging: Fastify's options, and what to do with the app once built. */
+export interface AppLogging {
+  readonly serverOptions: Pick<FastifyServerOptions, 'logger' | 'logController' | 'childLoggerFactory'>;
+  /** Gives the app its logger (`app.log`) when Fastify was given none. */
+  attach(app: FastifyInstance): void;
+}
 
-/** Where the app's finished requests can be observed (the metrics plugin's latency and counts). */
-export interface RequestCompletions {
-  observe(observer: CompletionObserver): void;
+/**
+ * How the app logs at `level`. Where a level writes an access line (info, debug), Fastify
+ * gets the logger, and with it the response's `finish` listener that tells the log controller a
+ * request completed. At the other levels (warn, error, silent) no request logs its
+ * completion, and Fastify gets no logger at all: a Fastify with a logger adds a `finish` and an
+ * `error` listener, a closure and two clock reads to every response (1.5–2.5 µs of a small
+ * request's CPU on the benchmark machine, docs/performance-history.md, twenty-third pass), as the
+ * bare Fastify of the benchmarks does not. The same pino logger is then built here, handed to every
+ * request (the child-logger factory, which Fastify calls whether it has a logger or not) and set
+ * as `app.log`, so every line that was written before still is, with one exception: a response
+ * that fails on its socket after it was handed to Node (Node's `error` event on the response,
+ * which only a write after the end raises) is no longer logged at `error`.
+ */
+export function appLogging(level: LogLevel, stream?: DestinationStream): AppLogging {
+  const options = loggerOptions(level, stream);
+  const logController = new RequestLogs();
+  if (ACCESS_LINE_LEVELS.has(level)) {
+    return { serverOptions: { logger: options, logController, childLoggerFactory: requestChildLogger }, attach: () => {} };
+  }
+  const { stream: destination, ...pinoOptions } = options;
+  const root = pino(pinoOptions, destination) as FastifyBaseLogger;
+  return {
+    serverOptions: {
+      logger: false,
+      logController,
+      childLoggerFactory: (_noLogger, bindings, childOptions) => requestChildLogger(root, bindings, childOptions),
+    },
+    attach: (app) => {
+      // Plugins' instances inherit `log` from the root instance: set before any is registered.
+      (app as { log: FastifyBaseLogger }).log = root;
+    },
+  };
 }
 
 /**
  * Request log lines: one at `info` when a request completes, with method, path, client and status;
  * the arrival only at `debug`. Fastify's default writes both at `info`, which doubles the cost of
  * logging on the hot path, and its completion line does not say which route was called.
- *
- * Also the app's one observer of finished requests. Fastify calls requestCompleted() from the
- * response's `finish` listener, which it sets on every request of an app with a logger: the same
- * moment an `onResponse` hook would run, without that hook's runner (closures built per request,
- * ≈ 1.6 µs of a small request's CPU, docs/performance-history.md, twenty-second pass). Should an
- * onResponse hook be added, this runs after it has called done(): a hook that never did would
- * leave the request uncounted.
  */
-class RequestLogs extends Fastify.LogController implements RequestCompletions {
-  readonly #observers: CompletionObserver[] = [];
-
-  observe(observer: CompletionObserver): void {
-    this.#observers.push(observer);
-  }
-
+class RequestLogs extends Fastify.LogController {
   // The level is asked first: below it, no fields object is built and no clock is read (the
   // elapsed time) for a line that would not be written.
   override incomingRequest(request: FastifyRequest): void {
@@ -70,14 +99,6 @@ class RequestLogs extends Fastify.LogController implements RequestCompletions {
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    for (const observer of this.#observers) {
-      // Called from an event listener: an exception here would be uncaught and end the process.
-      try {
-        observer(request, reply);
-      } catch (observerError) {
-        reply.log.error({ err: observerError }, 'a request-completion observer failed');
-      }
-    }
     if (!isLevelEnabled(reply.log, error ? 'error' : 'info')) return;
     const fields = { req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime };
     if (error) {
@@ -183,11 +204,3 @@ export const schemaValidatorLogger = {
   error: (...args: unknown[]) => console.error(...args),
 };
 
-/**
- * The app's log controller (Fastify's `logController`), which also reports finished requests to
- * observers. Fastify reports them only when it has a logger (any level, `silent` included) or an
- * `onResponse` hook; app.ts always gives it one.
- */
-export function requestLogController(): InstanceType<typeof Fastify.LogController> & RequestCompletions {
-  return new RequestLogs();
-}

@@ -8,7 +8,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import { CryptoError } from '@crypto-service/core';
 import { ApiError } from '../errors.ts';
-import type { RequestCompletions } from '../logging.ts';
 import { declareRouteConfigCache, routeConfigOf } from '../route-config.ts';
 import { LatencyHistogram, type HistogramSeries } from './latency-histogram.ts';
 
@@ -27,6 +26,10 @@ declare module 'fastify' {
   interface FastifyInstance {
     metricsRegistry: Registry;
     operations: Operations;
+  }
+  interface FastifyRequest {
+    /** performance.now() when the pipeline took the request up (0: it never did). */
+    pipelineStartedAt: number;
   }
 }
 
@@ -78,16 +81,7 @@ type HttpLabels = { method: string; route: string; status_code: string };
 type HttpSeries = { count: Series<HttpLabels>; latency: HistogramSeries };
 type OperationLabels = { operation: string; algorithm: string; outcome: Outcome };
 
-export interface MetricsOptions {
-  /**
-   * Where finished requests are reported (the app's log controller, logging.ts): the request
-   * counts and latencies are taken there. Without it, from an `onResponse` hook of the plugin's own,
-   * which Fastify runs at the same moment at a little more cost per request.
-   */
-  completions?: RequestCompletions;
-}
-
-export default fp<MetricsOptions>(async function metrics(app, options) {
+export default fp(async function metrics(app) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requestCounts = new DeferredCounts<HttpLabels>();
@@ -160,7 +154,7 @@ export default fp<MetricsOptions>(async function metrics(app, options) {
   // for every unknown path), its method and its status: no labels object or string built per
   // request. Route labels are templates, never raw URLs: an attacker cannot mint label values.
   const httpSeries = new WeakMap<object, Map<string, Map<unknown, HttpSeries>>>();
-  const observeRequest = (request: FastifyRequest, reply: FastifyReply) => {
+  const seriesOf = (request: FastifyRequest, reply: FastifyReply): HttpSeries => {
     const config = routeConfigOf(request);
     let byMethod = httpSeries.get(config);
     if (byMethod === undefined) {
@@ -177,15 +171,32 @@ export default fp<MetricsOptions>(async function metrics(app, options) {
       series = { count: requestCounts.create(labels), latency: latency.series(labels) };
       byStatus.set(status, series);
     }
-    series.count.pending++;
-    latency.observe(series.latency, reply.elapsedTime / 1000);
+    return series;
   };
-  if (options.completions !== undefined) {
-    options.completions.observe(observeRequest);
-  } else {
-    app.addHook('onResponse', (request, reply, done) => {
-      observeRequest(request, reply);
-      done();
-    });
-  }
+
+  // A request is timed from the first hook of the pipeline (app.ts registers this plugin first, so
+  // a 401 or 429 from a later stage is timed too) to the moment its answer is handed to Node
+  // (onSend: status, headers and body final), and counted there, once. Not from Fastify's own
+  // timestamps: those exist only when Fastify listens for the response's `finish`, which app.ts
+  // spares most requests (logging.ts, appLogging). A malformed URL is answered before routing
+  // (app.ts, frameworkErrors) with no hook at all: it is not counted, as it has no route.
+  app.decorateRequest('pipelineStartedAt', 0);
+  app.addHook('onRequest', (request, _reply, done) => {
+    request.pipelineStartedAt = performance.now();
+    done();
+  });
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const startedAt = request.pipelineStartedAt;
+    // -1: already counted, with the status it had then (a later onSend hook failed and its error
+    // answer comes through again; none of the app's hooks fails).
+    if (startedAt >= 0) {
+      const series = seriesOf(request, reply);
+      series.count.pending++;
+      // 0: the onRequest hook did not run (an earlier hook refused the request, should one ever be
+      // registered before this plugin's): counted, with no latency rather than a wrong one.
+      latency.observe(series.latency, startedAt === 0 ? 0 : (performance.now() - startedAt) / 1000);
+      request.pipelineStartedAt = -1;
+    }
+    done(null, payload);
+  });
 }, { name: 'metrics' });
