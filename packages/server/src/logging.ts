@@ -57,13 +57,14 @@ export interface AppLogging {
  * gets the logger, and with it the response's `finish` listener that tells the log controller a
  * request completed. At the other levels (warn, error, silent) no request logs its
  * completion, and Fastify gets no logger at all: a Fastify with a logger adds a `finish` and an
- * `error` listener, a closure and two clock reads to every response (1.5–2.5 µs of a small
+ * `error` listener, a closure and two clock reads to every response (1.5–3.5 µs of a small
  * request's CPU on the benchmark machine, docs/performance-history.md, twenty-third pass), as the
  * bare Fastify of the benchmarks does not. The same pino logger is then built here, handed to every
  * request (the child-logger factory, which Fastify calls whether it has a logger or not) and set
- * as `app.log`, so every line that was written before still is, with one exception: a response
- * that fails on its socket after it was handed to Node (Node's `error` event on the response,
- * which only a write after the end raises) is no longer logged at `error`.
+ * as `app.log`, so every line that was written before still is (a review compared the lines of
+ * thrown errors, replies sent twice, broken streams, writes after the end, 4xx and 503 answers at
+ * each level, before and after: the same). In principle one is gone: Fastify's `request errored`,
+ * for an `error` event the response itself emits before it finishes, which none of those raised.
  */
 export function appLogging(level: LogLevel, stream?: DestinationStream): AppLogging {
   const options = loggerOptions(level, stream);

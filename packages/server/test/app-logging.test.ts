@@ -122,7 +122,7 @@ describe('request metrics from the hooks', () => {
     assert.ok(sum > 0, 'the 401 was timed from the first hook');
   });
 
-  test('an answer that goes through onSend again (a later onSend hook failed) is counted once', async (t) => {
+  test('a large answer is counted when its response finishes, once, under its final status (a later onSend hook failed)', async (t) => {
     const app = Fastify({ logger: false });
     t.after(() => app.close());
     await app.register(metrics);
@@ -132,13 +132,28 @@ describe('request metrics from the hooks', () => {
       if (sends === 1) return done(new Error('the first send fails'));
       done(null, payload);
     });
-    app.get('/ok', async () => ({ ok: true }));
-    const response = await app.inject({ method: 'GET', url: '/ok' });
+    // Over the compression threshold: compression (or a failure) could still follow the metrics' hook.
+    app.get('/large', async () => ({ text: 'x'.repeat(4096) }));
+    const response = await app.inject({ method: 'GET', url: '/large' });
     assert.equal(response.statusCode, 500);
     assert.equal(sends, 2);
-    const counted = requestCountLines(await app.metricsRegistry.metrics());
-    assert.equal(counted.length, 1, counted.join('\n'));
-    assert.match(counted[0]!, / 1$/);
+    const text = await app.metricsRegistry.metrics();
+    assert.deepEqual(requestCountLines(text), ['http_requests_total{method="GET",route="/large",status_code="500"} 1']);
+    assert.match(text, /^http_request_duration_seconds_count\{method="GET",route="\/large",status_code="500"\} 1$/m);
+  });
+
+  test('a small answer is counted at once, before its response is written', async (t) => {
+    const app = Fastify({ logger: false });
+    t.after(() => app.close());
+    await app.register(metrics);
+    let countedBeforeWrite: string[] = [];
+    app.addHook('onSend', async (_request, _reply, payload) => {
+      countedBeforeWrite = requestCountLines(await app.metricsRegistry.metrics());
+      return payload;
+    });
+    app.get('/small', async () => ({ ok: true }));
+    assert.equal((await app.inject({ method: 'GET', url: '/small' })).statusCode, 200);
+    assert.deepEqual(countedBeforeWrite, ['http_requests_total{method="GET",route="/small",status_code="200"} 1']);
   });
 
   test('a malformed URL, answered before routing (app.ts, frameworkErrors), is not counted: it has no route and runs no hook', async (t) => {

@@ -10,6 +10,7 @@ import { CryptoError } from '@crypto-service/core';
 import { ApiError } from '../errors.ts';
 import { declareRouteConfigCache, routeConfigOf } from '../route-config.ts';
 import { LatencyHistogram, type HistogramSeries } from './latency-histogram.ts';
+import { isUnderThreshold } from './compression.ts';
 
 export type Outcome = 'success' | 'rejected' | 'unavailable' | 'error';
 
@@ -174,12 +175,26 @@ export default fp(async function metrics(app) {
     return series;
   };
 
+  const observe = (request: FastifyRequest, reply: FastifyReply, startedAt: number) => {
+    const series = seriesOf(request, reply);
+    series.count.pending++;
+    latency.observe(series.latency, (performance.now() - startedAt) / 1000);
+  };
+
   // A request is timed from the first hook of the pipeline (app.ts registers this plugin first, so
-  // a 401 or 429 from a later stage is timed too) to the moment its answer is handed to Node
-  // (onSend: status, headers and body final), and counted there, once. Not from Fastify's own
-  // timestamps: those exist only when Fastify listens for the response's `finish`, which app.ts
-  // spares most requests (logging.ts, appLogging). A malformed URL is answered before routing
-  // (app.ts, frameworkErrors) with no hook at all: it is not counted, as it has no route.
+  // a 401 or 429 from a later stage is timed too) until its answer is out, and counted then, once,
+  // under its final status. Not from Fastify's own timestamps: those exist only when Fastify
+  // listens for the response's `finish`, which app.ts spares most requests (logging.ts,
+  // appLogging). So the onSend hook, the first to see the answer, decides:
+  // - a body under the compression threshold (nearly every answer of this API) is final here: no
+  //   later onSend hook compresses, streams or fails it (the v1 deprecation hook only adds
+  //   headers), and Node writes it at once. It is counted now, at no cost beyond this hook;
+  // - a larger body or a stream is compressed or streamed after this hook, and could still fail:
+  //   it is counted when the response finishes (one `finish` listener, on those responses only),
+  //   so its latency includes compression and streaming, and a response cut off mid-stream is not
+  //   counted, as Fastify's own accounting would not count it.
+  // A malformed URL is answered before routing (app.ts, frameworkErrors) with no hook at all: it is
+  // not counted, as it has no route.
   app.decorateRequest('pipelineStartedAt', 0);
   app.addHook('onRequest', (request, _reply, done) => {
     request.pipelineStartedAt = performance.now();
@@ -187,15 +202,16 @@ export default fp(async function metrics(app) {
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     const startedAt = request.pipelineStartedAt;
-    // -1: already counted, with the status it had then (a later onSend hook failed and its error
-    // answer comes through again; none of the app's hooks fails).
-    if (startedAt >= 0) {
-      const series = seriesOf(request, reply);
-      series.count.pending++;
-      // 0: the onRequest hook did not run (an earlier hook refused the request, should one ever be
-      // registered before this plugin's): counted, with no latency rather than a wrong one.
-      latency.observe(series.latency, startedAt === 0 ? 0 : (performance.now() - startedAt) / 1000);
+    // 0: the onRequest hook never ran (nothing answers before it today); -1: already counted or
+    // waiting for `finish` (an onSend hook after this one failed, and its error answer comes
+    // through again: the `finish` listener will see that answer's status).
+    if (startedAt > 0) {
       request.pipelineStartedAt = -1;
+      if (isUnderThreshold(payload)) {
+        observe(request, reply, startedAt);
+      } else {
+        reply.raw.once('finish', () => observe(request, reply, startedAt));
+      }
     }
     done(null, payload);
   });
