@@ -11,9 +11,9 @@
  * Why: the one-process target (production ≥ 0.8× bare) asks how much the pipeline costs, and
  * docs/performance-history.md found that cost spread thinly over many small items. A server that
  * does the features with next to no pipeline around them (no schemas, gates or hook chain beyond
- * the metrics plugin's own two hooks, see features-server.ts) is about the floor any restructuring of the pipeline could reach: what it
- * costs is what the contract and the mission ask for, and only the rest is how the pipeline is
- * built.
+ * the metrics plugin's own two hooks, see features-server.ts) is about the floor any restructuring
+ * of the pipeline could reach: what it costs is what the contract and the mission ask for, and only
+ * the rest is how the pipeline is built.
  *
  * Defaults: autocannon, 10 connections, no pipelining (bench/load.ts's load for the target),
  * 8 rounds of 4 s. Reported: each server's median req/s and CPU per request, its req/s ratio to

@@ -13,10 +13,11 @@ import type { LogLevel } from './config.ts';
  * anything logged as `req` goes through the serializer below first, which keeps no header at all,
  * so a `req.headers.…` path could never match, while pino would run the redaction on every line
  * that has a `req`, every access line (about 1 µs a line in a loop, 3.9 µs of CPU per logged
- * request in the server: docs/performance-history.md, twenty-second pass). Two ways around that serializer are therefore off limits, and a test
- * (secrets-hygiene.test.ts) checks the source for them: a route's own log serializers (a child
- * logger with another `req` serializer), and a printf-style object placeholder (percent and j, o
- * or O) in a log message, whose object pino interpolates with no serializer at all.
+ * request in the server: docs/performance-history.md, twenty-second pass). Two ways around that
+ * serializer are therefore off limits, and a test (secrets-hygiene.test.ts) checks the source for
+ * them: a route's own log serializers (a child logger with another `req` serializer), and a
+ * printf-style object placeholder (percent and j, o or O) in a log message, whose object pino
+ * interpolates with no serializer at all.
  */
 const REDACTED_PATHS = ['headers.authorization', 'headers["x-api-key"]', 'headers.cookie'];
 
@@ -181,13 +182,12 @@ class RequestLogger {
 }
 
 /**
- * Fastify's `childLoggerFactory`: a RequestLogger. Options (a route's own log level or
- * serializers; no route here sets any) need the real child at once, and a logger that is not
- * pino (Fastify's silent one, when logging is off) is left to its own child().
+ * Fastify's `childLoggerFactory`: a RequestLogger around `logger`, always pino here (Fastify's own
+ * at info and debug, appLogging's at the other levels, `silent` included). Options (a route's own
+ * log level or serializers; no route here sets any) need the real child at once.
  */
 export function requestChildLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
-  const isPino = typeof (logger as Partial<Logger>).isLevelEnabled === 'function';
-  if (!isPino || options.level !== undefined || options.serializers !== undefined) return logger.child(bindings, options);
+  if (options.level !== undefined || options.serializers !== undefined) return logger.child(bindings, options);
   return new RequestLogger(logger, bindings) as unknown as FastifyBaseLogger;
 }
 

@@ -82,7 +82,7 @@ describe('the app logging below info', () => {
     assert.match(String(written[0]!.reqId), /^req-/);
   });
 
-  test('at info, the same failure writes the error line and an access line (request errored or completed)', async (t) => {
+  test('at info, the same failure writes the error line and the access line', async (t) => {
     const lines: string[] = [];
     const app = await appAt('info', lines);
     t.after(() => app.close());

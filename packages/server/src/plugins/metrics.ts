@@ -29,7 +29,7 @@ declare module 'fastify' {
     operations: Operations;
   }
   interface FastifyRequest {
-    /** performance.now() when the pipeline took the request up (0: it never did). */
+    /** performance.now() when the pipeline took the request up; 0 before, -1 once counted (or waiting for `finish`). */
     pipelineStartedAt: number;
   }
 }
