@@ -6,7 +6,7 @@
  * production server in every networked run, which shows any drift).
  *
  * Stages: logger (pino at LOG_LEVEL=warn, as logging.ts's appLogging gives it to the app), helmet (the
- * security-headers plugin: headers fixed at start, set one reply.header() call each), cors (off anyway
+ * security-headers plugin: headers fixed at start, set with one reply.header() call each), cors (off anyway
  * without CORS_ORIGIN), rate-limit, compress, auth, metrics, json-body (the strict UTF-8 body
  * parser), self-tests (the start-up self-tests and their preHandler hook), timeouts (the handler
  * timeout as app.ts sets it, handler-timeout.ts: per route, only on the routes route-config.ts
