@@ -57,8 +57,8 @@ class GnuPG {
     // and 12-byte nonce of a key's protection are printed as quoted strings when their bytes are
     // printable (about 6 % of salts), and about one protection in 16,000 then loses a byte (a count
     // over random salts and nonces). The agent refuses that key with "Corrupted protection": a
-    // signing test failed so once in .ci/run (an RSA key from /v1/generate, at its second signature
-    // after import). Re-protecting a key in a loop (`gpg --passwd`) reproduced it: the failing key
+    // signing test failed that way once in .ci/run (an RSA key from /v1/generate, at its second
+    // signature after import). Re-protecting a key in a loop (`gpg --passwd`) reproduced it: the failing key
     // file held a 7-byte salt. The canonical format stores the bytes as they are.
     writeFileSync(join(this.home, 'gpg-agent.conf'), 'disable-extended-key-format\n');
     // Under --trust-model always gpg never creates its trust database, yet importing a revocation
