@@ -58,8 +58,8 @@ class GnuPG {
     // printable (about 6 % of salts), and about one protection in 16,000 then loses a byte (a count
     // over random salts and nonces). The agent refuses that key with "Corrupted protection": a
     // signing test failed that way once in .ci/run (an RSA key from /v1/generate, at its second
-    // signature after import). Re-protecting a key in a loop (`gpg --passwd`) reproduced it: the failing key
-    // file held a 7-byte salt. The canonical format stores the bytes as they are.
+    // signature after import). Re-protecting a key in a loop (`gpg --passwd`) reproduced it: the
+    // failing key file held a 7-byte salt. The canonical format stores the bytes as they are.
     writeFileSync(join(this.home, 'gpg-agent.conf'), 'disable-extended-key-format\n');
     // Under --trust-model always gpg never creates its trust database, yet importing a revocation
     // certificate needs one to exist ("Fatal: can't open trustdb.gpg"): create it first.
