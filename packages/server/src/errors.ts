@@ -14,14 +14,28 @@ import {
   type Problem,
 } from '@crypto-service/protocol';
 
-/** An error raised by the server's own layers (authentication, rate limiting, readiness). */
+/**
+ * An error raised by the server's own layers (authentication, rate limiting, readiness, full work
+ * queues, a malformed body): an answer to the client, not a fault of the server. It carries no
+ * stack trace: nothing reads one (handleError turns it into a problem and logs nothing), and
+ * capturing one is most of what refusing a request costs. V8 took 5–8 µs per capture on the
+ * benchmark host against 0.3–0.6 µs without, paid on every 401, 429 and 503 of a flood, which is
+ * when the event loop can least afford it (docs/performance.md, "/live while heavy work saturates
+ * the cores").
+ */
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly headers: Record<string, string | string[]>;
   readonly errors: FieldError[] | undefined;
 
   constructor(code: ErrorCode, detail: string, options: { headers?: Record<string, string | string[]>; errors?: FieldError[] } = {}) {
-    super(detail);
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(detail);
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
     this.name = 'ApiError';
     this.code = code;
     this.headers = options.headers ?? {};

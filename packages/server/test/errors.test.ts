@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ERROR_CODES, PROBLEM_TYPE_PREFIX, problemType } from '@crypto-service/protocol';
 import { buildApp } from '../src/app.ts';
+import { ApiError } from '../src/errors.ts';
 import { postJson, testApp, testConfig } from './helpers.ts';
 import type { FastifyInstance } from 'fastify';
 
@@ -19,6 +20,23 @@ function assertProblem(response: { statusCode: number; headers: Record<string, u
   assert.equal(typeof body.instance, 'string');
   return body;
 }
+
+describe('ApiError', () => {
+  test('carries its code, detail and headers but no stack frames, and leaves Error.stackTraceLimit as it was', () => {
+    const before = Error.stackTraceLimit;
+    const error = new ApiError('RATE_LIMITED', 'slow down', { headers: { 'retry-after': '1' } });
+    assert.ok(error instanceof Error);
+    assert.equal(error.name, 'ApiError');
+    assert.equal(error.code, 'RATE_LIMITED');
+    assert.equal(error.message, 'slow down');
+    assert.deepEqual(error.headers, { 'retry-after': '1' });
+    // A refusal is an answer, not a fault: capturing a stack for it would cost more than the rest
+    // of the refusal (docs/performance.md, section 3).
+    assert.equal(error.stack, 'ApiError: slow down');
+    assert.equal(Error.stackTraceLimit, before);
+    assert.match(String(new Error('other').stack), /\n\s+at /, 'other errors keep their stacks');
+  });
+});
 
 describe('error statuses', () => {
   let app: FastifyInstance;
