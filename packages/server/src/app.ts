@@ -147,12 +147,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(probeRoutes, { readiness });
   // First among the crypto routes: it decorates the app with the post-quantum offload that the
   // signature and key routes hand to core.
-  await app.register(pqRoutes, { queue: { threadNice: config.heavyWorkNice } });
+  await app.register(pqRoutes, { queue: { threadNice: config.heavyWorkNice, refusalDelayMs: config.busyRefusalDelayMs } });
   await app.register(algorithmRoutes);
   await app.register(hashRoutes);
   await app.register(symmetricRoutes);
   await app.register(signatureRoutes);
-  await app.register(derivationRoutes, { passwordQueue: config.workQueues.password, kdfQueue: config.workQueues.kdf });
+  const refusalDelayMs = config.busyRefusalDelayMs;
+  await app.register(derivationRoutes, {
+    passwordQueue: { ...config.workQueues.password, refusalDelayMs },
+    kdfQueue: { ...config.workQueues.kdf, refusalDelayMs },
+  });
   await app.register(multiRecipientRoutes);
   await app.register(v1Routes, { config });
   return app;

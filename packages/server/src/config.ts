@@ -100,6 +100,11 @@ export interface Config {
   heavyWorkNice: number;
   /** Argon2id (password routes) and scrypt/PBKDF2 (`/v2/kdf`) queues. */
   workQueues: { password: QueueConfig; kdf: QueueConfig };
+  /**
+   * How long a request refused because a work queue is full (Argon2id, scrypt/PBKDF2,
+   * post-quantum, OpenPGP) waits before its 503 goes out, in ms (work-queue.ts says why).
+   */
+  busyRefusalDelayMs: number;
   tls: { cert: Buffer; key: Buffer } | undefined;
   /** Things worth a warning at start (development mode, short keys); not fatal. */
   warnings: string[];
@@ -402,6 +407,7 @@ export function loadConfig(env: Env = process.env): Config {
       password: readQueue(env, 'PASSWORD', { concurrency: 2, maxQueued: 32, budgetMib: 256 }),
       kdf: readQueue(env, 'KDF', { concurrency: 1, maxQueued: 16, budgetMib: 256 }),
     },
+    busyRefusalDelayMs: readInteger(env, 'BUSY_REFUSAL_DELAY_MS', 25, 0, 1000),
     tls: protocol === 'https' ? { cert: readFile(env, 'TLS_CERT_FILE'), key: readFile(env, 'TLS_KEY_FILE') } : undefined,
     warnings,
   };

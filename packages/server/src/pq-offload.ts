@@ -14,15 +14,15 @@
  * worker round trip that would replace it.
  *
  * The queue is bounded (`maxQueued` jobs waiting beyond those running; the WorkQueue of the KDF and
- * password routes). When it is full, `run` rejects at once with a 503 problem with `Retry-After`:
- * a burst is refused cleanly instead of growing an unbounded backlog whose every request would
- * time out anyway.
+ * password routes). When it is full, `run` rejects with a 503 problem with `Retry-After` (after
+ * `refusalDelayMs`, BUSY_REFUSAL_DELAY_MS; work-queue.ts says why): a burst is refused cleanly
+ * instead of growing an unbounded backlog whose every request would time out anyway.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { CryptoError, type CoreErrorCode, type PostQuantumRunner } from '@crypto-service/core';
 import { PQ_NATIVE_SUPPORT } from '@crypto-service/core';
-import { WorkQueue } from './work-queue.ts';
+import { WorkQueue, type WorkQueueOptions } from './work-queue.ts';
 import {
   runPqJob,
   type PqJobArgs,
@@ -71,6 +71,8 @@ export interface PqOffloadOptions {
   maxQueued?: number;
   /** The `Retry-After` of the 503, in seconds. Default 1. */
   retryAfterSeconds?: number;
+  /** How long a refusal because the queue is full waits before it is sent, in ms (work-queue.ts). Default 0. */
+  refusalDelayMs?: number;
   /**
    * Inline mode: what runs a job (the job table by default). Tests substitute a function that
    * waits on a gate they open, so that a queue can be filled without any race.
@@ -199,6 +201,7 @@ export class PqOffload {
       maxQueued: options.maxQueued ?? DEFAULT_PQ_MAX_QUEUED,
       memoryBudgetBytes: 1,
       retryAfterSeconds: options.retryAfterSeconds ?? 1,
+      refusalDelayMs: options.refusalDelayMs ?? 0,
     });
     this.runner = this.runnerWhile(alwaysWanted);
   }
@@ -236,10 +239,15 @@ export class PqOffload {
     return this.queue.rejected;
   }
 
+  /** The queue's settings: running and waiting jobs, Retry-After, the refusal delay. */
+  get queueOptions(): Readonly<WorkQueueOptions> {
+    return this.queue.options;
+  }
+
   /**
-   * Runs a job. When the bounded queue is full the promise rejects at once with an ApiError
-   * SERVICE_UNAVAILABLE (a 503 with Retry-After, counted as `unavailable` by the metrics); a
-   * CryptoError (bad input, a 400) rejects as it would inline.
+   * Runs a job. When the bounded queue is full the promise rejects, after `refusalDelayMs`, with an
+   * ApiError SERVICE_UNAVAILABLE (a 503 with Retry-After, counted as `unavailable` by the
+   * metrics); a CryptoError (bad input, a 400) rejects as it would inline.
    */
   run<N extends PqJobName>(name: N, ...args: PqJobArgs<N>): Promise<PqJobResult<N>> {
     return this.runWhile(alwaysWanted, name, ...args);

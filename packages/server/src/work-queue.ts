@@ -12,9 +12,18 @@
  * - `maxQueued`: jobs waiting for a turn.
  * Jobs start in arrival order; a job that does not fit yet waits at the head, and the jobs behind
  * it wait too, so that a large job is not starved by a stream of small ones. A job that cannot be
- * queued (the queue is full, or its cost exceeds the whole budget) fails at once with a 503
+ * queued (the queue is full, or its cost exceeds the whole budget) fails with a 503
  * SERVICE_UNAVAILABLE problem and a Retry-After header: overload is answered cleanly and quickly,
  * never with a stall or an out-of-memory crash.
+ *
+ * A refusal because the queue is full goes out `refusalDelayMs` after the decision (0 here; the
+ * app passes BUSY_REFUSAL_DELAY_MS, 25 ms by default). The queue is full only while the work
+ * already takes the cores, and a client that retries the moment it is refused, ignoring
+ * Retry-After, would otherwise send refusal after refusal through the whole pipeline: on the
+ * benchmark machine 14 such connections drew 6–7 k refusals a second, which took the event loop
+ * (`/live`'s p99 16–21 ms) and CPU from the work itself. Held back 25 ms, each connection can be
+ * refused at most 40 times a second (docs/performance.md, section 3). A job that can never fit is
+ * refused at once: that answer does not depend on the load.
  *
  * Waiting is bounded too: at most `maxQueued / concurrency` rounds of jobs that each take a bounded
  * time (core's caps bound every job's cost).
@@ -32,6 +41,8 @@ export interface WorkQueueOptions {
   memoryBudgetBytes: number;
   /** The Retry-After of a refusal, in seconds. */
   retryAfterSeconds: number;
+  /** How long a refusal because the queue is full waits before it is sent, in ms. Default 0. */
+  refusalDelayMs?: number;
 }
 
 export const MIB = 1024 * 1024;
@@ -93,14 +104,14 @@ export class WorkQueue {
   readonly #waiting: Waiting[] = [];
 
   constructor(options: WorkQueueOptions, hooks: WorkQueueHooks = {}) {
-    for (const key of ['concurrency', 'maxQueued', 'memoryBudgetBytes', 'retryAfterSeconds'] as const) {
-      const value = options[key];
-      const min = key === 'maxQueued' ? 0 : 1;
+    for (const key of ['concurrency', 'maxQueued', 'memoryBudgetBytes', 'retryAfterSeconds', 'refusalDelayMs'] as const) {
+      const value = options[key] ?? 0;
+      const min = key === 'maxQueued' || key === 'refusalDelayMs' ? 0 : 1;
       if (!Number.isSafeInteger(value) || value < min) {
         throw new RangeError(`work queue ${options.name}: ${key} must be an integer of at least ${min} (got ${value})`);
       }
     }
-    this.options = { ...options };
+    this.options = { ...options, refusalDelayMs: options.refusalDelayMs ?? 0 };
     this.#hooks = hooks;
   }
 
@@ -126,7 +137,8 @@ export class WorkQueue {
 
   /**
    * Runs `job` when a slot and `memoryBytes` of the budget are free, and settles as it does. Refuses
-   * at once, with a 503 ApiError, when the job can never fit or the queue is full.
+   * with a 503 ApiError when the job can never fit (at once) or the queue is full (after
+   * `refusalDelayMs`).
    *
    * `stillWanted`, asked while the job waits: once it answers false (the request timed out, or its
    * client went away), the job is dropped without running, its promise rejected with a 503, and its
@@ -149,7 +161,7 @@ export class WorkQueue {
       return this.#start(memoryBytes, job);
     }
     if (this.#waiting.length >= this.options.maxQueued) {
-      return Promise.reject(this.#refuse('too many expensive operations are in progress'));
+      return this.#refuseWhenDue(this.#refuse('too many expensive operations are in progress'));
     }
     return new Promise<T>((resolve, reject) => {
       this.#waiting.push({
@@ -214,6 +226,15 @@ export class WorkQueue {
         break;
       }
     }
+  }
+
+  /** Rejects with `refusal` once `refusalDelayMs` has passed (at once for 0; see the module's comment). */
+  #refuseWhenDue<T>(refusal: ApiError): Promise<T> {
+    const delayMs = this.options.refusalDelayMs ?? 0;
+    if (delayMs === 0) return Promise.reject(refusal);
+    return new Promise<T>((_resolve, reject) => {
+      setTimeout(reject, delayMs, refusal);
+    });
   }
 
   #refuse(reason: string): ApiError {

@@ -32,6 +32,7 @@ describe('configuration', () => {
     assert.equal(config.workers, 1);
     assert.deepEqual(config.timeouts, { headersMs: 10000, requestMs: 30000, handlerMs: 60000, keepAliveMs: 5000 });
     assert.equal(config.heavyWorkNice, 10);
+    assert.equal(config.busyRefusalDelayMs, 25);
     assert.deepEqual(config.workQueues, {
       password: { concurrency: 2, maxQueued: 32, memoryBudgetBytes: 256 * 1024 * 1024 },
       kdf: { concurrency: 1, maxQueued: 16, memoryBudgetBytes: 256 * 1024 * 1024 },
@@ -61,9 +62,10 @@ describe('configuration', () => {
       V1_WORKERS: '3', V1_QUEUE_LIMIT: '0', V1_JOB_TIMEOUT_MS: '5000',
       REDIS_URL: 'redis://:s3cret@redis.internal:6379/2', RATE_LIMIT_FAILURE_MODE: 'closed', REDIS_TIMEOUT_MS: '500',
       WORKERS: '3', HEADERS_TIMEOUT_MS: '2000', REQUEST_TIMEOUT_MS: '4000', HANDLER_TIMEOUT_MS: '9000', KEEP_ALIVE_TIMEOUT_MS: '1000',
-      HEAVY_WORK_NICE: '19',
+      HEAVY_WORK_NICE: '19', BUSY_REFUSAL_DELAY_MS: '0',
     });
     assert.equal(config.heavyWorkNice, 19);
+    assert.equal(config.busyRefusalDelayMs, 0);
     assert.equal(config.port, 8443);
     assert.equal(config.host, '0.0.0.0');
     assert.equal(config.nodeEnv, 'production');
@@ -141,6 +143,8 @@ describe('configuration', () => {
     failsOn({ HANDLER_TIMEOUT_MS: 'soon' }, 'HANDLER_TIMEOUT_MS');
     failsOn({ HEAVY_WORK_NICE: '20' }, 'HEAVY_WORK_NICE');
     failsOn({ HEAVY_WORK_NICE: '-5' }, 'HEAVY_WORK_NICE');
+    failsOn({ BUSY_REFUSAL_DELAY_MS: '1001' }, 'BUSY_REFUSAL_DELAY_MS');
+    failsOn({ BUSY_REFUSAL_DELAY_MS: '-1' }, 'BUSY_REFUSAL_DELAY_MS');
     failsOn({ V1_WORKERS: 'many' }, 'V1_WORKERS');
     failsOn({ V1_QUEUE_LIMIT: '-1' }, 'V1_QUEUE_LIMIT');
     failsOn({ V1_JOB_TIMEOUT_MS: '10' }, 'V1_JOB_TIMEOUT_MS');

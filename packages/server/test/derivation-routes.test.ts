@@ -376,7 +376,7 @@ describe('wrong inputs are 4xx problems, never 500', () => {
   });
 });
 
-describe('overload: a full queue answers 503 with Retry-After at once', () => {
+describe('overload: a full queue answers 503 with Retry-After', () => {
   /** Occupies every running slot and every waiting place of a queue until `release` is called. */
   function fill(queue: FastifyInstance['derivationQueues']['password']): { release: () => Promise<void> } {
     let open!: () => void;
@@ -503,9 +503,11 @@ describe('the listing and the OpenAPI document agree with the routes', () => {
 });
 
 describe('queue sizes come from the configuration', () => {
-  test('PASSWORD_* and KDF_* variables size the queues', async (t) => {
-    const app = await testApp({ PASSWORD_CONCURRENCY: '3', PASSWORD_QUEUE_LIMIT: '5', PASSWORD_MEMORY_BUDGET_MIB: '512', KDF_CONCURRENCY: '2', KDF_QUEUE_LIMIT: '7' });
+  test('PASSWORD_* and KDF_* variables size the queues; BUSY_REFUSAL_DELAY_MS delays their refusals', async (t) => {
+    const app = await testApp({ PASSWORD_CONCURRENCY: '3', PASSWORD_QUEUE_LIMIT: '5', PASSWORD_MEMORY_BUDGET_MIB: '512', KDF_CONCURRENCY: '2', KDF_QUEUE_LIMIT: '7', BUSY_REFUSAL_DELAY_MS: '40' });
     t.after(() => app.close());
+    assert.equal(app.derivationQueues.password.options.refusalDelayMs, 40);
+    assert.equal(app.derivationQueues.kdf.options.refusalDelayMs, 40);
     assert.equal(app.derivationQueues.password.options.concurrency, 3);
     assert.equal(app.derivationQueues.password.options.maxQueued, 5);
     assert.equal(app.derivationQueues.password.options.memoryBudgetBytes, 512 * 1024 * 1024);

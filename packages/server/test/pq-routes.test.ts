@@ -323,6 +323,7 @@ describe('post-quantum routes', () => {
   test('the app carries its offload: inline where node:crypto has ML-DSA and SLH-DSA, worker threads otherwise', () => {
     assert.ok(app.pqOffload instanceof PqOffload);
     assert.equal(app.pqOffload.mode, PQ_NATIVE_SUPPORT.mlDsa && PQ_NATIVE_SUPPORT.slhDsa ? 'inline' : 'worker');
+    assert.equal(app.pqOffload.queueOptions.refusalDelayMs, 25, 'BUSY_REFUSAL_DELAY_MS, by default');
     // The code detects the API by trying it; this pins what that must find on the two runtimes the
     // project supports, so that a broken probe cannot silently send Node 24 to the slow backend.
     const major = Number(process.versions.node.split('.')[0]);
@@ -417,7 +418,7 @@ describe('post-quantum offload', () => {
     await waiting;
   });
 
-  test('inline mode: a full queue is a 503 problem with Retry-After, counted as unavailable', async (t) => {
+  test('inline mode: a full queue is a 503 problem with Retry-After, sent after the refusal delay, counted as unavailable', async (t) => {
     let open: () => void = () => {};
     const gate = new Promise<void>((resolve) => {
       open = resolve;
@@ -426,6 +427,7 @@ describe('post-quantum offload', () => {
       mode: 'inline',
       maxConcurrentHeavy: 1,
       maxQueued: 1,
+      refusalDelayMs: 150,
       // Signatures wait for the gate; everything else runs at once.
       execute: async (name, args) => {
         if (name === 'slh-dsa.sign') await gate;
@@ -440,7 +442,10 @@ describe('post-quantum offload', () => {
     await until(() => offload.running === 1);
     const second = postJson(app, '/v2/pq/hash-sign/sign', body);
     await until(() => offload.queued === 1);
+    const refusedAt = performance.now();
     const refused = await postJson(app, '/v2/pq/slh-dsa/sign', body);
+    // A lower bound only (a timer never fires early; libuv's cached clock may make it look 1 ms early).
+    assert.ok(performance.now() - refusedAt >= 148, 'held back for refusalDelayMs');
     assert.equal(refused.statusCode, 503);
     assert.equal(refused.headers['retry-after'], '1');
     assert.match(String(refused.headers['content-type']), /^application\/problem\+json/);

@@ -128,6 +128,53 @@ describe('queue limit', () => {
   });
 });
 
+describe('refusal delay', () => {
+  test('a refusal because the queue is full is counted at once and sent refusalDelayMs later; one that can never fit goes at once', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    let refusals = 0;
+    const q = queue({ concurrency: 1, maxQueued: 0, refusalDelayMs: 25 }, () => {
+      refusals += 1;
+    });
+    const gate = deferred<string>();
+    const running = q.run(0, () => gate.promise);
+
+    let outcome: unknown = 'pending';
+    const refused = q.run(0, async () => 'never').catch((error: unknown) => {
+      outcome = error;
+    });
+    assert.equal(q.rejected, 1, 'counted when decided');
+    assert.equal(refusals, 1);
+    t.mock.timers.tick(24);
+    await settle();
+    assert.equal(outcome, 'pending', 'not sent before the delay');
+    t.mock.timers.tick(1);
+    await refused;
+    assert.ok(isUnavailable('3')(outcome));
+
+    // Too large for the whole budget: that does not depend on the load, so no delay.
+    await assert.rejects(q.run(101, async () => 'never'), /more memory/);
+    assert.equal(q.running, 1, 'the running job kept its slot throughout');
+    gate.resolve('ok');
+    assert.equal(await running, 'ok');
+  });
+
+  test('0, the default, refuses at once', async () => {
+    assert.equal(queue().options.refusalDelayMs, 0);
+    const q = queue({ concurrency: 1, maxQueued: 0 });
+    const gate = deferred<string>();
+    const running = q.run(0, () => gate.promise);
+    let outcome: unknown = 'pending';
+    const refused = q.run(0, async () => 'never').catch((error: unknown) => {
+      outcome = error;
+    });
+    await settle();
+    assert.ok(isUnavailable('3')(outcome), 'settled within one turn of the event loop, no timer');
+    await refused;
+    gate.resolve('ok');
+    await running;
+  });
+});
+
 describe('memory budget', () => {
   test('a job larger than the whole budget is refused even when the queue is idle', async () => {
     const q = queue({ memoryBudgetBytes: 100 });
@@ -176,7 +223,7 @@ describe('memory budget', () => {
 
 describe('configuration', () => {
   test('nonsensical settings are refused when the queue is made', () => {
-    for (const bad of [{ concurrency: 0 }, { concurrency: 1.5 }, { maxQueued: -1 }, { memoryBudgetBytes: 0 }, { retryAfterSeconds: 0 }, { concurrency: Number.NaN }]) {
+    for (const bad of [{ concurrency: 0 }, { concurrency: 1.5 }, { maxQueued: -1 }, { memoryBudgetBytes: 0 }, { retryAfterSeconds: 0 }, { concurrency: Number.NaN }, { refusalDelayMs: -1 }, { refusalDelayMs: 2.5 }]) {
       assert.throws(() => queue(bad), RangeError, JSON.stringify(bad));
     }
   });

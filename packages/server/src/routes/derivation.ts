@@ -7,7 +7,8 @@
  * budget, and one for scrypt and PBKDF2, so that a flood of KDF requests cannot delay sign-ins.
  * Every request is checked (and a PHC string or an encrypted header parsed) before it is queued,
  * so a bad request costs nothing and the job's memory is known when it is admitted. When a queue
- * is full the request is a 503 with Retry-After at once.
+ * is full the request is a 503 with Retry-After (sent BUSY_REFUSAL_DELAY_MS after the decision;
+ * work-queue.ts says why).
  *
  * Rate-limit cost: EXPENSIVE_RATE_LIMIT_COST units for every route that runs Argon2id, scrypt or
  * PBKDF2 (HKDF shares /v2/kdf and so its price), 1 for HMAC. See the constant for why 10.

@@ -9,7 +9,8 @@
  *
  * Bounds:
  * - `workers` threads, one job each at a time; the WorkQueue (work-queue.ts) admits that many and
- *   lets `queueLimit` wait. One more is refused at once: a 503 with Retry-After, never a stall.
+ *   lets `queueLimit` wait. One more is refused: a 503 with Retry-After, never a stall (sent
+ *   `refusalDelayMs` after the decision, BUSY_REFUSAL_DELAY_MS; work-queue.ts says why).
  * - `jobTimeoutMs`: a job still running then (a hostile key or message: many S2K rounds, huge
  *   Argon2 passes) is stopped by terminating its worker, which is replaced on the next job; the
  *   request is answered 503.
@@ -54,6 +55,8 @@ export class WorkerStartError extends Error {
 export interface OpenPgpPoolOptions {
   workers: number;
   queueLimit: number;
+  /** How long a refusal because the queue is full waits before it is sent, in ms. Default 0. */
+  refusalDelayMs?: number;
   jobTimeoutMs: number;
   init?: WorkerInit;
   /** Observers (metrics). */
@@ -95,7 +98,14 @@ export class OpenPgpPool {
     // Jobs hold a few megabytes at most (Argon2 S2K is capped at 256 MiB per worker by the job
     // module), so only the counts bound them: no memory cost is declared.
     this.queue = new WorkQueue(
-      { name: 'openpgp', concurrency: options.workers, maxQueued: options.queueLimit, memoryBudgetBytes: 1, retryAfterSeconds: 1 },
+      {
+        name: 'openpgp',
+        concurrency: options.workers,
+        maxQueued: options.queueLimit,
+        memoryBudgetBytes: 1,
+        retryAfterSeconds: 1,
+        refusalDelayMs: options.refusalDelayMs ?? 0,
+      },
       { onRefused: options.onRefused },
     );
   }

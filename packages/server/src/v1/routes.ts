@@ -93,6 +93,7 @@ const routes: FastifyPluginAsync<{ config: Config }> = async (fastify, { config 
   const pool = new OpenPgpPool({
     workers: config.v1.workers,
     queueLimit: config.v1.queueLimit,
+    refusalDelayMs: config.busyRefusalDelayMs,
     jobTimeoutMs: config.v1.jobTimeoutMs,
     init,
     onRefused: () => refused?.inc(),
