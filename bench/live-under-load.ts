@@ -5,6 +5,7 @@
  *   node bench/live-under-load.ts --load slh-dsa --slh-variant sha2-192s
  *   node bench/live-under-load.ts --duration 30 --connections 16,48 --interval 50
  *   node bench/live-under-load.ts --heavy-work-nice 0     heavy work at the event loop's priority
+ *   node bench/live-under-load.ts --refusal-delay 0       a full queue's 503s sent at once
  *
  * Starts the production server (child process: NODE_ENV=production, CRYPTO_API_KEY set,
  * LOG_LEVEL=warn, RATE_LIMIT_MAX=10,000,000 per 1 s window, so the limiter runs but can never
@@ -21,7 +22,9 @@
  *      natively), through the post-quantum offload (2 running, 32 waiting).
  *    16 connections keep both running slots busy and 14 jobs waiting, always, with no refusals; 48
  *    connections exceed running + waiting (2 + 32), so the queue stays full and the surplus is
- *    refused with 503 at once, which adds a stream of cheap refusals to the event loop's work;
+ *    refused with 503, each BUSY_REFUSAL_DELAY_MS (25 ms by default) after the decision; autocannon
+ *    sends the next request the moment a refusal arrives, so the delay sets how many refusals the
+ *    event loop has to answer (at once, 5.5–9 k a second);
  * 3. idle again, to see whether the baseline drifted while the machine was loaded.
  *
  * The server's own view is read from /metrics: prom-client's event-loop delay (sampled every 10 ms,
@@ -47,6 +50,8 @@ const { values: args } = parseArgs({
     'slh-variant': { type: 'string', default: 'sha2-128s' },
     /** HEAVY_WORK_NICE for the server; unset: the server's default. 0 runs heavy work at the event loop's priority. */
     'heavy-work-nice': { type: 'string' },
+    /** BUSY_REFUSAL_DELAY_MS for the server; unset: the server's default (25). 0 sends a full queue's refusals at once. */
+    'refusal-delay': { type: 'string' },
   },
 });
 const DURATION_S = Number(args.duration);
@@ -157,10 +162,11 @@ const headers = { 'content-type': 'application/json', 'x-api-key': apiKey };
 const server = await startProductionServer({ name: 'live-under-load', apiKey, logLevel: 'warn', extra: {
   RATE_LIMIT_WINDOW_MS: '1000',
   ...(args['heavy-work-nice'] === undefined ? {} : { HEAVY_WORK_NICE: args['heavy-work-nice'] }),
+  ...(args['refusal-delay'] === undefined ? {} : { BUSY_REFUSAL_DELAY_MS: args['refusal-delay'] }),
 } });
 
 print(`# /live latency under ${loads.map((load) => load.title).join(' and ')} load\n\n${describeMachine()}`);
-print(`- production server: NODE_ENV=production, LOG_LEVEL=warn, RATE_LIMIT_MAX=10000000 per RATE_LIMIT_WINDOW_MS=1000 (never refuses), HEAVY_WORK_NICE=${args['heavy-work-nice'] ?? 'default (10)'}`);
+print(`- production server: NODE_ENV=production, LOG_LEVEL=warn, RATE_LIMIT_MAX=10000000 per RATE_LIMIT_WINDOW_MS=1000 (never refuses), HEAVY_WORK_NICE=${args['heavy-work-nice'] ?? 'default (10)'}, BUSY_REFUSAL_DELAY_MS=${args['refusal-delay'] ?? 'default (25)'}`);
 for (const load of loads) print(`- ${load.title} load: autocannon in this process, ${load.description}`);
 print(`- /live probed every ${INTERVAL_MS} ms on a new connection for ${DURATION_S} s per phase, from a separate process\n`);
 
