@@ -375,8 +375,21 @@ function readTimeouts(env: Env): TimeoutConfig {
   return timeouts;
 }
 
+/**
+ * BUSY_REFUSAL_DELAY_MS, below the handler timeout: a refusal held back that long would be
+ * overtaken by the timeout's 503, which has no Retry-After.
+ */
+function readRefusalDelay(env: Env, handlerMs: number): number {
+  const delayMs = readInteger(env, 'BUSY_REFUSAL_DELAY_MS', 25, 0, 1000);
+  if (delayMs >= handlerMs) {
+    throw new ConfigError('BUSY_REFUSAL_DELAY_MS', `must be below HANDLER_TIMEOUT_MS (${delayMs} >= ${handlerMs})`);
+  }
+  return delayMs;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const warnings: string[] = [];
+  const timeouts = readTimeouts(env);
   const nodeEnv = readEnum<NodeEnv>(env, 'NODE_ENV', ['development', 'production', 'test'], 'development');
   const protocol = readEnum<Protocol>(env, 'PROTOCOL', ['http', 'https'], 'http');
   return {
@@ -401,13 +414,13 @@ export function loadConfig(env: Env = process.env): Config {
     },
     bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 67_108_864),
     workers: readWorkers(env),
-    timeouts: readTimeouts(env),
+    timeouts,
     heavyWorkNice: readInteger(env, 'HEAVY_WORK_NICE', 10, 0, 19),
     workQueues: {
       password: readQueue(env, 'PASSWORD', { concurrency: 2, maxQueued: 32, budgetMib: 256 }),
       kdf: readQueue(env, 'KDF', { concurrency: 1, maxQueued: 16, budgetMib: 256 }),
     },
-    busyRefusalDelayMs: readInteger(env, 'BUSY_REFUSAL_DELAY_MS', 25, 0, 1000),
+    busyRefusalDelayMs: readRefusalDelay(env, timeouts.handlerMs),
     tls: protocol === 'https' ? { cert: readFile(env, 'TLS_CERT_FILE'), key: readFile(env, 'TLS_KEY_FILE') } : undefined,
     warnings,
   };

@@ -21,10 +21,11 @@
  * already takes the cores, and a client that retries the moment it is refused, ignoring
  * Retry-After, would otherwise send refusal after refusal through the whole pipeline: on the
  * benchmark machine 14 such connections drew 5.5–9 k refusals a second, which took the event loop
- * (`/live`'s p99 12–21 ms) and CPU from the work itself. Held back 25 ms, each connection can be
- * refused at most 40 times a second (docs/performance.md, "Refusals": `/live` p99 7.7–12 ms, and
- * 1.6–2.1× the hashes and signatures a second). A job that can never fit is refused at once: that
- * answer does not depend on the load.
+ * (`/live`'s p99 12–21 ms) and CPU from the work itself. Held back 25 ms, a connection that does
+ * not pipeline can be refused at most 40 times a second (docs/performance.md, "Refusals": `/live`
+ * p99 7.7–12 ms, and 1.6–2.1× the hashes and signatures a second). A job that can never fit is
+ * refused at once: that answer does not depend on the load. The queue's refusal counter counts a
+ * refusal when it is decided; the HTTP metrics see it when it is sent, its latency included.
  *
  * Waiting is bounded too: at most `maxQueued / concurrency` rounds of jobs that each take a bounded
  * time (core's caps bound every job's cost).
@@ -47,6 +48,9 @@ export interface WorkQueueOptions {
 }
 
 export const MIB = 1024 * 1024;
+
+/** The longest refusal delay a queue accepts (BUSY_REFUSAL_DELAY_MS stops at 1000). */
+const MAX_REFUSAL_DELAY_MS = 60_000;
 
 /**
  * Argon2id, for all four password routes. Sized for the project's 2-core machine: two jobs at once
@@ -111,6 +115,10 @@ export class WorkQueue {
       if (!Number.isSafeInteger(value) || value < min) {
         throw new RangeError(`work queue ${options.name}: ${key} must be an integer of at least ${min} (got ${value})`);
       }
+    }
+    // Node turns a longer timer into 1 ms; no sensible delay comes near a minute.
+    if ((options.refusalDelayMs ?? 0) > MAX_REFUSAL_DELAY_MS) {
+      throw new RangeError(`work queue ${options.name}: refusalDelayMs must be at most ${MAX_REFUSAL_DELAY_MS} (got ${options.refusalDelayMs})`);
     }
     this.options = { ...options, refusalDelayMs: options.refusalDelayMs ?? 0 };
     this.#hooks = hooks;

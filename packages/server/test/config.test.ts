@@ -145,6 +145,8 @@ describe('configuration', () => {
     failsOn({ HEAVY_WORK_NICE: '-5' }, 'HEAVY_WORK_NICE');
     failsOn({ BUSY_REFUSAL_DELAY_MS: '1001' }, 'BUSY_REFUSAL_DELAY_MS');
     failsOn({ BUSY_REFUSAL_DELAY_MS: '-1' }, 'BUSY_REFUSAL_DELAY_MS');
+    // Held back as long as the handler timeout, a refusal would lose its Retry-After to the timeout's 503.
+    failsOn({ BUSY_REFUSAL_DELAY_MS: '200', HANDLER_TIMEOUT_MS: '200' }, 'BUSY_REFUSAL_DELAY_MS');
     failsOn({ V1_WORKERS: 'many' }, 'V1_WORKERS');
     failsOn({ V1_QUEUE_LIMIT: '-1' }, 'V1_QUEUE_LIMIT');
     failsOn({ V1_JOB_TIMEOUT_MS: '10' }, 'V1_JOB_TIMEOUT_MS');

@@ -532,14 +532,22 @@ describe('/v1 routes', () => {
       assert.match(tooMany.detail, /more than 15 subkeys/);
     });
 
-    test('a full queue answers 503 with Retry-After at once, not a stall', async (t) => {
-      const small = await testApp({ V1_WORKERS: '1', V1_QUEUE_LIMIT: '0', RATE_LIMIT_MAX: '100000' });
+    test('a full queue answers 503 with Retry-After after BUSY_REFUSAL_DELAY_MS, not a stall', async (t) => {
+      const small = await testApp({ V1_WORKERS: '1', V1_QUEUE_LIMIT: '0', RATE_LIMIT_MAX: '100000', BUSY_REFUSAL_DELAY_MS: '150' });
       t.after(() => small.close());
       // Two slow jobs at once on one worker with no waiting room: one runs, the other is refused.
       const slow = { message: 'x', privateKey: alice.privateKey, passphrase: ALICE_PASS };
-      const responses = await Promise.all([postJson(small, '/v1/sign', slow), postJson(small, '/v1/sign', slow)]);
+      const sentAt = performance.now();
+      const timed = async (request: ReturnType<typeof postJson>) => {
+        const response = await request;
+        return { response, ms: performance.now() - sentAt };
+      };
+      const results = await Promise.all([timed(postJson(small, '/v1/sign', slow)), timed(postJson(small, '/v1/sign', slow))]);
+      const responses = results.map(({ response }) => response);
       const statuses = responses.map((response) => response.statusCode).sort();
       assert.deepEqual(statuses, [200, 503]);
+      // A lower bound only: a timer never fires early (libuv's cached clock may make it look 1 ms early).
+      assert.ok(results.find(({ response }) => response.statusCode === 503)!.ms >= 148, 'the refusal was held back');
       const refused = responses.find((response) => response.statusCode === 503)!;
       assertProblem(refused, 503, 'SERVICE_UNAVAILABLE');
       assert.equal(refused.headers['retry-after'], '1');
