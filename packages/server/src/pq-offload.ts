@@ -201,7 +201,7 @@ export class PqOffload {
       maxQueued: options.maxQueued ?? DEFAULT_PQ_MAX_QUEUED,
       memoryBudgetBytes: 1,
       retryAfterSeconds: options.retryAfterSeconds ?? 1,
-      refusalDelayMs: options.refusalDelayMs ?? 0,
+      refusalDelayMs: options.refusalDelayMs,
     });
     this.runner = this.runnerWhile(alwaysWanted);
   }

@@ -107,6 +107,7 @@ export class WorkQueue {
   #rejected = 0;
   #dropped = 0;
   readonly #waiting: Waiting[] = [];
+  readonly #refusalDelayMs: number;
 
   constructor(options: WorkQueueOptions, hooks: WorkQueueHooks = {}) {
     for (const key of ['concurrency', 'maxQueued', 'memoryBudgetBytes', 'retryAfterSeconds', 'refusalDelayMs'] as const) {
@@ -116,11 +117,13 @@ export class WorkQueue {
         throw new RangeError(`work queue ${options.name}: ${key} must be an integer of at least ${min} (got ${value})`);
       }
     }
+    const refusalDelayMs = options.refusalDelayMs ?? 0;
     // Node turns a longer timer into 1 ms; no sensible delay comes near a minute.
-    if ((options.refusalDelayMs ?? 0) > MAX_REFUSAL_DELAY_MS) {
-      throw new RangeError(`work queue ${options.name}: refusalDelayMs must be at most ${MAX_REFUSAL_DELAY_MS} (got ${options.refusalDelayMs})`);
+    if (refusalDelayMs > MAX_REFUSAL_DELAY_MS) {
+      throw new RangeError(`work queue ${options.name}: refusalDelayMs must be at most ${MAX_REFUSAL_DELAY_MS} (got ${refusalDelayMs})`);
     }
-    this.options = { ...options, refusalDelayMs: options.refusalDelayMs ?? 0 };
+    this.options = { ...options, refusalDelayMs };
+    this.#refusalDelayMs = refusalDelayMs;
     this.#hooks = hooks;
   }
 
@@ -239,10 +242,9 @@ export class WorkQueue {
 
   /** Rejects with `refusal` once `refusalDelayMs` has passed (at once for 0; see the module's comment). */
   #refuseWhenDue<T>(refusal: ApiError): Promise<T> {
-    const delayMs = this.options.refusalDelayMs ?? 0;
-    if (delayMs === 0) return Promise.reject(refusal);
+    if (this.#refusalDelayMs === 0) return Promise.reject(refusal);
     return new Promise<T>((_resolve, reject) => {
-      setTimeout(reject, delayMs, refusal);
+      setTimeout(reject, this.#refusalDelayMs, refusal);
     });
   }
 

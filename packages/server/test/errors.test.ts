@@ -30,8 +30,8 @@ describe('ApiError', () => {
     assert.equal(error.code, 'RATE_LIMITED');
     assert.equal(error.message, 'slow down');
     assert.deepEqual(error.headers, { 'retry-after': '1' });
-    // A refusal is an answer, not a fault: capturing a stack for it would cost more than the rest
-    // of the refusal (docs/performance.md, section 3).
+    // A refusal is an answer, not a fault: capturing a stack cost about a third of a 429 in a flood
+    // (docs/performance.md, "Refusals").
     assert.equal(error.stack, 'ApiError: slow down');
     assert.equal(Error.stackTraceLimit, before);
     assert.match(String(new Error('other').stack), /\n\s+at /, 'other errors keep their stacks');

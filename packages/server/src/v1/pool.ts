@@ -104,7 +104,7 @@ export class OpenPgpPool {
         maxQueued: options.queueLimit,
         memoryBudgetBytes: 1,
         retryAfterSeconds: 1,
-        refusalDelayMs: options.refusalDelayMs ?? 0,
+        refusalDelayMs: options.refusalDelayMs,
       },
       { onRefused: options.onRefused },
     );
