@@ -9,6 +9,7 @@
  *   node bench/ab.ts --generator autocannon --pipelining 1 --connections 10
  *   node bench/ab.ts --base 843e7a1~4 --route hmac --algorithm sha512 --size 4096
  *                                                     another route: hash, hmac, kdf (HKDF), seal or encrypt
+ *   node bench/ab.ts --route invalid                  a flood of bad input: 400s (also: undecryptable)
  *   node bench/ab.ts --log-level info                 both servers at LOG_LEVEL=info (a log line per request)
  *
  * Why a script of its own: a change to the request path saves a few per cent at most, and on the
@@ -25,9 +26,11 @@
  *
  * Servers, the production ones as bench/lib/server-process.ts starts them (productionEnv), on
  * /v2/hash of 64 bytes as in bench/load.ts's hash scenario (or --route hmac, kdf, seal or
- * encrypt, with --algorithm and --size: the message's bytes): `base-W` and `this-W` for each W of
- * --workers, and `bare-1` (bench/bare-server.ts of this tree, one process, on /hash, or /encrypt
- * for encrypt). Reported: each server's median req/s and CPU per request, its ratio to bare-1
+ * encrypt, with --algorithm and --size: the message's bytes; or a flood of bad input that every
+ * production server answers with a 400: --route invalid, a hash request with an unknown field,
+ * refused by the schema, or --route undecryptable, a /v2/decrypt whose tag does not verify):
+ * `base-W` and `this-W` for each W of --workers, and `bare-1` (bench/bare-server.ts of this tree,
+ * one process, on /hash, or /encrypt for encrypt). Reported: each server's median req/s and CPU per request, its ratio to bare-1
  * round by round, and for each W this/base in req/s and in CPU per request (medians of the
  * rounds' ratios, with their range).
  */
@@ -113,7 +116,7 @@ const KEY_HEX = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeef
  * body for bare-1, the common reference (the bare server has no HMAC or KDF route: it hashes the
  * same message then).
  */
-function routeUnderTest(route: string): { path: string; body: object; what: string; barePath: string; bareBody: object } {
+function routeUnderTest(route: string): { path: string; body: object; what: string; barePath: string; bareBody: object; expectedStatus?: number } {
   const hashBody = { algorithm: 'sha256', data: MESSAGE };
   switch (route) {
     case 'hash': {
@@ -137,8 +140,18 @@ function routeUnderTest(route: string): { path: string; body: object; what: stri
       const body = { key: KEY_HEX, plaintext: MESSAGE };
       return { path: '/v2/encrypt', body, what: `XChaCha20-Poly1305 seal of ${SIZE} B`, barePath: '/encrypt', bareBody: body };
     }
+    // Floods of bad input, every answer a 400 problem: what refusing costs the event loop.
+    case 'invalid': {
+      // An unknown field: refused by the route's schema, before the handler.
+      return { path: '/v2/hash', body: { algorithm: 'sha256', data: MESSAGE, extra: 1 }, what: 'a hash request its schema refuses (an unknown field), 400', barePath: '/hash', bareBody: hashBody, expectedStatus: 400 };
+    }
+    case 'undecryptable': {
+      // Well-formed, but the tag does not verify: refused by core (DECRYPTION_FAILED) after the AEAD ran.
+      const ciphertext = Buffer.alloc(24 + SIZE + 16).toString('base64');
+      return { path: '/v2/decrypt', body: { key: KEY_HEX, ciphertext }, what: `XChaCha20-Poly1305 open of ${SIZE} B whose tag does not verify, 400`, barePath: '/hash', bareBody: hashBody, expectedStatus: 400 };
+    }
     default:
-      throw new Error(`--route must be hash, hmac, kdf, seal or encrypt (got ${route})`);
+      throw new Error(`--route must be hash, hmac, kdf, seal, encrypt, invalid or undecryptable (got ${route})`);
   }
 }
 const ROUTE = routeUnderTest(args.route);
@@ -161,7 +174,7 @@ try {
   for (const workers of WORKER_COUNTS) {
     for (const [label, root] of [['base', worktree], ['this', REPO_ROOT]] as const) {
       const server = await startProductionServer({ name: `${label}-${workers}`, apiKey, logLevel: args['log-level'], extra: { WORKERS: String(workers) }, root });
-      servers.push({ server, path: ROUTE.path });
+      servers.push({ server, path: ROUTE.path, ...(ROUTE.expectedStatus === undefined ? {} : { expectedStatus: ROUTE.expectedStatus }) });
     }
   }
   const results = await alternate(hashTargets(servers, apiKey, JSON.stringify(ROUTE.body)), {
@@ -184,13 +197,13 @@ function report(results: Map<string, RunResult[]>): void {
   const cpu = (run: RunResult) => run.serverCpuUsPerRequest;
   print(`\n## Results (medians of ${ROUNDS} rounds)\n`);
   print(markdownTable(
-    ['Server', 'req/s', 'server CPU/request', 'req/s ÷ bare-1 (range)', 'non-2xx and errors'],
+    ['Server', 'req/s', 'server CPU/request', 'req/s ÷ bare-1 (range)', 'unexpected answers and errors'],
     [...results].map(([name, runs]) => [
       name,
       formatCount(median(runs.map(requestsPerSecond))),
       `${median(runs.map(cpu)).toFixed(2)} µs`,
       name === 'bare-1' ? '1' : ratio(results, name, 'bare-1', requestsPerSecond),
-      String(runs.reduce((sum, run) => sum + failures(run), 0)),
+      String(runs.reduce((sum, run) => sum + failures(run, name === 'bare-1' ? undefined : ROUTE.expectedStatus), 0)),
     ]),
   ));
   print('');

@@ -21,6 +21,8 @@ export interface Target {
   body: string;
   /** The server process (a cluster's primary), for its CPU time and that of its descendants. */
   pid?: number | undefined;
+  /** The status every answer should have: 200 unless the load is meant to be refused (a flood of bad input). */
+  expectedStatus?: number | undefined;
 }
 
 export interface RunResult extends LoadResult {
@@ -81,13 +83,18 @@ export async function loadOnce(target: Target, connections: number, duration: nu
 export async function checkOnce(target: Target): Promise<string> {
   const response = await fetch(target.url, { method: 'POST', headers: target.headers, body: target.body });
   const text = await response.text();
-  if (response.status !== 200) throw new Error(`${target.name} ${target.url} answered ${response.status}: ${text}`);
+  const expected = target.expectedStatus ?? 200;
+  if (response.status !== expected) throw new Error(`${target.name} ${target.url} answered ${response.status} (expected ${expected}): ${text}`);
   return text;
 }
 
-/** Non-2xx answers and connection errors: every measured run should have none. */
-export function failures(result: LoadResult): number {
-  return Object.entries(result.statusCounts).filter(([status]) => !status.startsWith('2')).reduce((sum, [, count]) => sum + count, 0) + result.errors;
+/**
+ * Answers of another kind than expected (non-2xx, or with `expectedStatus` any other status) and
+ * connection errors: every measured run should have none.
+ */
+export function failures(result: LoadResult, expectedStatus?: number): number {
+  const unexpected = expectedStatus === undefined ? (status: string) => !status.startsWith('2') : (status: string) => status !== String(expectedStatus);
+  return Object.entries(result.statusCounts).filter(([status]) => unexpected(status)).reduce((sum, [, count]) => sum + count, 0) + result.errors;
 }
 
 export async function alternate(targets: Target[], options: AlternateOptions): Promise<Map<string, RunResult[]>> {
@@ -163,6 +170,8 @@ export interface HashServer {
   server: ServerProcess;
   path: string;
   body?: string;
+  /** Target.expectedStatus. */
+  expectedStatus?: number;
 }
 
 /** One target per server: its route, its body or `body`, with the JSON and API-key headers, its pid. */
@@ -173,11 +182,12 @@ export function hashTargets(servers: readonly HashServer[], apiKey: string, body
     headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
     body: entry.body ?? body,
     pid: entry.server.child.pid,
+    expectedStatus: entry.expectedStatus,
   }));
 }
 
 /** The progress line of one measured run (AlternateOptions.onRun). */
 export function printRun(target: Target, round: number, result: RunResult): void {
-  const failed = failures(result);
+  const failed = failures(result, target.expectedStatus);
   print(`round ${round + 1}, ${target.name}: ${formatCount(result.requestsPerSecond)} req/s, server CPU ${result.serverCpuUsPerRequest.toFixed(2)} µs/request${failed > 0 ? `, ${failed} failures` : ''}`);
 }
