@@ -6,7 +6,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
-import { clientErrorHandler, handleError, sendProblem } from './errors.ts';
+import { clientErrorHandler, handleError, schemaValidationError, sendProblem } from './errors.ts';
 import { appLogging, schemaValidatorLogger } from './logging.ts';
 import { Readiness } from './readiness.ts';
 import shutdownGate from './plugins/shutdown-gate.ts';
@@ -70,6 +70,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false, unicode: false, logger: schemaValidatorLogger },
     },
+    // Answered from the issues by handleError: the error itself needs no message or stack.
+    schemaErrorFormatter: schemaValidationError,
     // A slow or malformed client is answered with a problem too (408, 431, 400), never Fastify's own JSON.
     // The connection is TLS exactly when the server is: the request never got to say otherwise.
     clientErrorHandler: clientErrorHandler(securityHeaderValues(config.tls !== undefined)),

@@ -4,7 +4,7 @@
  */
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CryptoError, INSECURE_ALGORITHMS } from '@crypto-service/core';
+import { CryptoError, INSECURE_ALGORITHMS, StacklessError } from '@crypto-service/core';
 import {
   ERROR_CODES,
   PROBLEM_CONTENT_TYPE,
@@ -16,26 +16,19 @@ import {
 
 /**
  * An error raised by the server's own layers (authentication, rate limiting, readiness, full work
- * queues, a malformed body): an answer to the client, not a fault of the server. It carries no
- * stack trace: nothing reads one (handleError turns it into a problem and logs nothing), and
- * capturing one is dear: 5.5–8.6 µs per capture on the benchmark host in a plain loop, against
- * 0.3–0.9 µs without, and leaving it out saved 14.4 µs of CPU per 429 in a flood (43.8 → 29.4 µs,
- * deeper in Fastify's stack), paid on every 401, 429 and 503 of a flood, which is when the event
- * loop can least afford it (docs/performance.md, "Refusals").
+ * queues, a malformed body): an answer to the client, not a fault of the server. Like core's
+ * CryptoError it carries no stack trace (StacklessError): nothing reads one (handleError turns it
+ * into a problem and logs nothing), and leaving it out saved 14.4 µs of CPU per 429 in a flood
+ * (43.8 → 29.4 µs), paid on every 401, 429 and 503 of a flood, which is when the event loop can
+ * least afford it (docs/performance.md, "Refusals").
  */
-export class ApiError extends Error {
+export class ApiError extends StacklessError {
   readonly code: ErrorCode;
   readonly headers: Record<string, string | string[]>;
   readonly errors: FieldError[] | undefined;
 
   constructor(code: ErrorCode, detail: string, options: { headers?: Record<string, string | string[]>; errors?: FieldError[] } = {}) {
-    const stackTraceLimit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    try {
-      super(detail);
-    } finally {
-      Error.stackTraceLimit = stackTraceLimit;
-    }
+    super(detail);
     this.name = 'ApiError';
     this.code = code;
     this.headers = options.headers ?? {};
@@ -113,6 +106,16 @@ function validationProblem(issues: AjvIssue[], context: string, body: unknown): 
   }
   const summary = errors.map((error) => `${error.field} ${error.message}`).join('; ');
   return { code: 'VALIDATION_FAILED', detail: `invalid request: ${summary}`, errors };
+}
+
+/**
+ * Fastify's schemaErrorFormatter: the error a request that fails its route's schema is thrown as.
+ * Fastify's default builds a message from every issue and a `new Error` with a stack; handleError
+ * reads neither (it builds the problem from the issues Fastify attaches as `validation`), so this
+ * one is stackless, with a fixed message: a flood of invalid requests costs no stack captures.
+ */
+export function schemaValidationError(): Error {
+  return new StacklessError('the request does not match its schema');
 }
 
 /** Fastify's own errors, by code. Anything else with a 4xx status falls back on the status. */

@@ -121,6 +121,35 @@ describe('error statuses', () => {
   });
 });
 
+describe('expected failures capture no stack trace', () => {
+  test('a schema violation and a CryptoError reach the error handler stackless; an unexpected error keeps its stack', async (t) => {
+    const app = await buildApp(testConfig(), { quiet: true });
+    t.after(() => app.close());
+    const seen = new Map<string, Error>();
+    app.addHook('onError', (request, _reply, error, done) => {
+      seen.set(request.url, error);
+      done();
+    });
+    app.get('/boom', { config: { public: true } }, async () => {
+      throw new Error('a bug');
+    });
+    await app.ready();
+    await app.selfTests.done;
+    assertProblem(await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 'x', extra: 1 }), 400, 'VALIDATION_FAILED');
+    assertProblem(await postJson(app, '/v2/encrypt', { key: '00', plaintext: 'x' }), 400, 'INVALID_INPUT');
+    assertProblem(await app.inject({ method: 'GET', url: '/boom' }), 500, 'INTERNAL_ERROR');
+    // A stack without frames is its header line alone; V8 writes frames as "\n    at …".
+    const frames = (url: string) => {
+      const error = seen.get(url);
+      assert.ok(error !== undefined, `the error of ${url} reached onError`);
+      return /\n\s+at /.test(String(error.stack));
+    };
+    assert.equal(frames('/v2/hash'), false, 'a schema violation');
+    assert.equal(frames('/v2/encrypt'), false, 'a CryptoError');
+    assert.equal(frames('/boom'), true, 'an unexpected error');
+  });
+});
+
 describe('500s never leak internals', () => {
   test('an unexpected error is a generic 500 problem; its message stays in the log, out of the body', async (t) => {
     const lines: string[] = [];
