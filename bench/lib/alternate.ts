@@ -189,5 +189,7 @@ export function hashTargets(servers: readonly HashServer[], apiKey: string, body
 /** The progress line of one measured run (AlternateOptions.onRun). */
 export function printRun(target: Target, round: number, result: RunResult): void {
   const failed = failures(result, target.expectedStatus);
-  print(`round ${round + 1}, ${target.name}: ${formatCount(result.requestsPerSecond)} req/s, server CPU ${result.serverCpuUsPerRequest.toFixed(2)} µs/request${failed > 0 ? `, ${failed} failures` : ''}`);
+  // A flood meant to be refused is counted in answers, whatever their status.
+  const perSecond = target.expectedStatus === undefined ? `${formatCount(result.requestsPerSecond)} req/s` : `${formatCount(result.answersPerSecond)} answers/s`;
+  print(`round ${round + 1}, ${target.name}: ${perSecond}, server CPU ${result.serverCpuUsPerRequest.toFixed(2)} µs/request${failed > 0 ? `, ${failed} failures` : ''}`);
 }
