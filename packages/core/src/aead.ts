@@ -11,7 +11,7 @@ import { createCipheriv, createDecipheriv } from 'node:crypto';
 import { hchacha, xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { checkLength } from './checks.ts';
 import { wipe } from './ct.ts';
-import { decryptionFailed } from './errors.ts';
+import { decryptionFailed, openOrFail } from './errors.ts';
 import { fillNonce } from './nonces.ts';
 
 export const XCHACHA_KEY_LENGTH = 32;
@@ -110,27 +110,23 @@ export function xchachaOpen(
   const body = sealed.subarray(XCHACHA_NONCE_LENGTH);
   const ciphertextLength = body.byteLength - POLY1305_TAG_LENGTH;
   if (pick(options.backend ?? 'auto', ciphertextLength) === 'noble') {
-    try {
-      return xchacha20poly1305(key, nonce, aad).decrypt(body);
-    } catch {
-      throw decryptionFailed();
-    }
+    return openOrFail(() => xchacha20poly1305(key, nonce, aad).decrypt(body));
   }
   const subkey = hchacha20(key, nonce.subarray(0, 16));
   let unverified: Uint8Array | undefined;
   try {
-    const decipher = createDecipheriv('chacha20-poly1305', subkey, nativeIv(nonce), { authTagLength: POLY1305_TAG_LENGTH });
-    decipher.setAAD(aad, { plaintextLength: ciphertextLength });
-    decipher.setAuthTag(body.subarray(ciphertextLength));
-    // OpenSSL hands out plaintext before the tag is checked: it is wiped unless the tag holds.
-    unverified = decipher.update(body.subarray(0, ciphertextLength));
-    const final = decipher.final();
-    const out = new Uint8Array(unverified.byteLength + final.byteLength);
-    out.set(unverified, 0);
-    out.set(final, unverified.byteLength);
-    return out;
-  } catch {
-    throw decryptionFailed();
+    return openOrFail(() => {
+      const decipher = createDecipheriv('chacha20-poly1305', subkey, nativeIv(nonce), { authTagLength: POLY1305_TAG_LENGTH });
+      decipher.setAAD(aad, { plaintextLength: ciphertextLength });
+      decipher.setAuthTag(body.subarray(ciphertextLength));
+      // OpenSSL hands out plaintext before the tag is checked: it is wiped unless the tag holds.
+      unverified = decipher.update(body.subarray(0, ciphertextLength));
+      const final = decipher.final();
+      const out = new Uint8Array(unverified.byteLength + final.byteLength);
+      out.set(unverified, 0);
+      out.set(final, unverified.byteLength);
+      return out;
+    });
   } finally {
     wipe(subkey, unverified);
   }

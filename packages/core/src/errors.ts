@@ -58,3 +58,22 @@ export const DECRYPTION_FAILED_MESSAGE = 'decryption failed';
 export function decryptionFailed(): CryptoError {
   return new CryptoError('DECRYPTION_FAILED', DECRYPTION_FAILED_MESSAGE);
 }
+
+/**
+ * Runs `open` (an AEAD open, a key unwrap) and turns any failure into the one decryptionFailed(),
+ * with stack traces off meanwhile. The error a failed open throws (@noble's "invalid tag",
+ * OpenSSL's "unable to authenticate data") is replaced here and never read, so capturing its stack,
+ * which V8 does at construction, deep in the server's call stack, is pure cost on every failed
+ * open: a flood of forged ciphertexts pays it per request.
+ */
+export function openOrFail<T>(open: () => T): T {
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return open();
+  } catch {
+    throw decryptionFailed();
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
+}

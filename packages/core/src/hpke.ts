@@ -34,7 +34,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { NATIVE_AEAD_THRESHOLD, POLY1305_TAG_LENGTH, type AeadBackend } from './aead.ts';
 import { checkLength } from './checks.ts';
 import { wipe } from './ct.ts';
-import { decryptionFailed, invalidInput } from './errors.ts';
+import { decryptionFailed, invalidInput, openOrFail } from './errors.ts';
 import { asBuffer } from './views.ts';
 import { x25519PublicKeyObject } from './x25519-public-key.ts';
 
@@ -400,21 +400,25 @@ export function chacha20Poly1305Open(
   checkLength(nonce, HPKE_AEAD_NONCE_LENGTH, 'nonce');
   if (ciphertext.byteLength < HPKE_AEAD_TAG_LENGTH) throw decryptionFailed();
   const length = ciphertext.byteLength - HPKE_AEAD_TAG_LENGTH;
+  if (pick(backend, length) === 'noble') {
+    return openOrFail(() => chacha20poly1305(key, nonce, aad).decrypt(ciphertext));
+  }
+  let unverified: Uint8Array | undefined;
   try {
-    if (pick(backend, length) === 'noble') {
-      return chacha20poly1305(key, nonce, aad).decrypt(ciphertext);
-    }
-    const decipher = createDecipheriv('chacha20-poly1305', key, nonce, { authTagLength: HPKE_AEAD_TAG_LENGTH });
-    decipher.setAAD(aad, { plaintextLength: length });
-    decipher.setAuthTag(ciphertext.subarray(length));
-    const body = decipher.update(ciphertext.subarray(0, length));
-    const final = decipher.final();
-    const out = new Uint8Array(body.byteLength + final.byteLength);
-    out.set(body, 0);
-    out.set(final, body.byteLength);
-    return out;
-  } catch {
-    throw decryptionFailed();
+    return openOrFail(() => {
+      const decipher = createDecipheriv('chacha20-poly1305', key, nonce, { authTagLength: HPKE_AEAD_TAG_LENGTH });
+      decipher.setAAD(aad, { plaintextLength: length });
+      decipher.setAuthTag(ciphertext.subarray(length));
+      // OpenSSL hands out plaintext before the tag is checked: it is wiped unless the tag holds.
+      unverified = decipher.update(ciphertext.subarray(0, length));
+      const final = decipher.final();
+      const out = new Uint8Array(unverified.byteLength + final.byteLength);
+      out.set(unverified, 0);
+      out.set(final, unverified.byteLength);
+      return out;
+    });
+  } finally {
+    wipe(unverified);
   }
 }
 

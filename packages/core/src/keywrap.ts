@@ -9,7 +9,7 @@
 import { createCipheriv, createDecipheriv } from 'node:crypto';
 import { checkLength } from './checks.ts';
 import { wipe } from './ct.ts';
-import { decryptionFailed, invalidInput, unsupportedAlgorithm } from './errors.ts';
+import { decryptionFailed, invalidInput, openOrFail, unsupportedAlgorithm } from './errors.ts';
 
 interface KeyWrapSpec {
   /** OpenSSL cipher name for a KEK of `bits`. */
@@ -101,12 +101,12 @@ export function unwrapKey(algorithm: string, kek: Uint8Array, wrappedKey: Uint8A
   let head: Buffer | undefined;
   let tail: Buffer | undefined;
   try {
-    const decipher = createDecipheriv(spec.cipher(bits), kek, spec.iv);
-    head = decipher.update(wrappedKey);
-    tail = decipher.final();
-    return concat(head, tail);
-  } catch {
-    throw decryptionFailed();
+    return openOrFail(() => {
+      const decipher = createDecipheriv(spec.cipher(bits), kek, spec.iv);
+      head = decipher.update(wrappedKey);
+      tail = decipher.final();
+      return concat(head, tail);
+    });
   } finally {
     // The parts hold the unwrapped key; the caller gets its own copy.
     wipe(head, tail);

@@ -21,7 +21,7 @@ import { hsalsa, xsalsa20poly1305 } from '@noble/ciphers/salsa.js';
 import { blake2b } from '@noble/hashes/blake2.js';
 import { checkLength } from './checks.ts';
 import { wipe } from './ct.ts';
-import { CryptoError, decryptionFailed, invalidInput } from './errors.ts';
+import { CryptoError, decryptionFailed, invalidInput, openOrFail } from './errors.ts';
 import { PQ_SEALED_BOX } from './sealedbox-pq.ts';
 import { x25519PublicKeyObject } from './x25519-public-key.ts';
 
@@ -167,9 +167,7 @@ export function openBox(recipientSecretKey: Uint8Array, sealed: Uint8Array): Uin
   }
   const key = boxKey(shared);
   try {
-    return xsalsa20poly1305(key, sealNonce(ephemeralPublicKey, recipientPublicKey)).decrypt(sealed.subarray(SEALED_BOX_KEY_LENGTH));
-  } catch {
-    throw decryptionFailed();
+    return openOrFail(() => xsalsa20poly1305(key, sealNonce(ephemeralPublicKey, recipientPublicKey)).decrypt(sealed.subarray(SEALED_BOX_KEY_LENGTH)));
   } finally {
     wipe(shared, key);
   }

@@ -1,7 +1,8 @@
 /** core's errors: a stable code and field, and no stack trace (they describe input, not a fault). */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CryptoError, decryptionFailed, invalidInput, StacklessError, unsupportedAlgorithm } from '../src/errors.ts';
+import { CryptoError, decryptionFailed, invalidInput, openOrFail, StacklessError, unsupportedAlgorithm } from '../src/errors.ts';
+import { xchachaOpen, xchachaSeal } from '../src/aead.ts';
 
 describe('CryptoError', () => {
   test('carries its code, message and field, and no stack frames', () => {
@@ -27,6 +28,37 @@ describe('CryptoError', () => {
       assert.match(String(new Error('other').stack), /\n\s+at /, 'other errors keep their stacks');
     } finally {
       Error.stackTraceLimit = before;
+    }
+  });
+});
+
+describe('openOrFail', () => {
+  test('returns what the open returns, and turns any failure into the one DECRYPTION_FAILED', () => {
+    assert.equal(openOrFail(() => 42), 42);
+    for (const failure of [() => { throw new Error('invalid tag'); }, () => { throw new TypeError('anything'); }]) {
+      assert.throws(() => openOrFail(failure), (error: unknown) => error instanceof CryptoError && error.code === 'DECRYPTION_FAILED' && error.message === 'decryption failed');
+    }
+  });
+
+  test('captures no stack for the error it discards, and restores Error.stackTraceLimit', () => {
+    const before = Error.stackTraceLimit;
+    let discarded: Error | undefined;
+    assert.throws(() => openOrFail(() => {
+      discarded = new Error('invalid tag');
+      throw discarded;
+    }), CryptoError);
+    assert.equal(discarded?.stack, 'Error: invalid tag');
+    assert.equal(Error.stackTraceLimit, before);
+  });
+
+  test('a forged XChaCha20-Poly1305 ciphertext fails the same way with either backend', () => {
+    const key = new Uint8Array(32).fill(7);
+    for (const size of [16, 4096]) {
+      const sealed = xchachaSeal(key, new Uint8Array(size).fill(1));
+      sealed[sealed.length - 1]! ^= 1;
+      for (const backend of ['noble', 'native'] as const) {
+        assert.throws(() => xchachaOpen(key, sealed, undefined, { backend }), (error: unknown) => error instanceof CryptoError && error.code === 'DECRYPTION_FAILED', `${backend}, ${size} B`);
+      }
     }
   });
 });
