@@ -26,9 +26,14 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 export const PROBLEM_TYPE_PREFIX = 'urn:crypto-service:problem:';
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
+/** Every code's problem type, built once: an error answer looks its type up rather than building it. */
+const PROBLEM_TYPES = new Map<string, string>(
+  Object.keys(ERROR_CODES).map((code) => [code, PROBLEM_TYPE_PREFIX + code.toLowerCase().replaceAll('_', '-')]),
+);
+
 /** `VALIDATION_FAILED` → `urn:crypto-service:problem:validation-failed` */
 export function problemType(code: ErrorCode): string {
-  return PROBLEM_TYPE_PREFIX + code.toLowerCase().replaceAll('_', '-');
+  return PROBLEM_TYPES.get(code) as string;
 }
 
 export interface FieldError {

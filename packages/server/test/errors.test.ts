@@ -176,6 +176,8 @@ describe('the code table', () => {
       types.add(type);
     }
     assert.equal(types.size, Object.keys(ERROR_CODES).length);
+    assert.equal(problemType('DECRYPTION_FAILED'), 'urn:crypto-service:problem:decryption-failed');
+    assert.equal(problemType('HEADERS_TOO_LARGE'), 'urn:crypto-service:problem:headers-too-large');
   });
 });
 
