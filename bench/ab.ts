@@ -28,11 +28,11 @@
  * /v2/hash of 64 bytes as in bench/load.ts's hash scenario (or --route hmac, kdf, seal or
  * encrypt, with --algorithm and --size: the message's bytes; or a flood of bad input that every
  * production server answers with a 400: --route invalid, a hash request with an unknown field,
- * refused by the schema, or --route undecryptable, a /v2/decrypt whose tag does not verify):
+ * refused by the schema, or --route undecryptable, an all-zero /v2/decrypt whose tag does not verify):
  * `base-W` and `this-W` for each W of --workers, and `bare-1` (bench/bare-server.ts of this tree,
- * one process, on /hash, or /encrypt for encrypt). Reported: each server's median req/s and CPU per request, its ratio to bare-1
- * round by round, and for each W this/base in req/s and in CPU per request (medians of the
- * rounds' ratios, with their range).
+ * one process, on /hash, or /encrypt for encrypt). Reported: each server's median req/s and CPU
+ * per request, its ratio to bare-1 round by round, and for each W this/base in req/s and in CPU
+ * per request (medians of the rounds' ratios, with their range).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';

@@ -119,7 +119,7 @@ export function xchachaOpen(
       const decipher = createDecipheriv('chacha20-poly1305', subkey, nativeIv(nonce), { authTagLength: POLY1305_TAG_LENGTH });
       decipher.setAAD(aad, { plaintextLength: ciphertextLength });
       decipher.setAuthTag(body.subarray(ciphertextLength));
-      // OpenSSL hands out plaintext before the tag is checked: it is wiped unless the tag holds.
+      // OpenSSL hands out plaintext before the tag is checked: wiped below in every case (the caller gets a copy).
       unverified = decipher.update(body.subarray(0, ciphertextLength));
       const final = decipher.final();
       const out = new Uint8Array(unverified.byteLength + final.byteLength);

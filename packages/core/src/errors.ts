@@ -29,6 +29,7 @@ export class StacklessError extends Error {
 /**
  * What core raises on bad input, an unknown algorithm or a failed decryption: a fault of the
  * input, not of the code, so it carries no stack (StacklessError); the message names what is wrong.
+ * (A test or script that meets one unexpectedly gets no frames either: search for its message.)
  */
 export class CryptoError extends StacklessError {
   readonly code: CoreErrorCode;
@@ -64,9 +65,10 @@ export function decryptionFailed(): CryptoError {
  * with stack traces off meanwhile. The error a failed open throws (@noble's "invalid tag",
  * OpenSSL's "unable to authenticate data") is replaced here and never read, so capturing its stack,
  * which V8 does at construction, deep in the server's call stack, is pure cost on every failed
- * open: a flood of forged ciphertexts pays it per request.
+ * open: a flood of forged ciphertexts pays it per request. Synchronous work only (hence the
+ * result type): the limit is restored when `open` returns, and a rejection would escape both.
  */
-export function openOrFail<T>(open: () => T): T {
+export function openOrFail<T extends Uint8Array>(open: () => T): T {
   const stackTraceLimit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {

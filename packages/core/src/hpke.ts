@@ -409,7 +409,7 @@ export function chacha20Poly1305Open(
       const decipher = createDecipheriv('chacha20-poly1305', key, nonce, { authTagLength: HPKE_AEAD_TAG_LENGTH });
       decipher.setAAD(aad, { plaintextLength: length });
       decipher.setAuthTag(ciphertext.subarray(length));
-      // OpenSSL hands out plaintext before the tag is checked: it is wiped unless the tag holds.
+      // OpenSSL hands out plaintext before the tag is checked: wiped below in every case (the caller gets a copy).
       unverified = decipher.update(ciphertext.subarray(0, length));
       const final = decipher.final();
       const out = new Uint8Array(unverified.byteLength + final.byteLength);

@@ -34,7 +34,8 @@ describe('CryptoError', () => {
 
 describe('openOrFail', () => {
   test('returns what the open returns, and turns any failure into the one DECRYPTION_FAILED', () => {
-    assert.equal(openOrFail(() => 42), 42);
+    const plaintext = new Uint8Array([1, 2, 3]);
+    assert.equal(openOrFail(() => plaintext), plaintext);
     for (const failure of [() => { throw new Error('invalid tag'); }, () => { throw new TypeError('anything'); }]) {
       assert.throws(() => openOrFail(failure), (error: unknown) => error instanceof CryptoError && error.code === 'DECRYPTION_FAILED' && error.message === 'decryption failed');
     }

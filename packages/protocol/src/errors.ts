@@ -27,13 +27,13 @@ export const PROBLEM_TYPE_PREFIX = 'urn:crypto-service:problem:';
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 /** Every code's problem type, built once: an error answer looks its type up rather than building it. */
-const PROBLEM_TYPES = new Map<string, string>(
+const PROBLEM_TYPES = Object.fromEntries(
   Object.keys(ERROR_CODES).map((code) => [code, PROBLEM_TYPE_PREFIX + code.toLowerCase().replaceAll('_', '-')]),
-);
+) as Record<ErrorCode, string>;
 
 /** `VALIDATION_FAILED` → `urn:crypto-service:problem:validation-failed` */
 export function problemType(code: ErrorCode): string {
-  return PROBLEM_TYPES.get(code) as string;
+  return PROBLEM_TYPES[code];
 }
 
 export interface FieldError {
