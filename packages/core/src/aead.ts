@@ -54,9 +54,36 @@ function nativeIv(nonce: Uint8Array): Uint8Array {
   return iv;
 }
 
-function pick(backend: AeadBackend, length: number): 'native' | 'noble' {
+/** The backend that seals or opens `length` bytes: the one asked for, else by NATIVE_AEAD_THRESHOLD. */
+export function aeadBackendFor(backend: AeadBackend, length: number): 'native' | 'noble' {
   if (backend !== 'auto') return backend;
   return length >= NATIVE_AEAD_THRESHOLD ? 'native' : 'noble';
+}
+
+/**
+ * ChaCha20-Poly1305 (RFC 8439) open through node:crypto: `sealed` is ciphertext ‖ tag under a
+ * 12-byte nonce. Every failure is decryptionFailed() (openOrFail). xchachaOpen calls it with the
+ * HChaCha20 subkey, HPKE with its own key and nonce.
+ */
+export function nativeChaCha20Poly1305Open(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, sealed: Uint8Array): Uint8Array {
+  const length = sealed.byteLength - POLY1305_TAG_LENGTH;
+  let unverified: Uint8Array | undefined;
+  try {
+    return openOrFail(() => {
+      const decipher = createDecipheriv('chacha20-poly1305', key, nonce, { authTagLength: POLY1305_TAG_LENGTH });
+      decipher.setAAD(aad, { plaintextLength: length });
+      decipher.setAuthTag(sealed.subarray(length));
+      // OpenSSL hands out plaintext before the tag is checked: wiped below in every case (the caller gets a copy).
+      unverified = decipher.update(sealed.subarray(0, length));
+      const final = decipher.final();
+      const out = new Uint8Array(unverified.byteLength + final.byteLength);
+      out.set(unverified, 0);
+      out.set(final, unverified.byteLength);
+      return out;
+    });
+  } finally {
+    wipe(unverified);
+  }
 }
 
 /** Encrypts and returns nonce ‖ ciphertext ‖ tag. The nonce is random unless a test supplies one. */
@@ -75,7 +102,7 @@ export function xchachaSeal(
   const nonce = out.subarray(0, XCHACHA_NONCE_LENGTH);
   if (options.nonce === undefined) fillNonce(nonce);
   else nonce.set(options.nonce);
-  if (pick(options.backend ?? 'auto', plaintext.byteLength) === 'noble') {
+  if (aeadBackendFor(options.backend ?? 'auto', plaintext.byteLength) === 'noble') {
     xchacha20poly1305(key, nonce, aad).encrypt(plaintext, out.subarray(XCHACHA_NONCE_LENGTH));
     return out;
   }
@@ -108,27 +135,14 @@ export function xchachaOpen(
   if (sealed.byteLength < XCHACHA_OVERHEAD) throw decryptionFailed();
   const nonce = sealed.subarray(0, XCHACHA_NONCE_LENGTH);
   const body = sealed.subarray(XCHACHA_NONCE_LENGTH);
-  const ciphertextLength = body.byteLength - POLY1305_TAG_LENGTH;
-  if (pick(options.backend ?? 'auto', ciphertextLength) === 'noble') {
+  if (aeadBackendFor(options.backend ?? 'auto', body.byteLength - POLY1305_TAG_LENGTH) === 'noble') {
     return openOrFail(() => xchacha20poly1305(key, nonce, aad).decrypt(body));
   }
   const subkey = hchacha20(key, nonce.subarray(0, 16));
-  let unverified: Uint8Array | undefined;
   try {
-    return openOrFail(() => {
-      const decipher = createDecipheriv('chacha20-poly1305', subkey, nativeIv(nonce), { authTagLength: POLY1305_TAG_LENGTH });
-      decipher.setAAD(aad, { plaintextLength: ciphertextLength });
-      decipher.setAuthTag(body.subarray(ciphertextLength));
-      // OpenSSL hands out plaintext before the tag is checked: wiped below in every case (the caller gets a copy).
-      unverified = decipher.update(body.subarray(0, ciphertextLength));
-      const final = decipher.final();
-      const out = new Uint8Array(unverified.byteLength + final.byteLength);
-      out.set(unverified, 0);
-      out.set(final, unverified.byteLength);
-      return out;
-    });
+    return nativeChaCha20Poly1305Open(subkey, nativeIv(nonce), aad, body);
   } finally {
-    wipe(subkey, unverified);
+    wipe(subkey);
   }
 }
 

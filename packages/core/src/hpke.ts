@@ -21,7 +21,6 @@
  */
 import {
   createCipheriv,
-  createDecipheriv,
   createPrivateKey,
   createPublicKey,
   diffieHellman,
@@ -31,7 +30,7 @@ import {
 import { chacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { NATIVE_AEAD_THRESHOLD, POLY1305_TAG_LENGTH, type AeadBackend } from './aead.ts';
+import { aeadBackendFor, nativeChaCha20Poly1305Open, POLY1305_TAG_LENGTH, type AeadBackend } from './aead.ts';
 import { checkLength } from './checks.ts';
 import { wipe } from './ct.ts';
 import { decryptionFailed, invalidInput, openOrFail } from './errors.ts';
@@ -360,11 +359,6 @@ export const DHKEM_X25519_HKDF_SHA256: HpkeKem = createDhkemX25519();
 // ---------------------------------------------------------------------------------------------
 // ChaCha20-Poly1305 (RFC 8439), the AEAD of the suite.
 
-function pick(backend: AeadBackend, length: number): 'native' | 'noble' {
-  if (backend !== 'auto') return backend;
-  return length >= NATIVE_AEAD_THRESHOLD ? 'native' : 'noble';
-}
-
 /** Seal(key, nonce, aad, pt) → ciphertext ‖ tag. */
 export function chacha20Poly1305Seal(
   key: Uint8Array,
@@ -375,7 +369,7 @@ export function chacha20Poly1305Seal(
 ): Uint8Array {
   checkLength(key, HPKE_AEAD_KEY_LENGTH, 'key');
   checkLength(nonce, HPKE_AEAD_NONCE_LENGTH, 'nonce');
-  if (pick(backend, plaintext.byteLength) === 'noble') {
+  if (aeadBackendFor(backend, plaintext.byteLength) === 'noble') {
     return chacha20poly1305(key, nonce, aad).encrypt(plaintext);
   }
   const cipher = createCipheriv('chacha20-poly1305', key, nonce, { authTagLength: HPKE_AEAD_TAG_LENGTH });
@@ -399,27 +393,10 @@ export function chacha20Poly1305Open(
   checkLength(key, HPKE_AEAD_KEY_LENGTH, 'key');
   checkLength(nonce, HPKE_AEAD_NONCE_LENGTH, 'nonce');
   if (ciphertext.byteLength < HPKE_AEAD_TAG_LENGTH) throw decryptionFailed();
-  const length = ciphertext.byteLength - HPKE_AEAD_TAG_LENGTH;
-  if (pick(backend, length) === 'noble') {
+  if (aeadBackendFor(backend, ciphertext.byteLength - HPKE_AEAD_TAG_LENGTH) === 'noble') {
     return openOrFail(() => chacha20poly1305(key, nonce, aad).decrypt(ciphertext));
   }
-  let unverified: Uint8Array | undefined;
-  try {
-    return openOrFail(() => {
-      const decipher = createDecipheriv('chacha20-poly1305', key, nonce, { authTagLength: HPKE_AEAD_TAG_LENGTH });
-      decipher.setAAD(aad, { plaintextLength: length });
-      decipher.setAuthTag(ciphertext.subarray(length));
-      // OpenSSL hands out plaintext before the tag is checked: wiped below in every case (the caller gets a copy).
-      unverified = decipher.update(ciphertext.subarray(0, length));
-      const final = decipher.final();
-      const out = new Uint8Array(unverified.byteLength + final.byteLength);
-      out.set(unverified, 0);
-      out.set(final, unverified.byteLength);
-      return out;
-    });
-  } finally {
-    wipe(unverified);
-  }
+  return nativeChaCha20Poly1305Open(key, nonce, aad, ciphertext);
 }
 
 // ---------------------------------------------------------------------------------------------

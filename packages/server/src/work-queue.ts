@@ -100,14 +100,14 @@ interface Waiting {
 const alwaysWanted = (): boolean => true;
 
 export class WorkQueue {
-  readonly options: Readonly<WorkQueueOptions>;
+  /** As given, with the refusal delay's default filled in. */
+  readonly options: Readonly<Required<WorkQueueOptions>>;
   readonly #hooks: WorkQueueHooks;
   #running = 0;
   #memoryInUse = 0;
   #rejected = 0;
   #dropped = 0;
   readonly #waiting: Waiting[] = [];
-  readonly #refusalDelayMs: number;
 
   constructor(options: WorkQueueOptions, hooks: WorkQueueHooks = {}) {
     for (const key of ['concurrency', 'maxQueued', 'memoryBudgetBytes', 'retryAfterSeconds', 'refusalDelayMs'] as const) {
@@ -123,7 +123,6 @@ export class WorkQueue {
       throw new RangeError(`work queue ${options.name}: refusalDelayMs must be at most ${MAX_REFUSAL_DELAY_MS} (got ${refusalDelayMs})`);
     }
     this.options = { ...options, refusalDelayMs };
-    this.#refusalDelayMs = refusalDelayMs;
     this.#hooks = hooks;
   }
 
@@ -242,9 +241,10 @@ export class WorkQueue {
 
   /** Rejects with `refusal` once `refusalDelayMs` has passed (at once for 0; see the module's comment). */
   #refuseWhenDue<T>(refusal: ApiError): Promise<T> {
-    if (this.#refusalDelayMs === 0) return Promise.reject(refusal);
+    const delayMs = this.options.refusalDelayMs;
+    if (delayMs === 0) return Promise.reject(refusal);
     return new Promise<T>((_resolve, reject) => {
-      setTimeout(reject, this.#refusalDelayMs, refusal);
+      setTimeout(reject, delayMs, refusal);
     });
   }
 
