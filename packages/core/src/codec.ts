@@ -4,7 +4,7 @@
  * characters silently), so every input is checked first: a typo in a key must be a 400, not a
  * different key.
  */
-import { invalidInput } from './errors.ts';
+import { invalidInput, tryOrThrow } from './errors.ts';
 
 export type TextEncoding = 'utf8' | 'base64' | 'hex';
 export const TEXT_ENCODINGS: readonly TextEncoding[] = ['utf8', 'base64', 'hex'];
@@ -86,11 +86,10 @@ export function utf8ToBytes(text: string, field = 'value'): Uint8Array {
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export function bytesToUtf8(bytes: Uint8Array, field = 'plaintext'): string {
-  try {
-    return strictUtf8.decode(bytes);
-  } catch {
-    throw invalidInput(`${field} is not valid UTF-8; ask for it with encoding "base64" or "hex"`, field);
-  }
+  return tryOrThrow(
+    () => strictUtf8.decode(bytes),
+    () => invalidInput(`${field} is not valid UTF-8; ask for it with encoding "base64" or "hex"`, field),
+  );
 }
 
 /** Decodes a request field that carries data in the caller's chosen encoding. */

@@ -11,7 +11,7 @@
  */
 import { base64ToBytes } from './codec.ts';
 import { wipe } from './ct.ts';
-import { invalidInput } from './errors.ts';
+import { invalidInput, StacklessError } from './errors.ts';
 
 export const DER_SEQUENCE = 0x30;
 export const DER_INTEGER = 0x02;
@@ -82,8 +82,12 @@ export function pemToDer(pem: string, kind: PemKind, field: string): Uint8Array 
   return base64ToBytes((match[2] ?? '').replace(/\r?\n/g, ''), `/${field}`);
 }
 
-/** Thrown inside the reader; callers turn it into the error that names their field. */
-class MalformedDer extends Error {}
+/** Thrown inside the reader; callers turn it into the error that names their field (no stack: never read). */
+class MalformedDer extends StacklessError {
+  constructor() {
+    super('malformed DER');
+  }
+}
 
 interface Element {
   readonly tag: number;

@@ -61,21 +61,40 @@ export function decryptionFailed(): CryptoError {
 }
 
 /**
- * Runs `open` (an AEAD open, a key unwrap) and turns any failure into the one decryptionFailed(),
- * with stack traces off meanwhile. The error a failed open throws (@noble's "invalid tag",
- * OpenSSL's "unable to authenticate data") is replaced here and never read, so capturing its stack,
- * which V8 does at construction, deep in the server's call stack, is pure cost on every failed
- * open: a flood of forged ciphertexts pays it per request. Synchronous work only (hence the
- * result type): the limit is restored when `open` returns, and a rejection would escape both.
+ * Runs `work`, a call into a library (node:crypto, @noble, TextDecoder) whose failure means bad
+ * input, and answers any failure with `otherwise()` instead: our own error thrown, or a value
+ * returned ("invalid" for a verifier). The library's error is discarded unread, yet V8 captures
+ * its stack at construction, deep in the server's call stack: on a failed createPublicKey, 22 µs
+ * of 40 on the benchmark host (docs/performance.md, "Refusals"), paid by every request of a flood
+ * of bad keys or forged ciphertexts. So stack traces are off while `work` and `otherwise` run.
+ * Synchronous work only (hence the plain result type): the limit is restored when `work` returns,
+ * and a rejected promise would escape both the limit and the catch. Only for calls whose every
+ * failure is the input's fault: a bug inside `work` would surface as `otherwise()`, not as itself.
  */
-export function openOrFail<T extends Uint8Array>(open: () => T): T {
+export function tryOr<T>(work: () => T, otherwise: () => T): T {
   const stackTraceLimit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    return open();
+    return work();
   } catch {
-    throw decryptionFailed();
+    return otherwise();
   } finally {
     Error.stackTraceLimit = stackTraceLimit;
   }
+}
+
+/** tryOr that throws `failure()` (one of ours, a StacklessError) on any failure of `work`. */
+export function tryOrThrow<T>(work: () => T, failure: () => Error): T {
+  return tryOr(work, () => {
+    throw failure();
+  });
+}
+
+/**
+ * Runs `open` (an AEAD open, a key unwrap) and turns any failure into the one decryptionFailed()
+ * (tryOr: the error a failed open throws, @noble's "invalid tag" or OpenSSL's "unable to
+ * authenticate data", costs no stack).
+ */
+export function openOrFail<T extends Uint8Array>(open: () => T): T {
+  return tryOrThrow(open, decryptionFailed);
 }

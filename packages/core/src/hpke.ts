@@ -33,7 +33,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { aeadBackendFor, nativeChaCha20Poly1305Open, POLY1305_TAG_LENGTH, type AeadBackend } from './aead.ts';
 import { checkLength } from './checks.ts';
 import { wipe } from './ct.ts';
-import { decryptionFailed, invalidInput, openOrFail } from './errors.ts';
+import { decryptionFailed, invalidInput, openOrFail, tryOr } from './errors.ts';
 import { asBuffer } from './views.ts';
 import { x25519PublicKeyObject } from './x25519-public-key.ts';
 
@@ -244,13 +244,11 @@ function isAllZero(bytes: Uint8Array): boolean {
  * failure here can only mean that case.
  */
 function x25519(privateKey: KeyObject, publicKey: Uint8Array, isRecipient = false): Uint8Array | undefined {
-  let shared: Uint8Array;
-  try {
-    shared = takeBytes(diffieHellman({ privateKey, publicKey: x25519PublicKeyObject(publicKey, isRecipient) }));
-  } catch {
-    return undefined;
-  }
-  if (isAllZero(shared)) return undefined;
+  const shared = tryOr<Uint8Array | undefined>(
+    () => takeBytes(diffieHellman({ privateKey, publicKey: x25519PublicKeyObject(publicKey, isRecipient) })),
+    () => undefined,
+  );
+  if (shared === undefined || isAllZero(shared)) return undefined;
   return shared;
 }
 

@@ -23,7 +23,7 @@ import { genCrystals, XOF128 } from '@noble/post-quantum/_crystals.js';
 import { ml_dsa44, ml_dsa65, ml_dsa87 } from '@noble/post-quantum/ml-dsa.js';
 import { checkLength } from './checks.ts';
 import { constantTimeEqual, wipe } from './ct.ts';
-import { invalidInput } from './errors.ts';
+import { invalidInput, tryOrThrow } from './errors.ts';
 import {
   PQ_NATIVE_SUPPORT,
   exportRaw,
@@ -361,13 +361,11 @@ export async function mlDsaSign(
     backend = 'noble';
   }
   if (backend === 'native') {
-    let key;
-    try {
-      key = expanded ? importExpandedPrivateKey(spec.oid, secretKey) : importRawPrivateKey(algorithm, 'raw-seed', secretKey);
-    } catch {
-      // A seed always imports; an expanded key fails OpenSSL's consistency check.
-      throw invalidExpandedKey(algorithm, fields.secretKey);
-    }
+    // A seed always imports; an expanded key fails OpenSSL's consistency check.
+    const key = tryOrThrow(
+      () => (expanded ? importExpandedPrivateKey(spec.oid, secretKey) : importRawPrivateKey(algorithm, 'raw-seed', secretKey)),
+      () => invalidExpandedKey(algorithm, fields.secretKey),
+    );
     return { algorithm, signature: await nativeSign(key, message, context) };
   }
   if (expanded && !mlDsaExpandedKeyIsConsistent(algorithm, secretKey)) throw invalidExpandedKey(algorithm, fields.secretKey);

@@ -21,7 +21,7 @@ import { createPublicKey, randomFillSync } from 'node:crypto';
 import { ml_kem512, ml_kem768, ml_kem1024 } from '@noble/post-quantum/ml-kem.js';
 import { checkLength } from './checks.ts';
 import { wipe } from './ct.ts';
-import { invalidInput } from './errors.ts';
+import { invalidInput, tryOrThrow } from './errors.ts';
 import {
   PQ_NATIVE_SUPPORT,
   exportRaw,
@@ -193,22 +193,16 @@ export async function mlKemEncapsulate(
     backend = 'noble';
   }
   if (backend === 'native') {
-    let key;
-    try {
-      key = importNativePublicKey(algorithm, publicKey);
-    } catch {
-      throw invalidEncapsulationKey(algorithm, field);
-    }
+    const key = tryOrThrow(() => importNativePublicKey(algorithm, publicKey), () => invalidEncapsulationKey(algorithm, field));
     const { ciphertext, sharedKey } = await nativeEncapsulate(key);
     return { algorithm, ciphertext, sharedSecret: sharedKey };
   }
-  try {
-    const { cipherText, sharedSecret } = ML_KEM_PARAMETERS[algorithm].noble.encapsulate(publicKey, randomness);
-    return { algorithm, ciphertext: cipherText, sharedSecret };
-  } catch {
-    // The length is right (checked above), so the modulus check is what refused the key.
-    throw invalidEncapsulationKey(algorithm, field);
-  }
+  // The length is right (checked above), so only the modulus check can refuse the key.
+  const { cipherText, sharedSecret } = tryOrThrow(
+    () => ML_KEM_PARAMETERS[algorithm].noble.encapsulate(publicKey, randomness),
+    () => invalidEncapsulationKey(algorithm, field),
+  );
+  return { algorithm, ciphertext: cipherText, sharedSecret };
 }
 
 /**
@@ -247,20 +241,17 @@ export async function mlKemDecapsulate(
     throw invalidInput(`${ciphertextField} must be ${spec.ciphertextLength} bytes for ${algorithm} (got ${ciphertext.byteLength})${hint}`, `/${ciphertextField}`);
   }
   if (backendFor(options) === 'native') {
-    let key;
-    try {
-      key = expanded === undefined ? importRawPrivateKey(algorithm, 'raw-seed', secretKey) : importExpandedPrivateKey(spec.oid, secretKey);
-    } catch {
-      throw invalidDecapsulationKey(algorithm, secretKeyField);
-    }
+    const key = tryOrThrow(
+      () => (expanded === undefined ? importRawPrivateKey(algorithm, 'raw-seed', secretKey) : importExpandedPrivateKey(spec.oid, secretKey)),
+      () => invalidDecapsulationKey(algorithm, secretKeyField),
+    );
     return { algorithm, sharedSecret: await nativeDecapsulate(key, ciphertext) };
   }
   const decapsulationKey = expanded === undefined ? spec.noble.keygen(secretKey).secretKey : secretKey;
   try {
-    return { algorithm, sharedSecret: spec.noble.decapsulate(ciphertext, decapsulationKey) };
-  } catch {
     // Lengths are right (checked above): only the hash check of §7.3 throws here.
-    throw invalidDecapsulationKey(algorithm, secretKeyField);
+    const sharedSecret = tryOrThrow(() => spec.noble.decapsulate(ciphertext, decapsulationKey), () => invalidDecapsulationKey(algorithm, secretKeyField));
+    return { algorithm, sharedSecret };
   } finally {
     if (decapsulationKey !== secretKey) wipe(decapsulationKey);
   }

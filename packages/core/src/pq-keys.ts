@@ -50,7 +50,7 @@ import {
   sameOid,
   spkiDer,
 } from './der.ts';
-import { invalidInput, unsupportedAlgorithm } from './errors.ts';
+import { invalidInput, tryOr, unsupportedAlgorithm } from './errors.ts';
 import { ML_KEM_ALGORITHM_IDS, ML_KEM_PARAMETERS, ML_KEM_SEED_LENGTH, mlKemKeygen, type MlKemAlgorithm } from './ml-kem.ts';
 import {
   ML_DSA_ALGORITHM_IDS,
@@ -187,12 +187,13 @@ export function postQuantumPublicKeyFromPem(algorithm: string, pem: string, fiel
 function bothFormIsConsistent(type: SeededKeyType, seed: Uint8Array, expanded: Uint8Array, der: Uint8Array, backend: PqBackend | undefined): boolean {
   if (selectBackend(backend, type.native(), 'this key type') === 'native') {
     // OpenSSL regenerates the key from the seed and refuses a `both` key whose expanded part differs.
-    try {
-      createPrivateKey({ key: asBuffer(der), format: 'der', type: 'pkcs8' });
-      return true;
-    } catch {
-      return false;
-    }
+    return tryOr(
+      () => {
+        createPrivateKey({ key: asBuffer(der), format: 'der', type: 'pkcs8' });
+        return true;
+      },
+      () => false,
+    );
   }
   const fromSeed = type.expand(seed);
   try {

@@ -21,7 +21,7 @@ import { hsalsa, xsalsa20poly1305 } from '@noble/ciphers/salsa.js';
 import { blake2b } from '@noble/hashes/blake2.js';
 import { checkLength } from './checks.ts';
 import { wipe } from './ct.ts';
-import { CryptoError, decryptionFailed, invalidInput, openOrFail } from './errors.ts';
+import { CryptoError, decryptionFailed, invalidInput, openOrFail, tryOrThrow } from './errors.ts';
 import { PQ_SEALED_BOX } from './sealedbox-pq.ts';
 import { x25519PublicKeyObject } from './x25519-public-key.ts';
 
@@ -77,18 +77,16 @@ function isAllZero(bytes: Uint8Array): boolean {
 /**
  * X25519 through OpenSSL. OpenSSL refuses an all-zero result (a low-order public key) with
  * ERR_OSSL_FAILED_DURING_DERIVATION; that, and an all-zero result should another build return one,
- * become INVALID_INPUT naming `publicKeyField`. Any other failure is unexpected and propagates.
+ * become INVALID_INPUT naming `publicKeyField`. Every caller has checked that `publicKey` is 32
+ * bytes, and X25519 takes any 32 bytes as a public key, so a failed derivation can only be that
+ * case (tryOr: OpenSSL's error, discarded, costs no stack).
  */
 function agree(privateKey: KeyObject, publicKey: Uint8Array, publicKeyField: string, isRecipient = false): Uint8Array {
   const lowOrder = () => invalidInput(`${publicKeyField.replace(/^\//, '')} is a low-order X25519 point: it gives an all-zero shared secret`, publicKeyField);
-  let shared: Uint8Array;
-  try {
+  const shared = tryOrThrow(() => {
     const buffer = diffieHellman({ privateKey, publicKey: x25519PublicKeyObject(publicKey, isRecipient) });
-    shared = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-  } catch (error) {
-    if ((error as { code?: unknown }).code === 'ERR_OSSL_FAILED_DURING_DERIVATION') throw lowOrder();
-    throw error;
-  }
+    return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  }, lowOrder);
   if (isAllZero(shared)) throw lowOrder();
   return shared;
 }

@@ -42,7 +42,7 @@ import { bytesToBase64Url } from './codec.ts';
 import { wipe } from './ct.ts';
 import { pemToDer } from './der.ts';
 import { PublicKeyCache } from './public-key-cache.ts';
-import { invalidInput, unsupportedAlgorithm } from './errors.ts';
+import { invalidInput, tryOr, tryOrThrow, unsupportedAlgorithm } from './errors.ts';
 import { ML_DSA_ALGORITHM_IDS, ML_DSA_CONTEXT_MAX_BYTES, ML_DSA_PARAMETERS, ML_DSA_SEED_LENGTH, type MlDsaAlgorithm } from './ml-dsa.ts';
 import { SLH_DSA_ALGORITHM_IDS, SLH_DSA_CONTEXT_MAX_BYTES, SLH_DSA_PARAMETERS, type SlhDsaAlgorithm } from './slh-dsa.ts';
 import { DIRECT_POST_QUANTUM_RUNNER, postQuantumPublicKeyFromPem, type PostQuantumRunner } from './pq-keys.ts';
@@ -185,11 +185,13 @@ function readPem(pem: string, kind: 'private' | 'public'): KeyObject {
   const field = fieldOf(kind);
   const der = pemToDer(pem, kind, field);
   try {
-    return kind === 'private'
-      ? createPrivateKey({ key: Buffer.from(der.buffer, der.byteOffset, der.byteLength), format: 'der', type: 'pkcs8' })
-      : createPublicKey({ key: Buffer.from(der.buffer, der.byteOffset, der.byteLength), format: 'der', type: 'spki' });
-  } catch {
-    throw invalidInput(`${field} is not a readable PEM ${kind === 'private' ? 'PKCS#8 private' : 'SPKI public'} key`, `/${field}`);
+    return tryOrThrow(
+      () =>
+        kind === 'private'
+          ? createPrivateKey({ key: Buffer.from(der.buffer, der.byteOffset, der.byteLength), format: 'der', type: 'pkcs8' })
+          : createPublicKey({ key: Buffer.from(der.buffer, der.byteOffset, der.byteLength), format: 'der', type: 'spki' }),
+      () => invalidInput(`${field} is not a readable PEM ${kind === 'private' ? 'PKCS#8 private' : 'SPKI public'} key`, `/${field}`),
+    );
   } finally {
     if (kind === 'private') wipe(der);
   }
@@ -325,13 +327,12 @@ const ED25519: OkpCurve = { nodeType: 'ed25519', jwkCurve: 'Ed25519', oidArc: 11
 const ED448: OkpCurve = { nodeType: 'ed448', jwkCurve: 'Ed448', oidArc: 113, privateKeyLength: 57, publicKeyLength: 57 };
 
 function eddsaPublicKey(curve: OkpCurve, raw: Uint8Array): KeyObject {
-  return cachedPublicKey(curve.nodeType, raw, () => {
-    try {
-      return okpPublicKeyObject(curve, raw);
-    } catch {
-      throw invalidInput(`publicKey is not a valid ${curve.nodeType} public key`, '/publicKey');
-    }
-  });
+  return cachedPublicKey(curve.nodeType, raw, () =>
+    tryOrThrow(
+      () => okpPublicKeyObject(curve, raw),
+      () => invalidInput(`publicKey is not a valid ${curve.nodeType} public key`, '/publicKey'),
+    ),
+  );
 }
 
 const ed25519Scheme: SignatureScheme = {
@@ -355,12 +356,11 @@ export const ed448Noble = {
     return ed448.sign(message, privateKey, { context });
   },
   verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array, context: Uint8Array): boolean {
-    try {
-      return ed448.verify(signature, message, publicKey, { context, zip215: false });
-    } catch {
-      // noble throws on an undecodable point or scalar: for a verifier that is simply "invalid".
-      return false;
-    }
+    // noble throws on an undecodable point or scalar: for a verifier that is simply "invalid".
+    return tryOr(
+      () => ed448.verify(signature, message, publicKey, { context, zip215: false }),
+      () => false,
+    );
   },
 };
 
@@ -451,11 +451,10 @@ function ecPublicKey(curve: EcdsaCurve, point: Uint8Array): KeyObject {
 
 function ecPublicKeyObject(curve: EcdsaCurve, point: Uint8Array): KeyObject {
   const der = tlv(SEQUENCE, tlv(SEQUENCE, EC_PUBLIC_KEY_OID, curve.curveOid), tlv(BIT_STRING, NO_UNUSED_BITS, point));
-  try {
-    return createPublicKey({ key: Buffer.from(der.buffer, der.byteOffset, der.byteLength), format: 'der', type: 'spki' });
-  } catch {
-    throw invalidInput(`publicKey is not a point on ${curve.jwkCurve}`, '/publicKey');
-  }
+  return tryOrThrow(
+    () => createPublicKey({ key: Buffer.from(der.buffer, der.byteOffset, der.byteLength), format: 'der', type: 'spki' }),
+    () => invalidInput(`publicKey is not a point on ${curve.jwkCurve}`, '/publicKey'),
+  );
 }
 
 /**
@@ -464,11 +463,10 @@ function ecPublicKeyObject(curve: EcdsaCurve, point: Uint8Array): KeyObject {
  */
 function ecPrivateKey(curve: EcdsaCurve, d: Uint8Array): KeyObject {
   const ecdh = createECDH(curve.opensslName);
-  try {
-    ecdh.setPrivateKey(d);
-  } catch {
-    throw invalidInput(`privateKey is not a ${curve.jwkCurve} private key: the scalar must be from 1 to n-1`, '/privateKey');
-  }
+  tryOrThrow(
+    () => ecdh.setPrivateKey(d),
+    () => invalidInput(`privateKey is not a ${curve.jwkCurve} private key: the scalar must be from 1 to n-1`, '/privateKey'),
+  );
   const point = asBytes(ecdh.getPublicKey());
   return createPrivateKey({ key: ecJwk(curve, point, d), format: 'jwk' });
 }
@@ -716,9 +714,8 @@ export async function verifyEcdsaDer(
   const curve = algorithm === 'ecdsa-p256' ? P256 : P384;
   checkLength(publicKey, SIGNATURE_SCHEMES[algorithm].publicKeyLengths, 'publicKey');
   const key = ecPublicKey(curve, publicKey);
-  try {
-    return nodeVerify(curve.hash, message, { key, dsaEncoding: 'der' }, derSignature);
-  } catch {
-    return false;
-  }
+  return tryOr(
+    () => nodeVerify(curve.hash, message, { key, dsaEncoding: 'der' }, derSignature),
+    () => false,
+  );
 }

@@ -31,7 +31,7 @@
 import { createHash, createPrivateKey, createPublicKey, diffieHellman, randomFillSync, type KeyObject } from 'node:crypto';
 import { checkLength } from './checks.ts';
 import { constantTimeEqual, wipe } from './ct.ts';
-import { CryptoError, decryptionFailed, invalidInput } from './errors.ts';
+import { CryptoError, decryptionFailed, invalidInput, tryOrThrow } from './errors.ts';
 import type { EncapOptions, Encapsulation, HpkeKem, KemKeyPair, KemPrivateKey } from './hpke.ts';
 import {
   ML_KEM_PARAMETERS,
@@ -175,11 +175,10 @@ export function x25519PublicKeyOf(privateKey: Uint8Array): Uint8Array {
 
 /** X25519(k, u). A low-order u makes the output all zero, which is refused (see the top of the file). */
 function x25519(privateKey: Uint8Array, publicKey: Uint8Array, field: string, what: string, isRecipient = false): Uint8Array {
-  try {
-    return asBytes(diffieHellman({ privateKey: x25519PrivateKeyObject(privateKey), publicKey: x25519PublicKeyObject(publicKey, isRecipient) }));
-  } catch {
-    throw invalidInput(`${what} is a low-order X25519 point (the shared secret would be all zero)`, `/${field}`);
-  }
+  return tryOrThrow(
+    () => asBytes(diffieHellman({ privateKey: x25519PrivateKeyObject(privateKey), publicKey: x25519PublicKeyObject(publicKey, isRecipient) })),
+    () => invalidInput(`${what} is a low-order X25519 point (the shared secret would be all zero)`, `/${field}`),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

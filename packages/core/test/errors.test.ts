@@ -1,11 +1,17 @@
 /** core's errors: a stable code and field, and no stack trace (they describe input, not a fault). */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CryptoError, decryptionFailed, invalidInput, openOrFail, StacklessError, unsupportedAlgorithm } from '../src/errors.ts';
+import { CryptoError, decryptionFailed, invalidInput, openOrFail, StacklessError, tryOr, tryOrThrow, unsupportedAlgorithm } from '../src/errors.ts';
 import { xchachaOpen, xchachaSeal } from '../src/aead.ts';
 import { chacha20Poly1305Open, chacha20Poly1305Seal } from '../src/hpke.ts';
 import { unwrapKey, wrapKey } from '../src/keywrap.ts';
 import { openBox, sealBox } from '../src/sealedbox.ts';
+import { bytesToUtf8 } from '../src/codec.ts';
+import { signMessage, verifySignature } from '../src/signature.ts';
+import { ML_KEM_PARAMETERS, mlKemDecapsulate, mlKemEncapsulate } from '../src/ml-kem.ts';
+import { ML_DSA_PARAMETERS, mlDsaSign } from '../src/ml-dsa.ts';
+import { xwingEncapsulate, xwingKeygen, X25519_KEY_LENGTH } from '../src/xwing.ts';
+import { PQ_NATIVE_SUPPORT } from '../src/pq-common.ts';
 
 describe('CryptoError', () => {
   test('carries its code, message and field, and no stack frames', () => {
@@ -32,6 +38,27 @@ describe('CryptoError', () => {
     } finally {
       Error.stackTraceLimit = before;
     }
+  });
+});
+
+describe('tryOr and tryOrThrow', () => {
+  test('return what the work returns; on any failure, what `otherwise` returns or the error `failure` makes', () => {
+    assert.equal(tryOr(() => 1, () => 2), 1);
+    assert.equal(tryOr(() => { throw new TypeError('any'); }, () => 2), 2);
+    assert.equal(tryOrThrow(() => 'ok', () => invalidInput('never')), 'ok');
+    assert.throws(() => tryOrThrow(() => { throw new RangeError('any'); }, () => invalidInput('publicKey is not a point', '/publicKey')), (error: unknown) => error instanceof CryptoError && error.field === '/publicKey');
+  });
+
+  test('capture no stack for the error they discard, and restore Error.stackTraceLimit', () => {
+    const before = Error.stackTraceLimit;
+    let discarded: Error | undefined;
+    assert.equal(tryOr(() => {
+      discarded = new Error('bad point');
+      throw discarded;
+    }, () => false), false);
+    assert.equal(discarded?.stack, 'Error: bad point');
+    assert.equal(Error.stackTraceLimit, before);
+    assert.match(String(new Error('later').stack), /\n\s+at /, 'errors after the call keep their stacks');
   });
 });
 
@@ -68,13 +95,14 @@ describe('openOrFail', () => {
 });
 
 /**
- * Runs `failingOpen` with Error.stackTraceLimit replaced by an accessor that records each write
- * with the value it replaced, and says whether decryptionFailed() was built while stack traces
- * were already off: true only when the open ran inside openOrFail's window, where the library's
- * own error was built too. (V8 reads the limit only as a data property: with the accessor in
- * place it captures no stack at all, which this test does not rely on.)
+ * Runs `failingCall` with Error.stackTraceLimit replaced by an accessor that records each write
+ * with the value it replaced, and says whether the CryptoError it fails with was built while stack
+ * traces were already off: true only when the call failed inside tryOr's window (openOrFail's,
+ * tryOrThrow's), where the library's own error was built too. (V8 reads the limit only as a data
+ * property: with the accessor in place it captures no stack at all, which this test does not rely
+ * on.) Async calls are awaited with the accessor in place.
  */
-function failedInsideOpenOrFail(failingOpen: () => unknown): boolean {
+async function failedInsideTryOr(failingCall: () => unknown, code: CryptoError['code'] = 'DECRYPTION_FAILED'): Promise<boolean> {
   const original = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit');
   let limit = Error.stackTraceLimit;
   const writes: { from: number; to: number }[] = [];
@@ -87,7 +115,7 @@ function failedInsideOpenOrFail(failingOpen: () => unknown): boolean {
     },
   });
   try {
-    assert.throws(failingOpen, (error: unknown) => error instanceof CryptoError && error.code === 'DECRYPTION_FAILED');
+    await assert.rejects(async () => failingCall(), (error: unknown) => error instanceof CryptoError && error.code === code);
   } finally {
     if (original !== undefined) Object.defineProperty(Error, 'stackTraceLimit', original);
   }
@@ -103,24 +131,64 @@ describe('every open of core fails inside openOrFail', () => {
   };
   const key = new Uint8Array(32).fill(9);
 
-  test('the probe tells a wrapped open from a bare decryptionFailed()', () => {
-    assert.equal(failedInsideOpenOrFail(() => openOrFail(() => { throw new Error('invalid tag'); })), true);
-    assert.equal(failedInsideOpenOrFail(() => { throw decryptionFailed(); }), false);
+  test('the probe tells a wrapped open from a bare decryptionFailed()', async () => {
+    assert.equal(await failedInsideTryOr(() => openOrFail(() => { throw new Error('invalid tag'); })), true);
+    assert.equal(await failedInsideTryOr(() => { throw decryptionFailed(); }), false);
   });
 
-  test('XChaCha20-Poly1305 and HPKE ChaCha20-Poly1305, both backends; the sealed box; AES key unwrap', () => {
+  test('XChaCha20-Poly1305 and HPKE ChaCha20-Poly1305, both backends; the sealed box; AES key unwrap', async () => {
     for (const backend of ['noble', 'native'] as const) {
-      assert.ok(failedInsideOpenOrFail(() => xchachaOpen(key, forged(xchachaSeal(key, new Uint8Array(64))), undefined, { backend })), `xchacha, ${backend}`);
+      assert.ok(await failedInsideTryOr(() => xchachaOpen(key, forged(xchachaSeal(key, new Uint8Array(64))), undefined, { backend })), `xchacha, ${backend}`);
       const nonce = new Uint8Array(12);
       const aad = new Uint8Array(0);
       const sealed = forged(chacha20Poly1305Seal(key, nonce, aad, new Uint8Array(64), backend));
-      assert.ok(failedInsideOpenOrFail(() => chacha20Poly1305Open(key, nonce, aad, sealed, backend)), `hpke, ${backend}`);
+      assert.ok(await failedInsideTryOr(() => chacha20Poly1305Open(key, nonce, aad, sealed, backend)), `hpke, ${backend}`);
     }
     // RFC 7748 §6.1: Bob's X25519 key pair.
     const secretKey = Uint8Array.from(Buffer.from('5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb', 'hex'));
     const publicKey = Uint8Array.from(Buffer.from('de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f', 'hex'));
-    assert.ok(failedInsideOpenOrFail(() => openBox(secretKey, forged(sealBox(publicKey, new Uint8Array(64))))), 'sealed box');
+    assert.ok(await failedInsideTryOr(() => openBox(secretKey, forged(sealBox(publicKey, new Uint8Array(64))))), 'sealed box');
     const kek = new Uint8Array(16).fill(3);
-    assert.ok(failedInsideOpenOrFail(() => unwrapKey('aes-kw', kek, forged(wrapKey('aes-kw', kek, new Uint8Array(16))))), 'aes-kw');
+    assert.ok(await failedInsideTryOr(() => unwrapKey('aes-kw', kek, forged(wrapKey('aes-kw', kek, new Uint8Array(16))))), 'aes-kw');
+  });
+});
+
+describe('a key or text a library refuses fails inside tryOr', () => {
+  const invalid = (call: () => unknown) => failedInsideTryOr(call, 'INVALID_INPUT');
+  const message = new Uint8Array(8);
+
+  test('classical keys: a P-256 point off the curve, a zero P-256 scalar, an unreadable PEM key, a low-order X25519 key', async () => {
+    const offCurve = new Uint8Array(65).fill(1);
+    offCurve[0] = 4;
+    assert.ok(await invalid(() => verifySignature('ecdsa-p256', offCurve, message, new Uint8Array(64))), 'ECDSA public key');
+    assert.ok(await invalid(() => signMessage('ecdsa-p256', new Uint8Array(32), message)), 'ECDSA private key');
+    assert.ok(await invalid(() => verifySignature('ed25519', '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n', message, new Uint8Array(64))), 'PEM');
+    assert.ok(await invalid(() => sealBox(new Uint8Array(32), message)), 'sealed box to a low-order key');
+  });
+
+  test('post-quantum keys with both backends: an ML-KEM key out of range, an expanded key that fails its check; X-Wing to a low-order X25519 key', async () => {
+    const outOfRange = new Uint8Array(1184).fill(0xff);
+    for (const backend of ['noble', ...(PQ_NATIVE_SUPPORT.mlKem ? ['native' as const] : [])] as const) {
+      assert.ok(await invalid(() => mlKemEncapsulate(outOfRange, { backend })), `ML-KEM encapsulation key, ${backend}`);
+      const seed = new Uint8Array(64).fill(5);
+      const { publicKey, secretKey } = ML_KEM_PARAMETERS['ml-kem-768'].noble.keygen(seed);
+      const { cipherText: ciphertext } = ML_KEM_PARAMETERS['ml-kem-768'].noble.encapsulate(publicKey);
+      const expandedSecretKey = secretKey.slice();
+      expandedSecretKey[expandedSecretKey.length - 40]! ^= 1; // inside H(ek): FIPS 203 §7.3's hash check fails
+      assert.ok(await invalid(() => mlKemDecapsulate(expandedSecretKey, ciphertext, undefined, { backend })), `ML-KEM decapsulation key, ${backend}`);
+    }
+    if (PQ_NATIVE_SUPPORT.mlDsa) {
+      const expanded = ML_DSA_PARAMETERS['ml-dsa-44'].noble.keygen(new Uint8Array(32).fill(6)).secretKey.slice();
+      expanded[70]! ^= 1; // inside tr = H(pk): OpenSSL's consistency check fails
+      assert.ok(await invalid(() => mlDsaSign(expanded, message, { backend: 'native' })), 'ML-DSA expanded key, native');
+    }
+    const { publicKey } = await xwingKeygen();
+    const lowOrder = publicKey.slice();
+    lowOrder.fill(0, lowOrder.length - X25519_KEY_LENGTH);
+    assert.ok(await invalid(() => xwingEncapsulate(lowOrder)), 'X-Wing');
+  });
+
+  test('text that is not UTF-8', async () => {
+    assert.ok(await invalid(() => bytesToUtf8(Uint8Array.of(0xc3, 0x28))));
   });
 });

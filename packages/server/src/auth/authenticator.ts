@@ -5,7 +5,7 @@
  * by accident.
  */
 import { errors as joseErrors, jwtVerify, decodeProtectedHeader } from 'jose';
-import { SecretSet } from '@crypto-service/core';
+import { SecretSet, tryOrThrow } from '@crypto-service/core';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AuthConfig } from '../config.ts';
 import { ApiError } from '../errors.ts';
@@ -103,12 +103,7 @@ export class Authenticator {
   async #verifyToken(token: string): Promise<Principal> {
     const invalid = (why: string) => this.#unauthorized(`invalid bearer token: ${why}`, 'invalid_token');
     if (token.length > MAX_TOKEN_LENGTH) throw invalid('too long');
-    let header: ReturnType<typeof decodeProtectedHeader>;
-    try {
-      header = decodeProtectedHeader(token);
-    } catch {
-      throw invalid('malformed');
-    }
+    const header = tryOrThrow(() => decodeProtectedHeader(token), () => invalid('malformed'));
     // The algorithm comes from our configuration, never from the token: whatever the header names
     // (none, RS256 or ES256 "verified" with our secret as a public key, HS512), only HS256 passes.
     // Key-locating headers (kid, jku, x5u, jwk, x5c) are ignored: the key is always JWT_SECRET,
