@@ -9,7 +9,7 @@
  *   node bench/ab.ts --generator autocannon --pipelining 1 --connections 10
  *   node bench/ab.ts --base 843e7a1~4 --route hmac --algorithm sha512 --size 4096
  *                                                     another route: hash, hmac, kdf (HKDF), seal or encrypt
- *   node bench/ab.ts --route invalid                  a flood of bad input: 400s (also: undecryptable)
+ *   node bench/ab.ts --route invalid                  a flood of bad input: 400s (also: undecryptable, bad-key)
  *   node bench/ab.ts --log-level info                 both servers at LOG_LEVEL=info (a log line per request)
  *
  * Why a script of its own: a change to the request path saves a few per cent at most, and on the
@@ -28,7 +28,8 @@
  * /v2/hash of 64 bytes as in bench/load.ts's hash scenario (or --route hmac, kdf, seal or
  * encrypt, with --algorithm and --size: the message's bytes; or a flood of bad input that every
  * production server answers with a 400: --route invalid, a hash request with an unknown field,
- * refused by the schema, or --route undecryptable, an all-zero /v2/decrypt whose tag does not verify):
+ * refused by the schema, --route undecryptable, an all-zero /v2/decrypt whose tag does not verify, or
+ * --route bad-key, an ECDSA P-256 /v2/verify whose public key is not on the curve):
  * `base-W` and `this-W` for each W of --workers, and `bare-1` (bench/bare-server.ts of this tree,
  * one process, on /hash, or /encrypt for encrypt). Reported: each server's median req/s and CPU
  * per request, its ratio to bare-1 round by round, and for each W this/base in req/s and in CPU
@@ -150,8 +151,13 @@ function routeUnderTest(route: string): { path: string; body: object; what: stri
       const ciphertext = Buffer.alloc(24 + SIZE + 16).toString('base64');
       return { path: '/v2/decrypt', body: { key: KEY_HEX, ciphertext }, what: `XChaCha20-Poly1305 open of ${SIZE} B whose tag does not verify, 400`, barePath: '/hash', bareBody: hashBody, expectedStatus: 400 };
     }
+    case 'bad-key': {
+      // A P-256 public key off the curve: refused by core (INVALID_INPUT) when OpenSSL will not import it.
+      const publicKey = `04${'01'.repeat(64)}`;
+      return { path: '/v2/verify', body: { algorithm: 'ecdsa-p256', publicKey, message: MESSAGE, signature: '00'.repeat(64) }, what: 'an ECDSA P-256 verify whose public key is off the curve, 400', barePath: '/hash', bareBody: hashBody, expectedStatus: 400 };
+    }
     default:
-      throw new Error(`--route must be hash, hmac, kdf, seal, encrypt, invalid or undecryptable (got ${route})`);
+      throw new Error(`--route must be hash, hmac, kdf, seal, encrypt, invalid, undecryptable or bad-key (got ${route})`);
   }
 }
 const ROUTE = routeUnderTest(args.route);
