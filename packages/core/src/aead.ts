@@ -7,7 +7,7 @@
  * costs about 20 µs to set up, so pure JS is faster below a few KiB), and node:crypto's
  * chacha20-poly1305 keyed with the HChaCha20 subkey for larger ones (6–11× faster from 64 KiB).
  */
-import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from './node-crypto.ts';
 import { hchacha, xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { checkLength } from './checks.ts';
 import { wipe } from './ct.ts';

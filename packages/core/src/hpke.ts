@@ -19,14 +19,8 @@
  * that goes wrong while opening (bad enc, low-order enc, wrong key, tampered ciphertext) is the one
  * decryptionFailed(), so that an open is no oracle.
  */
-import {
-  createCipheriv,
-  createPrivateKey,
-  createPublicKey,
-  diffieHellman,
-  randomBytes,
-  type KeyObject,
-} from 'node:crypto';
+import { diffieHellman, randomBytes, type KeyObject } from 'node:crypto';
+import { createCipheriv, createPrivateKey, createPublicKey } from './node-crypto.ts';
 import { chacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';

@@ -22,7 +22,8 @@
  * keep one request from taking more than a few times the default memory or time (a denial of
  * service would otherwise be one request away).
  */
-import { hkdfSync, pbkdf2, randomBytes, scrypt } from 'node:crypto';
+import { pbkdf2, randomBytes, scrypt } from 'node:crypto';
+import { hkdfSync } from './node-crypto.ts';
 import { hkdf as nobleHkdf } from '@noble/hashes/hkdf.js';
 import { isMacAlgorithm, NOBLE_HASHES, NOBLE_HMAC_BELOW } from './mac.ts';
 import { invalidInput, unsupportedAlgorithm } from './errors.ts';

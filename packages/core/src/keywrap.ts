@@ -6,7 +6,7 @@
  * faster per call but its AES is table-based, so its timing depends on the key; OpenSSL's AES uses
  * AES-NI where the CPU has it. The KEK is a long-lived secret, so native it is.
  */
-import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from './node-crypto.ts';
 import { checkLength } from './checks.ts';
 import { wipe } from './ct.ts';
 import { decryptionFailed, invalidInput, openOrFail, unsupportedAlgorithm } from './errors.ts';

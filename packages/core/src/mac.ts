@@ -21,7 +21,7 @@
  * (400) rather than compared on its prefix: accepting a 4-byte tag would let a forger succeed with
  * probability 2^-32 per try, and whoever chooses the length should not be the party being checked.
  */
-import { createHmac } from 'node:crypto';
+import { createHmac } from './node-crypto.ts';
 import { hmac as nobleHmac } from '@noble/hashes/hmac.js';
 import { sha256, sha384, sha512 } from '@noble/hashes/sha2.js';
 import { sha3_256, sha3_384, sha3_512 } from '@noble/hashes/sha3.js';

@@ -18,7 +18,8 @@
  * OpenSSL does it on import (tr and t0 must follow from ρ, s1, s2); on the noble backend
  * `expandedKeyIsConsistent` below runs the same check, so both refuse the same keys.
  */
-import { createHash, createPublicKey, randomFillSync } from 'node:crypto';
+import { createHash, randomFillSync } from 'node:crypto';
+import { createPublicKey } from './node-crypto.ts';
 import { genCrystals, XOF128 } from '@noble/post-quantum/_crystals.js';
 import { ml_dsa44, ml_dsa65, ml_dsa87 } from '@noble/post-quantum/ml-dsa.js';
 import { checkLength } from './checks.ts';

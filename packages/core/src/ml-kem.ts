@@ -17,7 +17,8 @@
  * free), @noble/post-quantum elsewhere; byte-identical. The expanded key goes to node:crypto as
  * PKCS#8 (`raw-private` is refused for ML-KEM), where OpenSSL runs the same hash check as noble.
  */
-import { createPublicKey, randomFillSync } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
+import { createPublicKey } from './node-crypto.ts';
 import { ml_kem512, ml_kem768, ml_kem1024 } from '@noble/post-quantum/ml-kem.js';
 import { checkLength } from './checks.ts';
 import { wipe } from './ct.ts';

@@ -11,7 +11,8 @@
  * (test/pq-differential.test.ts proves it in both directions).
  */
 import * as nodeCrypto from 'node:crypto';
-import { createPrivateKey, createPublicKey, generateKeyPair, sign, verify, type KeyObject, type KeyType } from 'node:crypto';
+import { generateKeyPair, type KeyObject, type KeyType } from 'node:crypto';
+import { createPrivateKey, createPublicKey, sign, verify } from './node-crypto.ts';
 import { PublicKeyCache } from './public-key-cache.ts';
 import { asBuffer, asBytes } from './views.ts';
 

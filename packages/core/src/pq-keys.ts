@@ -31,7 +31,7 @@
  * are pure JavaScript on Node 22. Callers that must keep them off the event loop (the server) pass
  * a PostQuantumRunner whose functions run elsewhere; the default runs them here.
  */
-import { createPrivateKey } from 'node:crypto';
+import { createPrivateKey } from './node-crypto.ts';
 import { checkLength } from './checks.ts';
 import { bytesToBase64Url } from './codec.ts';
 import { constantTimeEqual, wipe } from './ct.ts';

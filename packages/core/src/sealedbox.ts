@@ -16,7 +16,8 @@
  * everyone; libsodium refuses it (crypto_scalarmult returns -1), and so do we: INVALID_INPUT on
  * seal, the one DECRYPTION_FAILED on open.
  */
-import { createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { diffieHellman, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey } from './node-crypto.ts';
 import { hsalsa, xsalsa20poly1305 } from '@noble/ciphers/salsa.js';
 import { blake2b } from '@noble/hashes/blake2.js';
 import { checkLength } from './checks.ts';

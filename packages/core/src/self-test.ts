@@ -23,7 +23,8 @@
  * their published, tiny cost parameters through the functions without floors (`*Raw`), which
  * are the very functions the routes' checked entry points call.
  */
-import { createHash, createPrivateKey, createPublicKey } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { createPrivateKey, createPublicKey } from './node-crypto.ts';
 import { xchachaOpen, xchachaSeal } from './aead.ts';
 import { CryptoError } from './errors.ts';
 import { digest } from './hash.ts';

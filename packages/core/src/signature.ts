@@ -25,17 +25,8 @@
  * the Ed448 `context` option silently, so where a load-time test finds that, an Ed448 call with
  * a non-empty context goes to @noble/curves instead (same RFC 8032 output, strict decoding).
  */
-import {
-  createECDH,
-  createPrivateKey,
-  createPublicKey,
-  generateKeyPair,
-  sign as nodeSign,
-  verify as nodeVerify,
-  type KeyObject,
-  type SignKeyObjectInput,
-  type VerifyKeyObjectInput,
-} from 'node:crypto';
+import { createECDH, generateKeyPair, type KeyObject, type SignKeyObjectInput, type VerifyKeyObjectInput } from 'node:crypto';
+import { createPrivateKey, createPublicKey, sign as nodeSign, verify as nodeVerify } from './node-crypto.ts';
 import { ed448 } from '@noble/curves/ed448.js';
 import { checkLength } from './checks.ts';
 import { bytesToBase64Url } from './codec.ts';

@@ -8,7 +8,8 @@
  * about 84 µs in the server on Node 24 (docs/performance.md). The ephemeral keys inside
  * ciphertexts are new every time and are imported directly.
  */
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { createPublicKey } from './node-crypto.ts';
 import { PublicKeyCache } from './public-key-cache.ts';
 
 /** The DER prefix of an X25519 SubjectPublicKeyInfo; the raw key follows it. */

@@ -28,7 +28,8 @@
  * compute it, and so does this module: an INVALID_INPUT naming the field. The refusal depends only
  * on the public point, never on a secret, so it is no oracle.
  */
-import { createHash, createPrivateKey, createPublicKey, diffieHellman, randomFillSync, type KeyObject } from 'node:crypto';
+import { createHash, diffieHellman, randomFillSync, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey } from './node-crypto.ts';
 import { checkLength } from './checks.ts';
 import { constantTimeEqual, wipe } from './ct.ts';
 import { CryptoError, decryptionFailed, invalidInput, tryOrThrow } from './errors.ts';

@@ -1,0 +1,82 @@
+/**
+ * node:crypto's functions that take a key, called so that Node 24's key checks cost no stack trace.
+ * Core imports these from here, never from node:crypto (a test holds it to that).
+ *
+ * Why: on Node 24 (since the KeyObject hardening of nodejs/node#63111), node:crypto tells a
+ * KeyObject or CryptoKey from other input by asking its C++ binding for the object's slots and
+ * catching the TypeError the binding throws when there are none. That error captures a stack
+ * trace like any other, up to Error.stackTraceLimit frames of the caller's stack, and is thrown
+ * away. A call with raw key bytes or an options object (`{ key, dsaEncoding }`, `{ key: der,
+ * format, type }`) pays two such throws per object it inspects: createHmac or createCipheriv with
+ * a Buffer key 14 µs against 2.5 µs with a KeyObject, createPublicKey of DER 33 µs against 12 µs
+ * without stack traces, sign with `{ key }` 47 µs against 33 µs, at a server's stack depth on the
+ * benchmark host (docs/performance.md, section 5). Node 22 checks a symbol and throws nothing.
+ *
+ * - Secret keys (HMAC, ChaCha20-Poly1305, AES key wrap, HKDF) are handed over as a KeyObject made by
+ *   createSecretKey, which takes bytes without any check: the checks that follow find a KeyObject at
+ *   once. The KeyObject holds a copy of the key in native memory until it is collected, as the
+ *   cipher or HMAC context made from a Buffer key does.
+ * - Asymmetric keys come in options objects that Node must inspect, so those calls run with stack
+ *   traces off (the limit restored after). An error they throw then has no frames: such errors mean
+ *   a key the caller sent was malformed, and core answers them with its own (tryOrThrow).
+ */
+import {
+  createCipheriv as nodeCreateCipheriv,
+  createDecipheriv as nodeCreateDecipheriv,
+  createHmac as nodeCreateHmac,
+  createPrivateKey as nodeCreatePrivateKey,
+  createPublicKey as nodeCreatePublicKey,
+  createSecretKey,
+  hkdfSync as nodeHkdfSync,
+  sign as nodeSign,
+  verify as nodeVerify,
+  type CipherChaCha20Poly1305,
+  type CipherChaCha20Poly1305Options,
+  type CipherChaCha20Poly1305Types,
+  type Cipheriv,
+  type DecipherChaCha20Poly1305,
+  type Decipheriv,
+  type Hmac,
+} from 'node:crypto';
+
+/**
+ * node:crypto's function, called with Error.stackTraceLimit at 0; the same function type, overloads
+ * included. `current` reads the import's live binding at each call, so that a test that replaces
+ * the export (node-crypto-spy.ts) sees the calls.
+ */
+function withoutStackTraces<F extends (...args: never[]) => unknown>(current: () => F): F {
+  return function (this: unknown, ...args: Parameters<F>): ReturnType<F> {
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      return current().apply(this, args) as ReturnType<F>;
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
+  } as F;
+}
+
+export const createPublicKey = withoutStackTraces(() => nodeCreatePublicKey);
+export const createPrivateKey = withoutStackTraces(() => nodeCreatePrivateKey);
+export const sign = withoutStackTraces(() => nodeSign);
+export const verify = withoutStackTraces(() => nodeVerify);
+
+export function createHmac(algorithm: string, key: Uint8Array): Hmac {
+  return nodeCreateHmac(algorithm, createSecretKey(key));
+}
+
+export function createCipheriv(algorithm: CipherChaCha20Poly1305Types, key: Uint8Array, iv: Uint8Array, options: CipherChaCha20Poly1305Options): CipherChaCha20Poly1305;
+export function createCipheriv(algorithm: string, key: Uint8Array, iv: Uint8Array | null): Cipheriv;
+export function createCipheriv(algorithm: string, key: Uint8Array, iv: Uint8Array | null, options?: CipherChaCha20Poly1305Options): Cipheriv {
+  return nodeCreateCipheriv(algorithm, createSecretKey(key), iv, options);
+}
+
+export function createDecipheriv(algorithm: CipherChaCha20Poly1305Types, key: Uint8Array, iv: Uint8Array, options: CipherChaCha20Poly1305Options): DecipherChaCha20Poly1305;
+export function createDecipheriv(algorithm: string, key: Uint8Array, iv: Uint8Array | null): Decipheriv;
+export function createDecipheriv(algorithm: string, key: Uint8Array, iv: Uint8Array | null, options?: CipherChaCha20Poly1305Options): Decipheriv {
+  return nodeCreateDecipheriv(algorithm, createSecretKey(key), iv, options);
+}
+
+export function hkdfSync(digest: string, ikm: Uint8Array, salt: Uint8Array, info: Uint8Array, keyLength: number): ArrayBuffer {
+  return nodeHkdfSync(digest, createSecretKey(ikm), salt, info, keyLength);
+}
