@@ -4,9 +4,8 @@
  * crypto_aead_xchacha20poly1305_ietf with the nonce prepended.
  *
  * Two backends with identical output: @noble/ciphers for small messages (a native cipher object
- * costs a few µs to set up, so pure JS is as fast or faster below 1 KiB), and node:crypto's
- * chacha20-poly1305 keyed with the HChaCha20 subkey for larger ones (1.4–1.5× faster at 1 KiB,
- * 7–11× from 64 KiB; bench:micro).
+ * costs about 20 µs to set up, so pure JS is faster below a few KiB), and node:crypto's
+ * chacha20-poly1305 keyed with the HChaCha20 subkey for larger ones (6–11× faster from 64 KiB).
  */
 import { createCipheriv, createDecipheriv } from './node-crypto.ts';
 import { hchacha, xchacha20poly1305 } from '@noble/ciphers/chacha.js';
@@ -20,12 +19,8 @@ export const XCHACHA_NONCE_LENGTH = 24;
 export const POLY1305_TAG_LENGTH = 16;
 export const XCHACHA_OVERHEAD = XCHACHA_NONCE_LENGTH + POLY1305_TAG_LENGTH;
 
-/**
- * Messages at least this long go to the native backend. bench:micro's crossover on Node 24: seal
- * 512 B (1.11×), open 512 B (1.02×), both clearly native from 1 KiB (1.44× and 1.51×). It was
- * 2048 while Node 24's key check made each native cipher pay a stack trace (node-crypto.ts).
- */
-export const NATIVE_AEAD_THRESHOLD = 1024;
+/** Messages at least this long go to the native backend (node-crypto-notes: @noble leads to 1 KiB, native from 4 KiB; bench/ measures it here). */
+export const NATIVE_AEAD_THRESHOLD = 2048;
 
 export type AeadBackend = 'auto' | 'native' | 'noble';
 

@@ -1,16 +1,21 @@
 /**
  * HMAC (RFC 2104, FIPS 198-1) over SHA-2 and SHA-3: the MACs of `/v2/hmac` and `/v2/hmac/verify`.
  *
- * Backends: node:crypto (OpenSSL) at every size under `auto`; @noble/hashes on request (tests,
- * and the differential checks). Both give the same bytes: RFC 4231's and NIST's vectors on each,
- * and random inputs compared.
- *
- * Until the thirty-fourth pass of docs/performance.md, Node 24 sent short messages to @noble
- * (below 8 KiB for SHA-256): its `createHmac` cost 12.8 µs in a loop and far more in the server, a
- * 64-byte `/v2/hmac` 75–78 µs of CPU natively against 36–54 µs through @noble. The cause was Node
- * 24's key brand check, which throws and catches a native TypeError, stack trace and all, for a
- * key given as bytes (node-crypto.ts). With the key handed over as a KeyObject, native is at least
- * even with @noble from 16 bytes and 1.3–14× faster from 256 bytes, on both runtimes (bench:micro).
+ * Backends: on Node 24, @noble/hashes for messages shorter than the algorithm's entry in
+ * NOBLE_HMAC_BELOW, node:crypto (OpenSSL) from there on; on Node 22, node:crypto at every size.
+ * Node 24's binding makes a native HMAC object expensive to set up whatever the message:
+ * `createHmac` alone takes 12.8 µs in a loop (1.8 µs on Node 22, the same OpenSSL 3.5.8), and in the
+ * server far more (why was not found): a 64-byte `/v2/hmac` cost 75–78 µs of CPU natively against
+ * 36–54 µs through @noble (same-run A/Bs, docs/performance.md, "HMAC"). @noble's cost grows with
+ * the message much faster than OpenSSL's, SHA-3's fastest of all, so each algorithm has its own
+ * crossover, bracketed in the server: SHA-256 still wins through @noble at 4 KiB (−27 µs) and
+ * loses at 16 KiB (+14 µs); SHA-512 wins at 64 B and loses at 4 KiB; SHA3-256 wins at 64 B and is
+ * about even at 1 KiB (0.93× the requests per second). Each entry sits below the crossover that
+ * interpolating its bracket suggests (about 12 KiB, 2.7 KiB and 0.9 KiB); SHA-384 follows SHA-512
+ * (the same compression function), and SHA3-384 and SHA3-512, whose blocks are smaller, get half
+ * of SHA3-256's entry. On Node 22 native wins at every size (`createHmac` costs 1.6–2.4 µs for a
+ * small message there, @noble 3–19 µs), so nothing goes to @noble. Both backends give the same
+ * bytes: RFC 4231's and NIST's vectors on each, and random inputs compared.
  *
  * Verification takes only a MAC of the algorithm's full output length. A truncated MAC is refused
  * (400) rather than compared on its prefix: accepting a 4-byte tag would let a forger succeed with
@@ -66,17 +71,18 @@ function checkKey(key: Uint8Array): void {
 }
 
 /**
- * Messages shorter than this many bytes go to @noble/hashes under `auto`: none, on either runtime
- * (see the top of this file). HKDF's choice (kdf.ts) reads the same table.
+ * Whether node:crypto's HMAC object is slow to set up (Node 24's binding; see the top of this file).
+ * By version rather than by a feature test: both runtimes have the same function, and only its cost
+ * differs.
  */
-export const NOBLE_HMAC_BELOW: Readonly<Record<MacAlgorithm, number>> = Object.freeze({
-  sha256: 0,
-  sha384: 0,
-  sha512: 0,
-  'sha3-256': 0,
-  'sha3-384': 0,
-  'sha3-512': 0,
-});
+const NATIVE_HMAC_SETUP_IS_SLOW = Number(process.versions.node.split('.')[0]) >= 24;
+
+/** Messages shorter than this many bytes go to @noble/hashes under `auto` (0: never). */
+export const NOBLE_HMAC_BELOW: Readonly<Record<MacAlgorithm, number>> = Object.freeze(
+  NATIVE_HMAC_SETUP_IS_SLOW
+    ? { sha256: 8192, sha384: 2048, sha512: 2048, 'sha3-256': 512, 'sha3-384': 256, 'sha3-512': 256 }
+    : { sha256: 0, sha384: 0, sha512: 0, 'sha3-256': 0, 'sha3-384': 0, 'sha3-512': 0 },
+);
 
 /** `auto`: the faster backend for the algorithm and the message's length; the others force one. */
 export type MacBackend = 'auto' | 'native' | 'noble';

@@ -22,8 +22,8 @@ function bytes(label: string, length: number): Uint8Array {
 
 const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
 
-// Both sides of NATIVE_AEAD_THRESHOLD (1024) and the block and tag boundaries.
-const LENGTHS = [0, 1, 15, 16, 17, 63, 64, 65, 1000, 1023, 1024, 1025, 2048, 4096, 65536];
+// Both sides of NATIVE_AEAD_THRESHOLD (2048) and the block and tag boundaries.
+const LENGTHS = [0, 1, 15, 16, 17, 63, 64, 65, 1000, 2047, 2048, 2049, 4096, 65536];
 // 'auto' is what the routes use; the two explicit backends make sure both are covered at every length.
 const BACKENDS: readonly AeadBackend[] = ['auto', 'native', 'noble'];
 
