@@ -8,7 +8,7 @@
  *   node bench/ab.ts --base d3c8c15 --workers 1,2     one process and a WORKERS=2 cluster of each
  *   node bench/ab.ts --generator autocannon --pipelining 1 --connections 10
  *   node bench/ab.ts --base 843e7a1~4 --route hmac --algorithm sha512 --size 4096
- *                                                     another route: hash, hmac, kdf (HKDF), seal or encrypt
+ *                                                     another route: hash, hmac, kdf (HKDF), seal, encrypt or sign
  *   node bench/ab.ts --route invalid                  a flood of bad input: 400s (also: undecryptable, bad-key)
  *   node bench/ab.ts --log-level info                 both servers at LOG_LEVEL=info (a log line per request)
  *
@@ -25,13 +25,13 @@
  * with the dependencies it was written for.
  *
  * Servers, the production ones as bench/lib/server-process.ts starts them (productionEnv), on
- * /v2/hash of 64 bytes as in bench/load.ts's hash scenario (or --route hmac, kdf, seal or
- * encrypt, with --algorithm and --size: the message's bytes; or a flood of bad input that every
+ * /v2/hash of 64 bytes as in bench/load.ts's hash scenario (or --route hmac, kdf, seal, encrypt or
+ * sign (Ed25519), with --algorithm and --size: the message's bytes; or a flood of bad input that every
  * production server answers with a 400: --route invalid, a hash request with an unknown field,
  * refused by the schema, --route undecryptable, an all-zero /v2/decrypt whose tag does not verify, or
  * --route bad-key, an ECDSA P-256 /v2/verify whose public key is not on the curve):
  * `base-W` and `this-W` for each W of --workers, and `bare-1` (bench/bare-server.ts of this tree,
- * one process, on /hash, or /encrypt for encrypt). Reported: each server's median req/s and CPU
+ * one process, on /hash, or /encrypt for encrypt and /sign for sign). Reported: each server's median req/s and CPU
  * per request, its ratio to bare-1 round by round, and for each W this/base in req/s and in CPU
  * per request (medians of the rounds' ratios, with their range).
  */
@@ -137,6 +137,11 @@ function routeUnderTest(route: string): { path: string; body: object; what: stri
       const recipientPublicKey = 'de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f';
       return { path: '/v2/sealedbox/seal', body: { recipientPublicKey, plaintext: MESSAGE }, what: `sealed box of ${SIZE} B to one recipient`, barePath: '/hash', bareBody: hashBody };
     }
+    case 'sign': {
+      // Ed25519 with RFC 8032 §7.1's first secret key: core imports it for every request, as a caller's key would be.
+      const body = { privateKey: '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60', message: MESSAGE };
+      return { path: '/v2/sign', body: { algorithm: 'ed25519', ...body }, what: `Ed25519 signature of ${SIZE} B`, barePath: '/sign', bareBody: body };
+    }
     case 'encrypt': {
       const body = { key: KEY_HEX, plaintext: MESSAGE };
       return { path: '/v2/encrypt', body, what: `XChaCha20-Poly1305 seal of ${SIZE} B`, barePath: '/encrypt', bareBody: body };
@@ -157,7 +162,7 @@ function routeUnderTest(route: string): { path: string; body: object; what: stri
       return { path: '/v2/verify', body: { algorithm: 'ecdsa-p256', publicKey, message: MESSAGE, signature: '00'.repeat(64) }, what: 'an ECDSA P-256 verify whose public key is off the curve, 400', barePath: '/hash', bareBody: hashBody, expectedStatus: 400 };
     }
     default:
-      throw new Error(`--route must be hash, hmac, kdf, seal, encrypt, invalid, undecryptable or bad-key (got ${route})`);
+      throw new Error(`--route must be hash, hmac, kdf, seal, encrypt, sign, invalid, undecryptable or bad-key (got ${route})`);
   }
 }
 const ROUTE = routeUnderTest(args.route);

@@ -5,8 +5,12 @@
  * NOBLE_HMAC_BELOW, node:crypto (OpenSSL) from there on; on Node 22, node:crypto at every size.
  * Node 24's binding makes a native HMAC object expensive to set up whatever the message:
  * `createHmac` alone takes 12.8 µs in a loop (1.8 µs on Node 22, the same OpenSSL 3.5.8), and in the
- * server far more (why was not found): a 64-byte `/v2/hmac` cost 75–78 µs of CPU natively against
- * 36–54 µs through @noble (same-run A/Bs, docs/performance.md, "HMAC"). @noble's cost grows with
+ * server far more: a 64-byte `/v2/hmac` cost 75–78 µs of CPU natively against 36–54 µs through
+ * @noble (same-run A/Bs, docs/performance.md, "HMAC"). Part of that was Node 24's key check, which
+ * paid a stack trace for a key given as bytes (node-crypto.ts now hands it over as a KeyObject);
+ * without it native still cost 63.0 µs against @noble's 50.6 in the server (thirty-fourth pass),
+ * though a loop finds them even at 16 bytes: the native object's setup is what a busy server's
+ * cold caches make dear, so the thresholds below stay. @noble's cost grows with
  * the message much faster than OpenSSL's, SHA-3's fastest of all, so each algorithm has its own
  * crossover, bracketed in the server: SHA-256 still wins through @noble at 4 KiB (−27 µs) and
  * loses at 16 KiB (+14 µs); SHA-512 wins at 64 B and loses at 4 KiB; SHA3-256 wins at 64 B and is
