@@ -1,0 +1,82 @@
+/**
+ * node-crypto.ts: core's key-taking node:crypto calls hand secret keys over as KeyObjects and run
+ * the asymmetric ones without stack traces, give node:crypto's own results, and are the only way
+ * core reaches those functions.
+ */
+import nodeCrypto, { KeyObject } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createCipheriv, createDecipheriv, createHmac, createPrivateKey, createPublicKey, hkdfSync, sign, verify } from '../src/node-crypto.ts';
+
+const key = new Uint8Array(32).fill(7);
+const iv = new Uint8Array(12).fill(1);
+const message = new TextEncoder().encode('a message');
+
+describe('node-crypto.ts', () => {
+  test('secret keys reach node:crypto as KeyObjects, with node:crypto\'s results', (t) => {
+    const hmacSpy = t.mock.method(nodeCrypto, 'createHmac');
+    const cipherSpy = t.mock.method(nodeCrypto, 'createCipheriv');
+    const hkdfSpy = t.mock.method(nodeCrypto, 'hkdfSync');
+    syncBuiltinESMExports();
+    t.after(() => {
+      t.mock.restoreAll();
+      syncBuiltinESMExports();
+    });
+    const mac = createHmac('sha256', key).update(message).digest();
+    const cipher = createCipheriv('chacha20-poly1305', key, iv, { authTagLength: 16 });
+    const sealed = Buffer.concat([cipher.update(message), cipher.final(), cipher.getAuthTag()]);
+    const derived = Buffer.from(hkdfSync('sha256', key, iv, message, 32));
+    for (const spy of [hmacSpy, cipherSpy]) assert.ok(spy.mock.calls[0]?.arguments[1] instanceof KeyObject);
+    assert.ok(hkdfSpy.mock.calls[0]?.arguments[1] instanceof KeyObject);
+    t.mock.restoreAll();
+    syncBuiltinESMExports();
+
+    // The same bytes as node:crypto given the raw key.
+    assert.deepEqual(mac, nodeCrypto.createHmac('sha256', key).update(message).digest());
+    const reference = nodeCrypto.createCipheriv('chacha20-poly1305', key, iv, { authTagLength: 16 });
+    assert.deepEqual(sealed, Buffer.concat([reference.update(message), reference.final(), reference.getAuthTag()]));
+    assert.deepEqual(derived, Buffer.from(nodeCrypto.hkdfSync('sha256', key, iv, message, 32)));
+    const decipher = createDecipheriv('chacha20-poly1305', key, iv, { authTagLength: 16 });
+    decipher.setAuthTag(sealed.subarray(-16));
+    assert.deepEqual(Buffer.concat([decipher.update(sealed.subarray(0, -16)), decipher.final()]), Buffer.from(message));
+  });
+
+  test('asymmetric calls run without stack traces and restore the limit; their results are node:crypto\'s', () => {
+    const before = Error.stackTraceLimit;
+    const { privateKey } = nodeCrypto.generateKeyPairSync('ed25519');
+    const pkcs8 = privateKey.export({ format: 'der', type: 'pkcs8' });
+    const imported = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' });
+    const publicKey = createPublicKey(imported);
+    const signature = sign(null, message, { key: imported });
+    assert.equal(verify(null, message, { key: publicKey }, signature), true);
+    assert.equal(nodeCrypto.verify(null, message, publicKey, signature), true);
+    assert.equal(Error.stackTraceLimit, before);
+    // Node's own error for an unreadable key, thrown inside the window: no frames.
+    let error: unknown;
+    try {
+      createPublicKey({ key: Buffer.alloc(3), format: 'der', type: 'spki' });
+    } catch (caught) {
+      error = caught;
+    }
+    assert.ok(error instanceof Error);
+    assert.doesNotMatch(String(error.stack), /\n\s+at /);
+    assert.equal(Error.stackTraceLimit, before);
+  });
+
+  test('core calls those node:crypto functions only through node-crypto.ts', () => {
+    const wrapped = ['createHmac', 'createCipheriv', 'createDecipheriv', 'hkdfSync', 'createPublicKey', 'createPrivateKey', 'sign', 'verify'];
+    const source = new URL('../src/', import.meta.url);
+    const offenders: string[] = [];
+    for (const file of readdirSync(source).filter((name) => name.endsWith('.ts') && name !== 'node-crypto.ts')) {
+      const text = readFileSync(new URL(file, source), 'utf8');
+      for (const [, names] of text.matchAll(/import\s*\{([^}]*)\}\s*from\s*'node:crypto'/g)) {
+        const imported = (names ?? '').split(',').map((name) => name.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0]);
+        for (const name of imported) if (name !== undefined && wrapped.includes(name)) offenders.push(`${file}: ${name}`);
+      }
+      for (const [call] of text.matchAll(/\bnodeCrypto\.(\w+)/g)) if (wrapped.includes(call.split('.')[1] ?? '')) offenders.push(`${file}: ${call}`);
+    }
+    assert.deepEqual(offenders, []);
+  });
+});
