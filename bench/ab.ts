@@ -11,6 +11,7 @@
  *                                                     another route: hash, hmac, kdf (HKDF), seal, encrypt or sign
  *   node bench/ab.ts --route invalid                  a flood of bad input: 400s (also: undecryptable, bad-key)
  *   node bench/ab.ts --log-level info                 both servers at LOG_LEVEL=info (a log line per request)
+ *   node bench/ab.ts --auth jwt                       production authenticated by an HS256 bearer token, not the API key
  *
  * Why a script of its own: a change to the request path saves a few per cent at most, and on the
  * shared benchmark machine two bench/load.ts runs of the same code differ by more than that. Only
@@ -36,6 +37,7 @@
  * per request (medians of the rounds' ratios, with their range).
  */
 import { execFileSync } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,8 +61,10 @@ const { values: args } = parseArgs({
     algorithm: { type: 'string' },
     size: { type: 'string', default: '64' },
     'log-level': { type: 'string', default: 'warn' },
+    auth: { type: 'string', default: 'api-key' },
   },
 });
+if (args.auth !== 'api-key' && args.auth !== 'jwt') throw new Error(`--auth must be api-key or jwt (got ${args.auth})`);
 const WORKER_COUNTS = args.workers.split(',').map(Number);
 if (WORKER_COUNTS.some((count) => !Number.isInteger(count) || count < 1)) throw new Error(`--workers takes whole numbers ≥ 1, e.g. 1,2 (got ${args.workers})`);
 const CONNECTIONS = Number(args.connections);
@@ -106,6 +110,19 @@ const baseCommit = git('rev-parse', '--short', args.base);
 const changed = git('status', '--porcelain', '--untracked-files=no') !== '';
 const thisTree = `${git('rev-parse', '--short', 'HEAD')}${changed ? ' with uncommitted changes' : ''}`;
 const apiKey = benchApiKey();
+/**
+ * --auth jwt: the production servers also get JWT_SECRET and are sent an HS256 bearer token (no
+ * scope claim: every scope; an hour to live) instead of the API key, so each request goes through
+ * the token's verification. Signed here with node:crypto (RFC 7515's JWS compact form).
+ */
+const JWT_SECRET = randomBytes(32).toString('hex');
+function benchToken(): string {
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const signingInput = `${part({ alg: 'HS256', typ: 'JWT' })}.${part({ sub: 'bench', exp: Math.floor(Date.now() / 1000) + 3600 })}`;
+  return `${signingInput}.${createHmac('sha256', JWT_SECRET).update(signingInput).digest('base64url')}`;
+}
+const CREDENTIALS: Record<string, string> = args.auth === 'jwt' ? { authorization: `Bearer ${benchToken()}` } : { 'x-api-key': apiKey };
+const AUTH_ENV: Record<string, string> = args.auth === 'jwt' ? { JWT_SECRET } : {};
 const SIZE = Number(args.size);
 if (!Number.isInteger(SIZE) || SIZE < 1) throw new Error(`--size must be a whole number ≥ 1 (got ${args.size})`);
 /** The message of every route: 64 bytes of text by default, repeated or cut to --size. */
@@ -169,7 +186,7 @@ const ROUTE = routeUnderTest(args.route);
 
 print(`# A/B: the production server of this tree (${thisTree}) against ${args.base} (${baseCommit})\n\n${describeMachine()}`);
 print(`- ${GENERATOR === 'light' ? 'the light load generator (bench/lib/light-load.ts)' : 'autocannon'} in this process, ${CONNECTIONS} connections${PIPELINING > 1 ? ` with ${PIPELINING} requests pipelined on each` : ''}, ${args.duration} s per run, ${args.warmup} s warm-up, ${ROUNDS} alternating rounds; POST ${ROUTE.path} (${ROUTE.what}); bare-1 on ${ROUTE.barePath}`);
-print(`- servers: bare-1 (bench/bare-server.ts of this tree), and base-W, this-W for WORKERS=${WORKER_COUNTS.join(', ')}\n`);
+print(`- servers: bare-1 (bench/bare-server.ts of this tree), and base-W, this-W for WORKERS=${WORKER_COUNTS.join(', ')}; production authenticated by ${args.auth === 'jwt' ? 'an HS256 bearer token' : 'the API key'}\n`);
 
 const worktree = checkOut(args.base);
 const servers: HashServer[] = [];
@@ -184,11 +201,13 @@ try {
   servers.push({ server: await startBareServer({ name: 'bare-1' }), path: ROUTE.barePath, body: JSON.stringify(ROUTE.bareBody) });
   for (const workers of WORKER_COUNTS) {
     for (const [label, root] of [['base', worktree], ['this', REPO_ROOT]] as const) {
-      const server = await startProductionServer({ name: `${label}-${workers}`, apiKey, logLevel: args['log-level'], extra: { WORKERS: String(workers) }, root });
+      const server = await startProductionServer({ name: `${label}-${workers}`, apiKey, logLevel: args['log-level'], extra: { WORKERS: String(workers), ...AUTH_ENV }, root });
       servers.push({ server, path: ROUTE.path, ...(ROUTE.expectedStatus === undefined ? {} : { expectedStatus: ROUTE.expectedStatus }) });
     }
   }
-  const results = await alternate(hashTargets(servers, apiKey, JSON.stringify(ROUTE.body)), {
+  const targets = hashTargets(servers, apiKey, JSON.stringify(ROUTE.body)).map((target) =>
+    target.name === 'bare-1' ? target : { ...target, headers: { 'content-type': 'application/json', ...CREDENTIALS } });
+  const results = await alternate(targets, {
     connections: CONNECTIONS,
     generator: GENERATOR,
     pipelining: PIPELINING,
