@@ -3,8 +3,9 @@
  * Wire format: nonce (24 B) ‖ ciphertext ‖ tag (16 B), identical to libsodium's
  * crypto_aead_xchacha20poly1305_ietf with the nonce prepended.
  *
- * Two backends with identical output: @noble/ciphers for small messages (a native cipher object
- * costs about 20 µs to set up, so pure JS is faster below a few KiB), and node:crypto's
+ * Two backends with identical output: @noble/ciphers for small messages (a native cipher object is
+ * dear to set up in a busy server: pure JS is faster below a few KiB there, though a loop puts the
+ * crossover near 512 B since node-crypto.ts hands the key over as a KeyObject), and node:crypto's
  * chacha20-poly1305 keyed with the HChaCha20 subkey for larger ones (6–11× faster from 64 KiB).
  */
 import { createCipheriv, createDecipheriv } from './node-crypto.ts';

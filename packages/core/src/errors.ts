@@ -68,25 +68,29 @@ export function decryptionFailed(): CryptoError {
  * of 40 on the benchmark host (docs/performance.md, "Refusals"), paid by every request of a flood
  * of bad keys or forged ciphertexts. So stack traces are off while `work` and `otherwise` run.
  * Synchronous work only (hence the plain result type): the limit is restored when `work` returns,
- * and a rejected promise would escape both the limit and the catch. Only for calls whose every
- * failure is the input's fault: a bug inside `work` would surface as `otherwise()`, not as itself.
+ * and a rejected promise would escape both the limit and the catch. For calls whose failures are
+ * the input's fault: `otherwise` gets the caught error, to tell the input's fault from another
+ * where a call can fail both ways, but any error caught here has no frames.
  */
-export function tryOr<T>(work: () => T, otherwise: () => T): T {
+export function tryOr<T>(work: () => T, otherwise: (error: unknown) => T): T {
   const stackTraceLimit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
     return work();
-  } catch {
-    return otherwise();
+  } catch (error) {
+    return otherwise(error);
   } finally {
     Error.stackTraceLimit = stackTraceLimit;
   }
 }
 
-/** tryOr that throws `failure()` (one of ours, a StacklessError) on any failure of `work`. */
-export function tryOrThrow<T>(work: () => T, failure: () => Error): T {
-  return tryOr(work, () => {
-    throw failure();
+/**
+ * tryOr that throws `failure(error)` on any failure of `work`: one of ours (a StacklessError), or
+ * the caught error itself where only some failures are the input's fault (it then has no frames).
+ */
+export function tryOrThrow<T>(work: () => T, failure: (error: unknown) => unknown): T {
+  return tryOr(work, (error) => {
+    throw failure(error);
   });
 }
 

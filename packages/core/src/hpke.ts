@@ -5,9 +5,9 @@
  * DHKEM(X25519, HKDF-SHA256) (0x0020) without touching the key schedule.
  *
  * Backends: node:crypto for X25519 (7-10x faster than @noble/curves here: about 0.1-0.17 ms against
- * 1.1-1.2 ms per shared secret on Node 22 and 24); @noble/hashes for HMAC-SHA256, because a
- * node:crypto Hmac object costs about 40 µs to create on Node 24 (6 µs on Node 22) against 10-20 µs
- * for @noble on both, and one seal takes about ten HMACs of short inputs; ChaCha20-Poly1305 as in
+ * 1.1-1.2 ms per shared secret on Node 22 and 24); @noble/hashes for HMAC-SHA256, because one seal
+ * takes about ten HMACs of short inputs, where a node:crypto Hmac object is dearer to create in
+ * the server than @noble's whole HMAC (mac.ts, NOBLE_HMAC_BELOW); ChaCha20-Poly1305 as in
  * aead.ts, @noble/ciphers below NATIVE_AEAD_THRESHOLD and node:crypto from it, with identical output.
  * X25519 keys pass through DER (PKCS#8 / SPKI) because the `raw-*` key formats exist only on
  * Node 24.

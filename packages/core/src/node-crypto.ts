@@ -9,16 +9,20 @@
  * away. A call with raw key bytes or an options object (`{ key, dsaEncoding }`, `{ key: der,
  * format, type }`) pays two such throws per object it inspects: createHmac or createCipheriv with
  * a Buffer key 14 µs against 2.5 µs with a KeyObject, createPublicKey of DER 33 µs against 12 µs
- * without stack traces, sign with `{ key }` 47 µs against 33 µs, at a server's stack depth on the
- * benchmark host (docs/performance.md, section 5). Node 22 checks a symbol and throws nothing.
+ * without stack traces, sign with `{ key }` 47 µs against 37 µs without (33 µs given the KeyObject
+ * itself), 20 frames down on the benchmark host (docs/performance-history.md, thirty-fourth pass).
+ * Node 22 checks a symbol and throws nothing.
  *
  * - Secret keys (HMAC, ChaCha20-Poly1305, AES key wrap, HKDF) are handed over as a KeyObject made by
  *   createSecretKey, which takes bytes without any check: the checks that follow find a KeyObject at
  *   once. The KeyObject holds a copy of the key in native memory until it is collected, as the
  *   cipher or HMAC context made from a Buffer key does.
  * - Asymmetric keys come in options objects that Node must inspect, so those calls run with stack
- *   traces off (the limit restored after). An error they throw then has no frames: such errors mean
- *   a key the caller sent was malformed, and core answers them with its own (tryOrThrow).
+ *   traces off (the limit restored after). An error they throw then has no frames. Mostly such an
+ *   error means a key the caller sent was malformed, and core answers it with its own
+ *   (tryOrThrow); an error that is not the caller's fault (OpenSSL failing inside a signature, a
+ *   JWK import of core's own making) reaches the log as a 500 with its message and code but no
+ *   stack.
  */
 import {
   createCipheriv as nodeCreateCipheriv,

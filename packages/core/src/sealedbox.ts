@@ -78,16 +78,15 @@ function isAllZero(bytes: Uint8Array): boolean {
 /**
  * X25519 through OpenSSL. OpenSSL refuses an all-zero result (a low-order public key) with
  * ERR_OSSL_FAILED_DURING_DERIVATION; that, and an all-zero result should another build return one,
- * become INVALID_INPUT naming `publicKeyField`. Every caller has checked that `publicKey` is 32
- * bytes, and X25519 takes any 32 bytes as a public key, so a failed derivation can only be that
- * case (tryOr: OpenSSL's error, discarded, costs no stack).
+ * become INVALID_INPUT naming `publicKeyField` (tryOrThrow: OpenSSL's error, discarded, costs no
+ * stack). Any other failure is unexpected and propagates, without frames.
  */
 function agree(privateKey: KeyObject, publicKey: Uint8Array, publicKeyField: string, isRecipient = false): Uint8Array {
   const lowOrder = () => invalidInput(`${publicKeyField.replace(/^\//, '')} is a low-order X25519 point: it gives an all-zero shared secret`, publicKeyField);
   const shared = tryOrThrow(() => {
     const buffer = diffieHellman({ privateKey, publicKey: x25519PublicKeyObject(publicKey, isRecipient) });
     return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-  }, lowOrder);
+  }, (error) => ((error as { code?: unknown }).code === 'ERR_OSSL_FAILED_DURING_DERIVATION' ? lowOrder() : error));
   if (isAllZero(shared)) throw lowOrder();
   return shared;
 }

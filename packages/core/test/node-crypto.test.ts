@@ -66,16 +66,30 @@ describe('node-crypto.ts', () => {
   });
 
   test('core calls those node:crypto functions only through node-crypto.ts', () => {
-    const wrapped = ['createHmac', 'createCipheriv', 'createDecipheriv', 'hkdfSync', 'createPublicKey', 'createPrivateKey', 'sign', 'verify'];
+    const wrapped = new Set(['createHmac', 'createCipheriv', 'createDecipheriv', 'hkdfSync', 'createPublicKey', 'createPrivateKey', 'sign', 'verify', 'createSign', 'createVerify']);
     const source = new URL('../src/', import.meta.url);
     const offenders: string[] = [];
+    const fromNodeCrypto = /import\s+([^;]*?)\s+from\s+['"](?:node:)?crypto['"]/g;
     for (const file of readdirSync(source).filter((name) => name.endsWith('.ts') && name !== 'node-crypto.ts')) {
       const text = readFileSync(new URL(file, source), 'utf8');
-      for (const [, names] of text.matchAll(/import\s*\{([^}]*)\}\s*from\s*'node:crypto'/g)) {
-        const imported = (names ?? '').split(',').map((name) => name.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0]);
-        for (const name of imported) if (name !== undefined && wrapped.includes(name)) offenders.push(`${file}: ${name}`);
+      for (const [, clause] of text.matchAll(fromNodeCrypto)) {
+        // Named imports: { a, b as c, type T }.
+        const named = /\{([^}]*)\}/.exec(clause ?? '')?.[1] ?? '';
+        for (const name of named.split(',').map((entry) => entry.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0])) {
+          if (name !== undefined && wrapped.has(name)) offenders.push(`${file}: import { ${name} }`);
+        }
+        // A namespace or default import (`* as x`, `x`): its members read as x.name or destructured from x.
+        const whole = /(?:\*\s+as\s+)?(\w+)\s*(?:,|$)/.exec((clause ?? '').replace(/\{[^}]*\}/, '').trim())?.[1];
+        if (whole === undefined) continue;
+        for (const [, member] of text.matchAll(new RegExp(`\\b${whole}\\.(\\w+)`, 'g'))) {
+          if (wrapped.has(member ?? '')) offenders.push(`${file}: ${whole}.${member}`);
+        }
+        for (const [, names] of text.matchAll(new RegExp(`\\{([^}]*)\\}\\s*=\\s*${whole}\\b`, 'g'))) {
+          for (const name of (names ?? '').split(',').map((entry) => entry.trim().split(/\s*:\s*/)[0])) {
+            if (name !== undefined && wrapped.has(name)) offenders.push(`${file}: { ${name} } = ${whole}`);
+          }
+        }
       }
-      for (const [call] of text.matchAll(/\bnodeCrypto\.(\w+)/g)) if (wrapped.includes(call.split('.')[1] ?? '')) offenders.push(`${file}: ${call}`);
     }
     assert.deepEqual(offenders, []);
   });

@@ -124,7 +124,11 @@ export class Authenticator {
     if (!typAcceptable(header.typ)) throw invalid('typ must be JWT');
     // Critical extensions must be understood or the token refused (RFC 7515 §4.1.11); we understand none.
     if (header.crit !== undefined) throw invalid('critical header extensions are not supported');
-    this.#jwtKeys ??= importJwtKeys(this.#config.jwtSecrets);
+    // A failed import (not expected: the secrets are 32 bytes or more) is not kept: the next token tries again.
+    this.#jwtKeys ??= importJwtKeys(this.#config.jwtSecrets).catch((error: unknown) => {
+      this.#jwtKeys = undefined;
+      throw error;
+    });
     for (const key of await this.#jwtKeys) {
       try {
         const { payload } = await jwtVerify(token, key, {

@@ -8,6 +8,7 @@
 import { isUtf8 } from 'node:buffer';
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
+import { tryOrThrow } from '@crypto-service/core';
 import { ApiError } from '../errors.ts';
 import { readBody, type PayloadStream } from '../body-reader.ts';
 import { declareRouteConfigCache, routeConfigOf } from '../route-config.ts';
@@ -105,12 +106,11 @@ export function parseJsonBody(contentEncoding: string | undefined, body: Buffer)
   // The reviver costs a call per key, so it runs only when a forbidden key could be present
   // (spelled out, or hidden behind a \u escape).
   const suspicious = text.includes('proto') || text.includes('constructor') || text.includes('\\u');
-  try {
-    return (suspicious ? JSON.parse(text, rejectPoisoning) : JSON.parse(text)) as unknown;
-  } catch (error) {
-    if (error instanceof ApiError) throw error;
-    throw new ApiError('MALFORMED_JSON', 'the request body is not valid JSON');
-  }
+  // tryOrThrow: the SyntaxError JSON.parse throws is replaced, so it captures no stack.
+  return tryOrThrow(
+    () => (suspicious ? JSON.parse(text, rejectPoisoning) : JSON.parse(text)) as unknown,
+    (error) => (error instanceof ApiError ? error : new ApiError('MALFORMED_JSON', 'the request body is not valid JSON')),
+  );
 }
 
 export default fp(async function jsonBody(app) {
