@@ -61,6 +61,20 @@ export function decryptionFailed(): CryptoError {
 }
 
 /**
+ * Runs synchronous `work` with Error.stackTraceLimit at 0, restored however it ends: an error
+ * raised meanwhile captures no stack (StacklessError does the same around its own construction).
+ */
+export function withoutStackTraces<T>(work: () => T): T {
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return work();
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
+}
+
+/**
  * Runs `work`, a call into a library (node:crypto, @noble, TextDecoder) whose failure means bad
  * input, and answers any failure with `otherwise()` instead: our own error thrown, or a value
  * returned ("invalid" for a verifier). The library's error is discarded unread, yet V8 captures
@@ -73,15 +87,13 @@ export function decryptionFailed(): CryptoError {
  * where a call can fail both ways, but any error caught here has no frames.
  */
 export function tryOr<T>(work: () => T, otherwise: (error: unknown) => T): T {
-  const stackTraceLimit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    return work();
-  } catch (error) {
-    return otherwise(error);
-  } finally {
-    Error.stackTraceLimit = stackTraceLimit;
-  }
+  return withoutStackTraces(() => {
+    try {
+      return work();
+    } catch (error) {
+      return otherwise(error);
+    }
+  });
 }
 
 /**

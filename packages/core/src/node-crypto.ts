@@ -42,28 +42,23 @@ import {
   type Decipheriv,
   type Hmac,
 } from 'node:crypto';
+import { withoutStackTraces } from './errors.ts';
 
 /**
- * node:crypto's function, called with Error.stackTraceLimit at 0; the same function type, overloads
+ * node:crypto's function, called through withoutStackTraces; the same function type, overloads
  * included. `current` reads the import's live binding at each call, so that a test that replaces
  * the export (node-crypto-spy.ts) sees the calls.
  */
-function withoutStackTraces<F extends (...args: never[]) => unknown>(current: () => F): F {
+function stackless<F extends (...args: never[]) => unknown>(current: () => F): F {
   return function (this: unknown, ...args: Parameters<F>): ReturnType<F> {
-    const stackTraceLimit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    try {
-      return current().apply(this, args) as ReturnType<F>;
-    } finally {
-      Error.stackTraceLimit = stackTraceLimit;
-    }
+    return withoutStackTraces(() => current().apply(this, args) as ReturnType<F>);
   } as F;
 }
 
-export const createPublicKey = withoutStackTraces(() => nodeCreatePublicKey);
-export const createPrivateKey = withoutStackTraces(() => nodeCreatePrivateKey);
-export const sign = withoutStackTraces(() => nodeSign);
-export const verify = withoutStackTraces(() => nodeVerify);
+export const createPublicKey = stackless(() => nodeCreatePublicKey);
+export const createPrivateKey = stackless(() => nodeCreatePrivateKey);
+export const sign = stackless(() => nodeSign);
+export const verify = stackless(() => nodeVerify);
 
 export function createHmac(algorithm: string, key: Uint8Array): Hmac {
   return nodeCreateHmac(algorithm, createSecretKey(key));
