@@ -18,11 +18,11 @@
  *   once. The KeyObject holds a copy of the key in native memory until it is collected, as the
  *   cipher or HMAC context made from a Buffer key does.
  * - Asymmetric keys come in options objects that Node must inspect, so those calls run with stack
- *   traces off (the limit restored after). An error they throw then has no frames. Mostly such an
- *   error means a key the caller sent was malformed, and core answers it with its own
- *   (tryOrThrow); an error that is not the caller's fault (OpenSSL failing inside a signature, a
- *   JWK import of core's own making) reaches the log as a 500 with its message and code but no
- *   stack.
+ *   traces off (the limit restored after), so Node's own error, if it throws one, is made without
+ *   frames. Mostly such an error means a key the caller sent was malformed, and core answers it
+ *   with its own (tryOrThrow, which keeps stack traces off until it has); an error that is not the
+ *   caller's fault (OpenSSL failing inside a signature, a JWK import of core's own making) gets its
+ *   frames on the way out, from the call that failed, and reaches the log as a 500 with them.
  */
 import {
   createCipheriv as nodeCreateCipheriv,
@@ -50,9 +50,20 @@ import { withoutStackTraces } from './errors.ts';
  * the export (node-crypto-spy.ts) sees the calls.
  */
 function stackless<F extends (...args: never[]) => unknown>(current: () => F): F {
-  return function (this: unknown, ...args: Parameters<F>): ReturnType<F> {
-    return withoutStackTraces(() => current().apply(this, args) as ReturnType<F>);
-  } as F;
+  const call = function (this: unknown, ...args: Parameters<F>): ReturnType<F> {
+    // Inside tryOr, where a failure means bad input and is answered with core's own error, stack
+    // traces are already off: nothing to add, not even a rethrow (each throw costs about 1 µs).
+    if (Error.stackTraceLimit === 0) return current().apply(this, args) as ReturnType<F>;
+    try {
+      return withoutStackTraces(() => current().apply(this, args) as ReturnType<F>);
+    } catch (error) {
+      // Node's error was made with stack traces off, so it has no frames. Nothing expected this
+      // call to fail: the error will be logged as a 500, so it gets the frames of the failed call.
+      if (error instanceof Error) Error.captureStackTrace(error, call);
+      throw error;
+    }
+  };
+  return call as F;
 }
 
 export const createPublicKey = stackless(() => nodeCreatePublicKey);

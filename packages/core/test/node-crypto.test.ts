@@ -1,13 +1,14 @@
 /**
  * node-crypto.ts: core's key-taking node:crypto calls hand secret keys over as KeyObjects and run
- * the asymmetric ones without stack traces, give node:crypto's own results, and are the only way
- * core reaches those functions.
+ * the asymmetric ones without stack traces (an unexpected failure gets its frames back), give
+ * node:crypto's own results, and are the only way core reaches those functions.
  */
 import nodeCrypto, { KeyObject } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { tryOr } from '../src/errors.ts';
 import { createCipheriv, createDecipheriv, createHmac, createPrivateKey, createPublicKey, hkdfSync, sign, verify } from '../src/node-crypto.ts';
 
 const key = new Uint8Array(32).fill(7);
@@ -43,25 +44,61 @@ describe('node-crypto.ts', () => {
     assert.deepEqual(Buffer.concat([decipher.update(sealed.subarray(0, -16)), decipher.final()]), Buffer.from(message));
   });
 
-  test('asymmetric calls run without stack traces and restore the limit; their results are node:crypto\'s', () => {
+  test('asymmetric calls run without stack traces and restore the limit; their results are node:crypto\'s', (t) => {
     const before = Error.stackTraceLimit;
+    // Each node:crypto function, spied on: the stack-trace limit it ran under.
+    const limitsSeen: Record<string, number[]> = {};
+    for (const name of ['createPrivateKey', 'createPublicKey', 'sign', 'verify'] as const) {
+      const original = nodeCrypto[name] as (...args: unknown[]) => unknown;
+      t.mock.method(nodeCrypto, name, (...args: unknown[]) => {
+        (limitsSeen[name] ??= []).push(Error.stackTraceLimit);
+        return original(...args);
+      });
+    }
+    syncBuiltinESMExports();
+    t.after(() => {
+      t.mock.restoreAll();
+      syncBuiltinESMExports();
+    });
     const { privateKey } = nodeCrypto.generateKeyPairSync('ed25519');
     const pkcs8 = privateKey.export({ format: 'der', type: 'pkcs8' });
     const imported = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' });
     const publicKey = createPublicKey(imported);
     const signature = sign(null, message, { key: imported });
     assert.equal(verify(null, message, { key: publicKey }, signature), true);
-    assert.equal(nodeCrypto.verify(null, message, publicKey, signature), true);
+    assert.deepEqual(limitsSeen, { createPrivateKey: [0], createPublicKey: [0], sign: [0], verify: [0] });
     assert.equal(Error.stackTraceLimit, before);
-    // Node's own error for an unreadable key, thrown inside the window: no frames.
-    let error: unknown;
-    try {
-      createPublicKey({ key: Buffer.alloc(3), format: 'der', type: 'spki' });
-    } catch (caught) {
-      error = caught;
-    }
-    assert.ok(error instanceof Error);
-    assert.doesNotMatch(String(error.stack), /\n\s+at /);
+    t.mock.restoreAll();
+    syncBuiltinESMExports();
+    assert.equal(nodeCrypto.verify(null, message, publicKey, signature), true);
+    assert.deepEqual(Buffer.from(signature), nodeCrypto.sign(null, message, privateKey));
+  });
+
+  test('a failure nothing expected gets the frames of the failed call; inside tryOr, none', () => {
+    const before = Error.stackTraceLimit;
+    const unreadable = { key: Buffer.alloc(3), format: 'der', type: 'spki' } as const;
+    const failureOf = (work: () => unknown): Error => {
+      try {
+        work();
+      } catch (caught) {
+        assert.ok(caught instanceof Error);
+        return caught;
+      }
+      assert.fail('expected the call to throw');
+    };
+    // With stack traces on (a 500 that will be logged): Node's error and message kept, its frames
+    // starting at the caller: none from inside node:crypto, which ran with stack traces off.
+    const unexpected = failureOf(function importUnreadableKey() {
+      createPublicKey(unreadable);
+    });
+    assert.equal(unexpected.message, failureOf(() => nodeCrypto.createPublicKey(unreadable)).message);
+    assert.match(String(unexpected.stack), /^[^\n]*\n\s+at importUnreadableKey /);
+    assert.equal(Error.stackTraceLimit, before);
+    // Inside tryOr (bad input, answered with core's own error): no frames captured at all.
+    const expected = failureOf(() => tryOr(() => createPublicKey(unreadable), (error) => {
+      throw error;
+    }));
+    assert.doesNotMatch(String(expected.stack), /\n\s+at /);
     assert.equal(Error.stackTraceLimit, before);
   });
 
