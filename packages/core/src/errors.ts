@@ -97,13 +97,33 @@ export function tryOr<T>(work: () => T, otherwise: (error: unknown) => T): T {
 }
 
 /**
+ * Gives `error`, made while stack traces were off and now escaping as nobody's input fault (a 500
+ * that will be logged), the frames of the stack above `caller`. Nothing for a StacklessError (an
+ * answer, never logged with a stack), nor while stack traces are still off (inside another tryOr,
+ * whose caller discards the error or passes it on in turn).
+ */
+export function withFramesAbove(error: unknown, caller: (...args: never[]) => unknown): unknown {
+  if (error instanceof Error && !(error instanceof StacklessError) && Error.stackTraceLimit > 0) Error.captureStackTrace(error, caller);
+  return error;
+}
+
+/**
  * tryOr that throws `failure(error)` on any failure of `work`: one of ours (a StacklessError), or
- * the caught error itself where only some failures are the input's fault (it then has no frames).
+ * the caught error itself where only some failures are the input's fault. A library's error passed
+ * on that way is unexpected and will be logged: it leaves with the frames of this call
+ * (withFramesAbove), taken once stack traces are back on. (An answer `work` threw itself, passed
+ * on, stays stackless.)
  */
 export function tryOrThrow<T>(work: () => T, failure: (error: unknown) => unknown): T {
-  return tryOr(work, (error) => {
-    throw failure(error);
+  let passedOn: { error: unknown } | undefined;
+  const result = tryOr<T | undefined>(work, (error) => {
+    const thrown = failure(error);
+    if (thrown !== error) throw thrown;
+    passedOn = { error };
+    return undefined;
   });
+  if (passedOn !== undefined) throw withFramesAbove(passedOn.error, tryOrThrow);
+  return result as T;
 }
 
 /**

@@ -42,12 +42,12 @@ import {
   type Decipheriv,
   type Hmac,
 } from 'node:crypto';
-import { withoutStackTraces } from './errors.ts';
+import { withFramesAbove, withoutStackTraces } from './errors.ts';
 
 /**
  * node:crypto's function, called through withoutStackTraces; the same function type, overloads
  * included. `current` reads the import's live binding at each call, so that a test that replaces
- * the export (node-crypto-spy.ts) sees the calls.
+ * the export (test/node-crypto-spy.ts, node-crypto.test.ts) sees the calls.
  */
 function stackless<F extends (...args: never[]) => unknown>(current: () => F): F {
   const call = function (this: unknown, ...args: Parameters<F>): ReturnType<F> {
@@ -57,10 +57,9 @@ function stackless<F extends (...args: never[]) => unknown>(current: () => F): F
     try {
       return withoutStackTraces(() => current().apply(this, args) as ReturnType<F>);
     } catch (error) {
-      // Node's error was made with stack traces off, so it has no frames. Nothing expected this
-      // call to fail: the error will be logged as a 500, so it gets the frames of the failed call.
-      if (error instanceof Error) Error.captureStackTrace(error, call);
-      throw error;
+      // Node's error was made with stack traces off. Nothing expected this call to fail: it will
+      // be logged as a 500, so it gets the frames of the failed call.
+      throw withFramesAbove(error, call);
     }
   };
   return call as F;

@@ -79,7 +79,7 @@ function isAllZero(bytes: Uint8Array): boolean {
  * X25519 through OpenSSL. OpenSSL refuses an all-zero result (a low-order public key) with
  * ERR_OSSL_FAILED_DURING_DERIVATION; that, and an all-zero result should another build return one,
  * become INVALID_INPUT naming `publicKeyField` (tryOrThrow: OpenSSL's error, discarded, costs no
- * stack). Any other failure is unexpected and propagates, without frames.
+ * stack). Any other failure is unexpected and propagates with the frames of this call.
  */
 function agree(privateKey: KeyObject, publicKey: Uint8Array, publicKeyField: string, isRecipient = false): Uint8Array {
   const lowOrder = () => invalidInput(`${publicKeyField.replace(/^\//, '')} is a low-order X25519 point: it gives an all-zero shared secret`, publicKeyField);

@@ -60,6 +60,34 @@ describe('tryOr and tryOrThrow', () => {
     assert.equal(Error.stackTraceLimit, before);
     assert.match(String(new Error('later').stack), /\n\s+at /, 'errors after the call keep their stacks');
   });
+
+  test('tryOrThrow passes on the caught error itself, when failure() says so, with the frames of the call; inside tryOr, with none', () => {
+    const before = Error.stackTraceLimit;
+    const library = () => {
+      throw new Error('not the input\'s fault');
+    };
+    let passedOn: unknown;
+    try {
+      (function decideOnFailure() {
+        tryOrThrow(library, (error) => error);
+      })();
+    } catch (error) {
+      passedOn = error;
+    }
+    assert.ok(passedOn instanceof Error);
+    assert.equal(passedOn.message, 'not the input\'s fault');
+    assert.match(String(passedOn.stack), /^[^\n]*\n\s+at decideOnFailure /);
+    assert.equal(Error.stackTraceLimit, before);
+    // Nested in another tryOr, whose caller discards or passes it on in turn: still no frames.
+    const inner = tryOr(() => tryOrThrow(library, (error) => error), (error) => error);
+    assert.ok(inner instanceof Error);
+    assert.equal(inner.stack, 'Error: not the input\'s fault');
+    // An answer of ours thrown by the work (a JSON reviver's 400) and passed on: still no frames.
+    assert.throws(() => tryOrThrow(() => {
+      throw invalidInput('forbidden key', '/body');
+    }, (error) => error), (error: unknown) => error instanceof CryptoError && error.stack === 'CryptoError: forbidden key');
+    assert.equal(Error.stackTraceLimit, before);
+  });
 });
 
 describe('openOrFail', () => {
