@@ -237,7 +237,8 @@ async function waitUntilReady(url: string, child: ChildProcess, timeoutMs: numbe
  *
  * Every server, the bare baselines included, runs with the V8 flags of `npm start`
  * (packages/server/src/v8-flags.ts), then `nodeArgs`: ratios then compare request pipelines, not
- * heap settings.
+ * heap settings. `launcher`: a command that runs Node in its turn (valgrind, for
+ * bench/instructions.ts); the child is then the launcher's process.
  */
 export async function startServer(options: {
   name: string;
@@ -245,12 +246,16 @@ export async function startServer(options: {
   env: Record<string, string>;
   port: number;
   nodeArgs?: string[];
+  launcher?: readonly string[];
   readyPath?: string;
   readyAnswers?: number;
+  readyTimeoutMs?: number;
 }): Promise<ServerProcess> {
   const logFile = join(tmpdir(), `crypto-service-bench-${options.name.replace(/[^A-Za-z0-9-]+/g, '_')}-${process.pid}.log`);
   const out = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [...SERVER_V8_FLAGS, ...(options.nodeArgs ?? []), options.script], {
+  const nodeCommand = [process.execPath, ...SERVER_V8_FLAGS, ...(options.nodeArgs ?? []), options.script];
+  const [command, ...args] = [...(options.launcher ?? []), ...nodeCommand] as [string, ...string[]];
+  const child = spawn(command, args, {
     cwd: REPO_ROOT,
     env: options.env,
     stdio: ['ignore', out, 'inherit'],
@@ -259,7 +264,7 @@ export async function startServer(options: {
   const url = `http://${HOST}:${options.port}`;
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
-    await waitUntilReady(`${url}${options.readyPath ?? '/live'}`, child, 30_000, options.readyAnswers ?? 1);
+    await waitUntilReady(`${url}${options.readyPath ?? '/live'}`, child, options.readyTimeoutMs ?? 30_000, options.readyAnswers ?? 1);
   } catch (error) {
     child.kill('SIGKILL');
     throw new Error(`${options.name} server did not start: ${(error as Error).message} (log: ${logFile})`);
