@@ -62,6 +62,9 @@ const IDLE = Number(args.idle);
 const CONNECTIONS = Number(args.connections);
 const SIMULATE = args.simulate;
 const LOG_LEVEL = 'warn';
+for (const [option, value] of Object.entries({ warmup: WARMUP, duration: DURATION, idle: IDLE, connections: CONNECTIONS })) {
+  if (!(value > 0)) throw new Error(`--${option} must be a number above 0 (got ${args[option as keyof typeof args]})`);
+}
 
 if (!callgrindAvailable()) {
   print('valgrind is not installed (callgrind, callgrind_control and callgrind_annotate are needed): apt-get install valgrind');
