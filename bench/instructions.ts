@@ -14,12 +14,12 @@
  * Each server in turn (bare-1, the features inline in bare, production; as bench/features.ts) runs
  * under callgrind with counting off, takes the same load as bench/load.ts (autocannon, 10
  * connections, POST of a SHA-256 of 64 B) for --warmup seconds, so that V8 has compiled the hot
- * path (under valgrind a server answers 30 to 60 times slower, and V8 optimises after a number of
- * calls, not of seconds), then counts through --duration seconds of the same load and through
+ * path (under valgrind a server answers 30 to 60 times slower, about 100 with --simulate, and V8
+ * optimises after a number of calls, not of seconds), then counts through --duration seconds of the same load and through
  * --idle seconds of none. The idle rate (timers: production's event-loop-delay monitor wakes
- * 100 times a second; V8's compilations finishing in the idle stretch left out) is taken off the
- * load's count before dividing by the answers, since under valgrind a second of the clock holds
- * 30 to 60 times fewer requests than natively. Every round
+ * 100 times a second; V8's compilations and garbage collection finishing in the idle stretch left
+ * out) is taken off the load's count before dividing by the answers, since under valgrind a second
+ * of the clock holds 30 to 100 times fewer requests than natively. Every round
  * launches every server afresh.
  *
  * Printed: per server the median instructions per answer (and the range over rounds), the ratio
@@ -33,7 +33,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { checkOnce, failures, loadOnce, type Target } from './lib/alternate.ts';
-import { callgrindAvailable, callgrindLauncher, COMPILERS, control, controlEnv, dumpedEvents, instructionsByCategory } from './lib/callgrind.ts';
+import { callgrindAvailable, callgrindLauncher, COMPILERS, control, controlEnv, dumpedEvents, GARBAGE_COLLECTOR, instructionsByCategory } from './lib/callgrind.ts';
 import { describeMachine } from './lib/machine.ts';
 import { benchApiKey, freePort, HOST, productionEnv, startServer, type ServerProcess } from './lib/server-process.ts';
 import { formatRatio, markdownTable, median, print } from './lib/stats.ts';
@@ -55,7 +55,8 @@ const SERVERS = args.servers.split(',').map((name) => name.trim()) as ServerName
 for (const name of SERVERS) {
   if (!SERVER_NAMES.includes(name)) throw new Error(`--servers: unknown server '${name}' (known: ${SERVER_NAMES.join(', ')})`);
 }
-const ROUNDS = Math.max(1, Number(args.rounds));
+const ROUNDS = Number(args.rounds);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`--rounds must be a whole number ≥ 1 (got ${args.rounds})`);
 const WARMUP = Number(args.warmup);
 const DURATION = Number(args.duration);
 const IDLE = Number(args.idle);
@@ -119,11 +120,17 @@ async function countOne(name: ServerName, round: number): Promise<Count> {
     await checkOnce(target);
     await loadOnce(target, CONNECTIONS, WARMUP);
     const env = controlEnv(spec.env);
+    // The stretches as counted: from one control command to the next.
+    const countingFrom = performance.now();
     control(pid, ['-i', 'on'], env);
     const load = await loadOnce(target, CONNECTIONS, DURATION);
+    if (load.answers === 0) throw new Error(`${name} answered nothing in the counted load`);
     control(pid, ['-d', 'load'], env);
+    const idleFrom = performance.now();
     await sleep(IDLE * 1000);
     control(pid, ['-d', 'idle'], env);
+    const idleSeconds = (performance.now() - idleFrom) / 1000;
+    const loadSeconds = (idleFrom - countingFrom) / 1000;
     control(pid, ['-i', 'off'], env);
     const dumpNamed = (trigger: string) => {
       const file = readdirSync(dumps).map((entry) => join(dumps, entry)).find((path) => readFileSync(path, 'utf8').includes(`Trigger: dump ${trigger}`));
@@ -131,13 +138,16 @@ async function countOne(name: ServerName, round: number): Promise<Count> {
       return file;
     };
     const loadFile = dumpNamed('load');
-    // The idle stretch's own compilations (V8 finishing jobs the load queued) are not a timer's.
+    // The idle stretch's own compilations and collections (V8 finishing what the load left) are not
+    // a timer's. The share is of instructions; applied to the misses too, as an approximation.
     const idleFile = dumpNamed('idle');
     const idle = dumpedEvents(idleFile);
-    const idleShare = 1 - (instructionsByCategory(idleFile).get(COMPILERS) ?? 0) / Math.max(1, idle.get('Ir') ?? 0);
-    const idleOver = (event: string) => ((idle.get(event) ?? 0) * idleShare * load.durationSeconds) / IDLE;
+    const idleCategories = instructionsByCategory(idleFile);
+    const notTimers = (idleCategories.get(COMPILERS) ?? 0) + (idleCategories.get(GARBAGE_COLLECTOR) ?? 0);
+    const idleShare = 1 - notTimers / Math.max(1, idle.get('Ir') ?? 0);
+    const idleOver = (event: string) => ((idle.get(event) ?? 0) * idleShare * loadSeconds) / idleSeconds;
     const eventsPerAnswer = new Map([...dumpedEvents(loadFile)].map(([event, count]) => [event, (count - idleOver(event)) / load.answers]));
-    const idlePerSecond = ((idle.get('Ir') ?? 0) * idleShare) / IDLE;
+    const idlePerSecond = ((idle.get('Ir') ?? 0) * idleShare) / idleSeconds;
     const perAnswer = eventsPerAnswer.get('Ir') ?? Number.NaN;
     const categories = instructionsByCategory(loadFile);
     for (const [category, count] of categories) categories.set(category, count / load.answers);
@@ -184,7 +194,7 @@ print(markdownTable(
     ];
   }),
 ));
-print('\n- "bare ÷ server" compares with bench/load.ts\'s production/bare req/s; "without V8\'s compilers" leaves out the optimisations V8 still ran in the counted window (under valgrind it tiers up later than natively, bare most of all), which a long native run has long finished\n');
+print('\n- "bare ÷ server" compares with bench/load.ts\'s production/bare req/s; "without V8\'s compilers" leaves out the optimisations V8 still ran in the counted window (under valgrind it tiers up later than natively), which a long native run has long finished\n');
 
 if (SIMULATE) {
   // Misses of the simulated caches and branch predictor: how much more of the machine each

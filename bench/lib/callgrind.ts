@@ -1,11 +1,13 @@
 /**
  * valgrind's callgrind, for bench/instructions.ts: a server runs under it with counting off, is
- * switched on for the measured load only (callgrind_control), and the dump of that stretch is read
- * back: instructions executed in user space by every thread of the process (the kernel's are not
- * counted), in total and by the function that executed them.
+ * switched on for the measured stretches only (callgrind_control), and the dump of each stretch is
+ * read back: instructions executed in user space by every thread of the process (the kernel's are
+ * not counted), in total and by the function that executed them.
  *
- * callgrind_control finds the process through files that valgrind names after the USER and HOST
- * variables of its environment: the control command is given the same two as the server.
+ * callgrind_control reaches the process through vgdb's pipes in TMPDIR, which valgrind names after
+ * the LOGNAME (else USER) and HOST (else HOSTNAME) variables of its environment: the servers'
+ * environments set neither LOGNAME nor TMPDIR, and the control command is given the server's USER
+ * and HOST.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -39,7 +41,8 @@ export function controlEnv(serverEnv: Record<string, string>): Record<string, st
  */
 export function control(pid: number, args: readonly string[], env: Record<string, string>): void {
   const result = spawnSync('callgrind_control', [...args, String(pid)], { env, encoding: 'utf8' });
-  if (result.status !== 0 || /error|not detected/i.test(result.stdout + result.stderr)) {
+  // Its output repeats the server's command line: only its own error lines count.
+  if (result.status !== 0 || /^Error:|not detected|No active callgrind runs/m.test(result.stdout + result.stderr)) {
     throw new Error(`callgrind_control ${args.join(' ')} ${pid} failed: ${(result.stdout + result.stderr).trim()}`);
   }
 }
@@ -60,11 +63,13 @@ export function dumpedEvents(file: string): Map<string, number> {
 
 /** The category of V8's optimising compilers' own instructions. */
 export const COMPILERS = "V8's compilers (TurboFan, Maglev)";
+/** The category of V8's garbage collector's instructions. */
+export const GARBAGE_COLLECTOR = 'garbage collector';
 
 /** Which part of the process executed an instruction, by the name of its function. */
 const CATEGORIES: readonly (readonly [string, RegExp])[] = [
   [COMPILERS, /v8::internal::(compiler|maglev|turboshaft)::|v8::internal::Pipeline/],
-  ['garbage collector', /v8::internal::(Heap|Scavenger|Marking|MarkCompact|MinorMark|Concurrent|Sweeper|Evacuat|MemoryAllocator|PagedSpace|NewSpace|SemiSpace|LocalHeap|Young)|heap::base::|cppgc::/],
+  [GARBAGE_COLLECTOR, /v8::internal::(?:(?:Heap|Scavenger|Sweeper|MemoryAllocator|PagedSpace|NewSpace|SemiSpace|LocalHeap)\b|Marking|MarkCompact|MinorMark|Concurrent(?:Marking|Sweeper)|Evacuat|Young)|heap::base::|cppgc::/],
   ['V8 builtins (inline caches, strings, regexps, …)', /^Builtins_/],
   ['JIT-compiled JavaScript', /^0x[0-9a-f]+$/],
   ['HTTP parser (llhttp and its binding)', /llhttp|node::http_parser/],
@@ -75,10 +80,12 @@ const CATEGORIES: readonly (readonly [string, RegExp])[] = [
 
 /**
  * Instructions by category: callgrind_annotate's list of every function with its own (exclusive)
- * count, each function put in the first category its name matches; libc and the rest as "other".
+ * count, each function put in the first category its name matches (the name without its parameter
+ * list, whose types would put a Node function taking a v8::Isolate* among V8's); libc and the rest
+ * as "other".
  */
 export function instructionsByCategory(file: string): Map<string, number> {
-  const annotated = spawnSync('callgrind_annotate', ['--show=Ir', '--sort=Ir', '--threshold=100', '--inclusive=no', file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const annotated = spawnSync('callgrind_annotate', ['--show=Ir', '--sort=Ir', '--threshold=100', '--inclusive=no', '--auto=no', file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   if (annotated.status !== 0) throw new Error(`callgrind_annotate ${file} failed: ${annotated.stderr}`);
   const totals = new Map<string, number>(CATEGORIES.map(([name]) => [name, 0]));
   totals.set('libc and other', 0);
@@ -87,7 +94,7 @@ export function instructionsByCategory(file: string): Map<string, number> {
     const match = /^\s*([\d,]+)\s+\([^)]*\)\s+(?:[^:\s]*:)?(.+?)(?: \[[^\]]*\])?$/.exec(line);
     if (match === null || line.includes('PROGRAM TOTALS')) continue;
     const count = Number((match[1] as string).replaceAll(',', ''));
-    const name = match[2] as string;
+    const name = (match[2] as string).replace(/\((?!anonymous namespace\)).*$/, '');
     const category = CATEGORIES.find(([, pattern]) => pattern.test(name))?.[0] ?? 'libc and other';
     totals.set(category, (totals.get(category) ?? 0) + count);
   }
