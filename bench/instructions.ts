@@ -68,8 +68,9 @@ for (const [option, value] of Object.entries({ warmup: WARMUP, duration: DURATIO
 }
 
 if (!callgrindAvailable()) {
-  print('valgrind is not installed (callgrind, callgrind_control and callgrind_annotate are needed): apt-get install valgrind');
-  process.exit(1);
+  // As bench/profile.ts does without perf: a missing tool, said plainly, with exit status 2.
+  print('valgrind is not installed (callgrind, callgrind_control and callgrind_annotate are needed): apt-get install valgrind, then run this again.');
+  process.exit(2);
 }
 
 const apiKey = benchApiKey();
