@@ -88,6 +88,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // A URL that cannot even be decoded (`/v2/%zz`) never reaches the hooks: answer it here, as a
     // problem with the same security (and, under /v1, deprecation) headers as everything else.
     frameworkErrors: (_error, request, reply) => {
+      logging.adopt(request, reply);
       // Fastify hands this hook a request without its trust-proxy getters: HSTS here only when
       // the server itself speaks TLS. Harmless: a browser keeps HSTS from any other response.
       reply.headers(securityHeaderValues(reachedOverHttps(request)));

@@ -49,8 +49,16 @@ export function loggerOptions(level: LogLevel, stream?: DestinationStream) {
 /** The app's logging: Fastify's options, and what to do with the app once built. */
 export interface AppLogging {
   readonly serverOptions: Pick<FastifyServerOptions, 'logger' | 'logController' | 'childLoggerFactory'>;
-  /** Gives the app its logger (`app.log`) when Fastify was given none. */
+  /**
+   * Gives the app its logger (`app.log`) when Fastify was given none, and the hook that gives each
+   * request its own. Called before any plugin is registered, so that the hook runs first.
+   */
   attach(app: FastifyInstance): void;
+  /**
+   * Gives a request that never reaches the hooks (app.ts's `frameworkErrors`) the logger the hook
+   * would have given it.
+   */
+  adopt(request: FastifyRequest, reply: FastifyReply): void;
 }
 
 /**
@@ -61,32 +69,55 @@ export interface AppLogging {
  * `error` listener, a closure and two clock reads to every response (1.5–3.5 µs of a small
  * request's CPU on the benchmark machine, docs/performance-history.md, twenty-third pass), as the
  * bare Fastify of the benchmarks does not. The same pino logger is then built here, handed to every
- * request (the child-logger factory, which Fastify calls whether it has a logger or not) and set
- * as `app.log`, so every line that was written before still is (a review compared the lines of
- * thrown errors, replies sent twice, broken streams, writes after the end, 4xx and 503 answers at
- * each level, before and after: the same). In principle one is gone: Fastify's `request errored`,
- * for an `error` event the response itself emits before it finishes, which none of those raised.
+ * request (by the first onRequest hook, below) and set as `app.log`, so every line that was written
+ * before still is (a review compared the lines of thrown errors, replies sent twice, broken streams,
+ * writes after the end, 4xx and 503 answers at each level, before and after: the same). In
+ * principle two are gone: Fastify's `request errored`, for an `error` event the response itself
+ * emits before it finishes, which none of those raised; and the two warnings of Fastify's
+ * `fourOhFourFallBack`, for a request that no route and no 404 handler matched, which Fastify
+ * itself calls a bug of its own (the 404 handler matches every path and method).
  */
 export function appLogging(level: LogLevel, stream?: DestinationStream): AppLogging {
   const options = loggerOptions(level, stream);
-  const logController = new RequestLogs();
   if (ACCESS_LINE_LEVELS.has(level)) {
-    return { serverOptions: { logger: options, logController, childLoggerFactory: requestChildLogger }, attach: () => {} };
+    return {
+      serverOptions: { logger: options, logController: new RequestLogs(), childLoggerFactory: requestChildLogger },
+      attach: () => {},
+      adopt: () => {},
+    };
   }
   const { stream: destination, ...pinoOptions } = options;
   const root = pino(pinoOptions, destination) as FastifyBaseLogger;
+  const adopt = (request: FastifyRequest, reply: FastifyReply): void => {
+    const logger = new RequestLogger(root, { [REQUEST_ID_LABEL]: request.id }) as unknown as FastifyBaseLogger;
+    request.log = logger;
+    reply.log = logger;
+  };
   return {
-    serverOptions: {
-      logger: false,
-      logController,
-      childLoggerFactory: (_noLogger, bindings, childOptions) => requestChildLogger(root, bindings, childOptions),
-    },
+    // No child-logger factory either: Fastify then hands each request its no-op logger as it is,
+    // where a factory of our own has every logger it returns checked, method by method, on every
+    // request (its `validateLogger`: 2.8 k instructions a request, docs/performance-history.md,
+    // thirty-seventh pass; with the call around it, 1.07-1.08× the small requests a second in the
+    // forty-first). The hook below gives the request its real logger instead, before anything can
+    // log: it is the first hook, and nothing Fastify does between routing and the hooks writes a
+    // line at these levels (the access lines are `info` and `debug`). A route's own log level or
+    // serializers would be ignored here; no route sets either (and secrets-hygiene.test.ts keeps
+    // routes from having serializers of their own).
+    serverOptions: { logger: false, logController: new QuietRequestLogs() },
     attach: (app) => {
       // Plugins' instances inherit `log` from the root instance: set before any is registered.
       (app as { log: FastifyBaseLogger }).log = root;
+      app.addHook('onRequest', (request, reply, done) => {
+        adopt(request, reply);
+        done();
+      });
     },
+    adopt,
   };
 }
+
+/** The binding that names a request in its log lines: Fastify's own (`requestIdLogLabel`). */
+const REQUEST_ID_LABEL = 'reqId';
 
 /**
  * Request log lines: one at `info` when a request completes, with method, path, client and status;
@@ -109,6 +140,15 @@ class RequestLogs extends Fastify.LogController {
       reply.log.info(fields, 'request completed');
     }
   }
+}
+
+/**
+ * The log controller at the levels that write no access line (warn, error, silent), where Fastify
+ * has no logger: it never reports a completed request then, and the arrival is logged at `debug`
+ * only, so there is nothing to do when a request arrives (its logger is still Fastify's no-op one).
+ */
+class QuietRequestLogs extends RequestLogs {
+  override incomingRequest(): void {}
 }
 
 /** Whether `logger` writes lines at `level`; a logger that cannot say is asked to write them. */
@@ -182,9 +222,10 @@ class RequestLogger {
 }
 
 /**
- * Fastify's `childLoggerFactory`: a RequestLogger around `logger`, always pino here (Fastify's own
- * at info and debug, appLogging's at the other levels, `silent` included). Options (a route's own
- * log level or serializers; no route here sets any) need the real child at once.
+ * Fastify's `childLoggerFactory` at info and debug: a RequestLogger around Fastify's own pino
+ * logger (at the other levels, `silent` included, appLogging's hook makes the RequestLogger).
+ * Options (a route's own log level or serializers; no route here sets any) need the real child at
+ * once.
  */
 export function requestChildLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
   if (options.level !== undefined || options.serializers !== undefined) return logger.child(bindings, options);

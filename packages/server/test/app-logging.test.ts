@@ -6,9 +6,10 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { buildApp } from '../src/app.ts';
 import type { LogLevel } from '../src/config.ts';
+import { appLogging } from '../src/logging.ts';
 import metrics from '../src/plugins/metrics.ts';
 import { TEST_API_KEY, postJson, testApp, testConfig } from './helpers.ts';
 
@@ -80,6 +81,40 @@ describe('the app logging below info', () => {
     assert.equal(written[0]!.level, 50);
     assert.equal(written[0]!.err?.message, 'handler failed on purpose');
     assert.match(String(written[0]!.reqId), /^req-/);
+  });
+
+  test("every request's logger writes with its id at warn, a 404's too", async (t) => {
+    const lines: string[] = [];
+    const app = await buildApp(testConfig({ LOG_LEVEL: 'warn', CRYPTO_API_KEY: TEST_API_KEY }), { logStream: { write: (line: string) => void lines.push(line) } });
+    t.after(() => app.close());
+    // A hook of the test's, after the app's own: what a later stage or a route would log.
+    app.addHook('onSend', (request, _reply, payload, done) => {
+      request.log.warn({ url: request.url }, 'from onSend');
+      done(null, payload);
+    });
+    await app.ready();
+    await app.selfTests.done;
+    const before = lines.length;
+    assert.equal((await app.inject({ method: 'GET', url: '/live' })).statusCode, 200);
+    assert.equal((await app.inject({ method: 'GET', url: '/no/such/path' })).statusCode, 404);
+    const written = parse(lines.slice(before));
+    assert.deepEqual(written.map((line) => [line.level, line.msg]), [[40, 'from onSend'], [40, 'from onSend']]);
+    assert.match(String(written[0]!.reqId), /^req-/);
+    assert.match(String(written[1]!.reqId), /^req-/);
+    assert.notEqual(written[0]!.reqId, written[1]!.reqId);
+  });
+
+  test('adopt gives a request that skipped the hooks its logger, bound to its id, for request and reply alike', () => {
+    const lines: string[] = [];
+    const logging = appLogging('warn', { write: (line: string) => void lines.push(line) });
+    const request = { id: 'req-42', log: undefined } as unknown as FastifyRequest;
+    const reply = { log: undefined } as unknown as FastifyReply;
+    logging.adopt(request, reply);
+    assert.equal(reply.log, request.log);
+    request.log.info('below warn');
+    reply.log.error('written');
+    const written = parse(lines);
+    assert.deepEqual(written.map((line) => [line.level, line.msg, line.reqId]), [[50, 'written', 'req-42']]);
   });
 
   test('at info, the same failure writes the error line and the access line', async (t) => {
