@@ -69,13 +69,16 @@ export interface AppLogging {
  * `error` listener, a closure and two clock reads to every response (1.5–3.5 µs of a small
  * request's CPU on the benchmark machine, docs/performance-history.md, twenty-third pass), as the
  * bare Fastify of the benchmarks does not. The same pino logger is then built here, handed to every
- * request (by the first onRequest hook, below) and set as `app.log`, so every line that was written
- * before still is (a review compared the lines of thrown errors, replies sent twice, broken streams,
- * writes after the end, 4xx and 503 answers at each level, before and after: the same). In
- * principle two are gone: Fastify's `request errored`, for an `error` event the response itself
- * emits before it finishes, which none of those raised; and the two warnings of Fastify's
- * `fourOhFourFallBack`, for a request that no route and no 404 handler matched, which Fastify
- * itself calls a bug of its own (the 404 handler matches every path and method).
+ * request (since the forty-first pass by the first onRequest hook, below; before, by a child-logger
+ * factory) and set as `app.log`, so every line that was written with a Fastify logger still is
+ * (the twenty-third pass's review compared the lines of thrown errors, replies sent twice, broken
+ * streams, writes after the end, 4xx and 503 answers at each level, with and without: the same).
+ * In principle three things are gone: Fastify's `request errored`, for an `error` event the
+ * response itself emits before it finishes, which none of those raised; the two warnings of
+ * Fastify's `fourOhFourFallBack`, for a request that no route and no 404 handler matched, which
+ * Fastify itself calls a bug of its own (the 404 handler takes every path and method); and a
+ * route's own log level or log serializers, which Fastify hands only to a child-logger factory
+ * (no route sets either, and secrets-hygiene.test.ts keeps routes from having serializers).
  */
 export function appLogging(level: LogLevel, stream?: DestinationStream): AppLogging {
   const options = loggerOptions(level, stream);
@@ -96,18 +99,18 @@ export function appLogging(level: LogLevel, stream?: DestinationStream): AppLogg
   return {
     // No child-logger factory either: Fastify then hands each request its no-op logger as it is,
     // where a factory of our own has every logger it returns checked, method by method, on every
-    // request (its `validateLogger`: 2.8 k instructions a request, docs/performance-history.md,
-    // thirty-seventh pass; with the call around it, 1.07-1.08× the small requests a second in the
-    // forty-first). The hook below gives the request its real logger instead, before anything can
-    // log: it is the first hook, and nothing Fastify does between routing and the hooks writes a
-    // line at these levels (the access lines are `info` and `debug`). A route's own log level or
-    // serializers would be ignored here; no route sets either (and secrets-hygiene.test.ts keeps
-    // routes from having serializers of their own).
+    // request (its `validateLogger`: fourteen property loads by a variable name, each a probe of
+    // V8's megamorphic cache). The forty-first pass (docs/performance-history.md) counted the same
+    // instructions a request without it, the hook's taking the check's place, and timed 1.02-1.08×
+    // the small requests a second in same-run A/Bs whose control read 1.03×. The hook below gives
+    // the request its real logger, before anything can log: it is the first hook (a test checks),
+    // and nothing Fastify does between routing and the hooks writes a line at these levels (the
+    // arrival line is `debug`, the completion line `info`).
     serverOptions: { logger: false, logController: new QuietRequestLogs() },
     attach: (app) => {
       // Plugins' instances inherit `log` from the root instance: set before any is registered.
       (app as { log: FastifyBaseLogger }).log = root;
-      app.addHook('onRequest', (request, reply, done) => {
+      app.addHook('onRequest', function giveRequestItsLogger(request, reply, done) {
         adopt(request, reply);
         done();
       });
@@ -116,7 +119,10 @@ export function appLogging(level: LogLevel, stream?: DestinationStream): AppLogg
   };
 }
 
-/** The binding that names a request in its log lines: Fastify's own (`requestIdLogLabel`). */
+/**
+ * The binding that names a request in its log lines: Fastify's default `requestIdLogLabel`, which
+ * app.ts leaves as it is.
+ */
 const REQUEST_ID_LABEL = 'reqId';
 
 /**
@@ -144,8 +150,10 @@ class RequestLogs extends Fastify.LogController {
 
 /**
  * The log controller at the levels that write no access line (warn, error, silent), where Fastify
- * has no logger: it never reports a completed request then, and the arrival is logged at `debug`
- * only, so there is nothing to do when a request arrives (its logger is still Fastify's no-op one).
+ * has no logger. The arrival is logged at `debug` only, so there is nothing to do when a request
+ * arrives (its logger is still Fastify's no-op one then). A completion Fastify reports only for a
+ * route with onResponse hooks or Fastify's own handler timeout (none here); it would log a failure
+ * through the request's logger, which the hook has given it by then.
  */
 class QuietRequestLogs extends RequestLogs {
   override incomingRequest(): void {}
@@ -162,10 +170,11 @@ const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 
 /**
  * A request's logger (`request.log`, `reply.log`) that makes pino's child logger, bound to the
- * request id, only when the request first logs at an enabled level. Fastify makes one child per
- * request, and pino's child() serialises its bindings each time (≈ 1.5 µs of a small request's
- * CPU in a profile); at LOG_LEVEL=warn a request that succeeds logs nothing, so most requests never
- * need one. A line that is written goes through the real child: same bindings, serializers and
+ * request id, only when the request first logs at an enabled level. Every request gets a logger
+ * (at info and debug from Fastify, through requestChildLogger; below, from appLogging's hook), and
+ * pino's child() serialises its bindings each time (≈ 1.5 µs of a small request's CPU in a
+ * profile); at LOG_LEVEL=warn a request that succeeds logs nothing, so most requests never need
+ * one. A line that is written goes through the real child: same bindings, serializers and
  * redaction as before.
  */
 class RequestLogger {
@@ -198,7 +207,7 @@ class RequestLogger {
   }
 
   isLevelEnabled(level: string): boolean {
-    // Only ever made around a pino logger (requestChildLogger).
+    // Only ever made around a pino logger (requestChildLogger, appLogging's adopt).
     return ((this.#child ?? this.#parent) as Logger).isLevelEnabled(level);
   }
 

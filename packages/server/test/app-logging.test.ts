@@ -104,6 +104,15 @@ describe('the app logging below info', () => {
     assert.notEqual(written[0]!.reqId, written[1]!.reqId);
   });
 
+  test("the request's logger is given by the first onRequest hook of every route, before any stage can log", async (t) => {
+    const app = await appAt('warn', []);
+    t.after(() => app.close());
+    const printed = app.printRoutes({ includeHooks: true, commonPrefix: false });
+    const firsts = [...printed.matchAll(/\(onRequest\)\s*\[?\s*"?([A-Za-z0-9_$]+)/g)].map((match) => match[1]);
+    assert.ok(firsts.length >= 10, `onRequest hooks found: ${firsts.length}`);
+    assert.deepEqual(new Set(firsts), new Set(['giveRequestItsLogger']));
+  });
+
   test('adopt gives a request that skipped the hooks its logger, bound to its id, for request and reply alike', () => {
     const lines: string[] = [];
     const logging = appLogging('warn', { write: (line: string) => void lines.push(line) });
