@@ -188,8 +188,8 @@ export default fp(async function metrics(app) {
 
   // A request is timed from the first hook of the pipeline (app.ts registers this plugin first, so
   // a 401 or 429 from a later stage is timed too; only logging.ts's hook, which hands the request
-  // its logger below LOG_LEVEL=info, runs before it) until its answer is out, and counted then, once,
-  // under its final status. Not from Fastify's own timestamps: those exist only when Fastify
+  // its logger below LOG_LEVEL=info, runs before it) until its answer is out, and counted then,
+  // once, under its final status. Not from Fastify's own timestamps: those exist only when Fastify
   // listens for the response's `finish`, which app.ts spares most requests (logging.ts,
   // appLogging). So the onSend hook, the first to see the answer, decides:
   // - a body under the compression threshold (nearly every answer of this API) is final here: no

@@ -29,15 +29,15 @@
  *   comparison shows the first-byte class 0.1–0.8 ns faster at |t| up to 14, and did so in all 5
  *   runs of one CI run (0.1–0.8 ns at |t| 5.5–14.6) after passing in every run before; in a later
  *   CI run on Node 24, 1.1–1.6 ns at |t| 11–20 in all 5 runs, past the 1 ns floor the API key then
- *   had. HMAC verification, measured 100 000 times a class, showed it too: in one CI run on
- *   Node 22 the first-byte class was 1.1–1.5 ns *slower* (the wrong way round for an early exit)
- *   at |t| 8.4–14 in all 5 runs, past the 1 ns floor HMAC then had, where the early-exit control
- *   differed by 54.5 ns in the same run. Its cause is not known: it comes and goes between runs in one process, it showed once in
+ *   had. Its cause is not known: it comes and goes between runs in one process, it showed once in
  *   writing the candidate into the padded buffer with no comparison at all, and it was no larger
- *   with 256-character keys than with 64. One suspect is removed: the inputs are made without a
- *   branch on the class (a random branch just before the measured call leaves the class in the
- *   branch predictor's history, which can shift the call's time by class with no difference in
- *   the call itself).
+ *   with 256-character keys than with 64. HMAC verification, measured 100 000 times a class,
+ *   showed it too: in one CI run on Node 22 the first-byte class was 1.1–1.5 ns *slower* (the
+ *   wrong way round for an early exit) at |t| 8.4–14 in all 5 runs, past the 1 ns floor HMAC then
+ *   had, where the early-exit control differed by 54.5 ns in the same run. One suspect is
+ *   removed: the inputs are made without a branch on the class (a random branch just before the
+ *   measured call leaves the class in the branch predictor's history, which can shift the call's
+ *   time by class with no difference in the call itself).
  * - Keys of 1024 characters, the longest a 1024-byte room holds: the same code as for keys of
  *   43–64 characters (which get the smallest room, 256 bytes), over four times as many bytes, so
  *   that an early exit would stop 1023 bytes apart. That is what lets the 3 ns floor stand above
