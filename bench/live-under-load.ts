@@ -6,6 +6,7 @@
  *   node bench/live-under-load.ts --duration 30 --connections 16,48 --interval 50
  *   node bench/live-under-load.ts --heavy-work-nice 0     heavy work at the event loop's priority
  *   node bench/live-under-load.ts --refusal-delay 0       a full queue's 503s sent at once
+ *   node bench/live-under-load.ts --summary FILE          also the figures as JSON (lib/summary.ts; bench/targets.ts reads them)
  *
  * Starts the production server (child process: NODE_ENV=production, CRYPTO_API_KEY set,
  * LOG_LEVEL=warn, RATE_LIMIT_MAX=10,000,000 per 1 s window, so the limiter runs but can never
@@ -40,6 +41,7 @@ import { describeMachine, loadAverage } from './lib/machine.ts';
 import { scrapeMetrics } from './lib/metrics.ts';
 import { benchApiKey, REPO_ROOT, startProductionServer, type ServerProcess } from './lib/server-process.ts';
 import { formatCount, formatMs, latencySummary, markdownTable, median, print } from './lib/stats.ts';
+import { commandLine, writeSummary } from './lib/summary.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -52,6 +54,7 @@ const { values: args } = parseArgs({
     'heavy-work-nice': { type: 'string' },
     /** BUSY_REFUSAL_DELAY_MS for the server; unset: the server's default (25). 0 sends a full queue's refusals at once. */
     'refusal-delay': { type: 'string' },
+    summary: { type: 'string' },
   },
 });
 const DURATION_S = Number(args.duration);
@@ -150,6 +153,9 @@ interface Phase {
   name: string;
   live: ProbeResult;
   load?: LoadResult;
+  /** The load's title and connections, for the summary (absent when idle). */
+  loadTitle?: string;
+  connections?: number;
   queueWaiting?: number[];
   /** prom-client's event-loop delay over the phase, in ms. */
   loopP99: number;
@@ -204,7 +210,7 @@ try {
       const live = await probeLive(server, DURATION_S * 1000);
       const after = await scrapeMetrics(server.url);
       const [result, queueWaiting] = await Promise.all([loadRun, queueSamples]);
-      phases.push({ name: `${load.title} load, ${connections} connections`, live, load: result, queueWaiting, ...loopDelay(after) });
+      phases.push({ name: `${load.title} load, ${connections} connections`, live, load: result, loadTitle: load.title, connections, queueWaiting, ...loopDelay(after) });
       print(`${load.title}, ${connections} connections: done`);
       await drained(server, load);
     }
@@ -255,3 +261,15 @@ print(markdownTable(
 print(`\n- loop delay: prom-client's nodejs_eventloop_lag_p99/max_seconds over the phase; it samples every 10 ms, so an idle loop reads about 10 ms`);
 print(`- other: answers other than 200/429/503, plus connection errors and timeouts`);
 print(`- load average (1/5/15 min) at the end: ${loadAverage()}`);
+writeSummary(args.summary, {
+  kind: 'live',
+  command: commandLine(),
+  targetMs: LIVE_P99_TARGET_MS,
+  phases: phases.map((phase) => {
+    const live = latencySummary(phase.live.samples);
+    const figures = { name: phase.name, p50Ms: live.p50, p99Ms: live.p99, maxMs: live.max };
+    if (phase.load === undefined || phase.loadTitle === undefined) return figures;
+    return { ...figures, load: phase.loadTitle, connections: phase.connections, okPerSecond: phase.load.requestsPerSecond, refusals: Number(count(phase.load, (status) => status === 503)) };
+  }),
+  loadAverageAtEnd: loadAverage(),
+});

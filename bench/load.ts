@@ -12,6 +12,7 @@
  *   node bench/load.ts --workers 2 --generator light --pipelining 32 --scenarios hash
  *                                                        the cluster, loaded by lib/light-load.ts
  *   node bench/load.ts --scenarios hash --launches 3     three processes of each server, averaged
+ *   node bench/load.ts --summary FILE                    also the figures as JSON (lib/summary.ts; bench/targets.ts reads them)
  *
  * Production: packages/server/src/server.ts as a child process with NODE_ENV=production,
  * CRYPTO_API_KEY set (every request sends x-api-key), LOG_LEVEL=warn unless --log-level says
@@ -62,6 +63,7 @@ import { summariseProfile } from './lib/cpu-profile.ts';
 import { describeMachine, loadAverage } from './lib/machine.ts';
 import { benchApiKey, processTree, startBareServer, startProductionServer, type ServerProcess } from './lib/server-process.ts';
 import { formatCount, formatMs, formatRatio, formatRatioRange, markdownTable, median, print } from './lib/stats.ts';
+import { commandLine, spreadOf, writeSummary, type LoadSummary } from './lib/summary.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -76,6 +78,7 @@ const { values: args } = parseArgs({
     'cpu-prof': { type: 'string' },
     generator: { type: 'string', default: 'autocannon' },
     launches: { type: 'string', default: '1' },
+    summary: { type: 'string' },
   },
 });
 const CONNECTIONS = Number(args.connections);
@@ -94,6 +97,7 @@ if (CLUSTER && args['cpu-prof'] !== undefined) throw new Error('--cpu-prof profi
 const LAUNCHES = Number(args.launches);
 if (!Number.isInteger(LAUNCHES) || LAUNCHES < 1) throw new Error(`--launches must be a whole number ≥ 1 (got ${args.launches})`);
 if (LAUNCHES > 1 && args['cpu-prof'] !== undefined) throw new Error('--cpu-prof profiles one launch of each server: leave out --launches');
+if (args.summary !== undefined && args['cpu-prof'] !== undefined) throw new Error('--cpu-prof measures no ratio to summarise: leave out --summary');
 
 interface Scenario {
   name: string;
@@ -348,6 +352,30 @@ if (CLUSTER) {
   printCeilings();
 }
 print(`\n- load average (1/5/15 min) at the end: ${loadAverage()}`);
+writeSummary(args.summary, summarise());
+
+function summarise(): LoadSummary {
+  return {
+    kind: 'load',
+    command: commandLine(),
+    rounds: ROUNDS,
+    launches: LAUNCHES,
+    scenarios: rows.map((row) => {
+      const allowed = CLUSTER ? ceilings(row) : undefined;
+      return {
+        name: row.scenario.name,
+        path: row.scenario.productionPath,
+        servers: Object.fromEntries(names.map((name) => {
+          const results = runs(row, name);
+          return [name, { requestsPerSecond: rps(results), cpuUsPerRequest: median(results.map((result) => result.serverCpuUsPerRequest)), p50Ms: p50(results), p99Ms: p99(results) }];
+        })),
+        ratios: PAIRS.map(([of, to]) => ({ of, to, requestsPerSecond: spreadOf(rpsRatios(row, [of, to])), cpu: spreadOf(cpuRatios(row, [of, to])) })),
+        ...(allowed === undefined ? {} : { ceiling: { overBare: allowed.overBare, clusterShare: allowed.clusterShare } }),
+      };
+    }),
+    loadAverageAtEnd: loadAverage(),
+  };
+}
 
 /**
  * What the machine's cores allow a cluster, from the CPU each request cost in the same round. A
@@ -355,22 +383,34 @@ print(`\n- load average (1/5/15 min) at the end: ${loadAverage()}`);
  * request), since the load generator runs on the same cores; bare-1 is held to one event loop. Dividing
  * that by bare-1's measured req/s gives the highest prod-N/bare-1 the round could have shown with
  * the pipeline as it is, and the same with the pipeline free (prod-N costing what bare-1 does).
+ * Each a median over the rounds.
  */
-function printCeilings(): void {
+function ceilings(row: Row): { clusterShare: number; overBare: number; overBareFree: number } {
   const cores = availableParallelism();
-  const perRound = (row: Row, f: (cluster: RunResult, bare: RunResult) => number) =>
-    runs(row, clusterName).map((cluster, i) => f(cluster, runs(row, 'bare-1')[i] as RunResult));
+  const perRound = (f: (cluster: RunResult, bare: RunResult) => number) =>
+    median(runs(row, clusterName).map((cluster, i) => f(cluster, runs(row, 'bare-1')[i] as RunResult)));
   const ceiling = (cluster: RunResult, serverCpuUs: number) => (cores * 1e6) / (serverCpuUs + cluster.generatorCpuUsPerRequest);
-  print(`\nWhat ${cores} cores allow (per round, then the median): a cluster serves at most cores ÷ (server CPU + load generator CPU per request):\n`);
+  return {
+    clusterShare: perRound((cluster) => cluster.requestsPerSecond / ceiling(cluster, cluster.serverCpuUsPerRequest)),
+    overBare: perRound((cluster, bare) => ceiling(cluster, cluster.serverCpuUsPerRequest) / bare.requestsPerSecond),
+    overBareFree: perRound((cluster, bare) => ceiling(cluster, bare.serverCpuUsPerRequest) / bare.requestsPerSecond),
+  };
+}
+
+function printCeilings(): void {
+  print(`\nWhat ${availableParallelism()} cores allow (per round, then the median): a cluster serves at most cores ÷ (server CPU + load generator CPU per request):\n`);
   print(markdownTable(
     ['Route', ...names.map((name) => `${GENERATOR} CPU/request, ${name}`), `${clusterName} req/s ÷ that ceiling`, `ceiling ÷ bare-1 req/s`, `the same with ${clusterName} at bare-1's CPU/request`],
-    rows.map((row) => [
-      route(row),
-      ...names.map((name) => formatMs(median(runs(row, name).map((result) => result.generatorCpuUsPerRequest)) / 1000)),
-      formatRatio(median(perRound(row, (cluster) => cluster.requestsPerSecond / ceiling(cluster, cluster.serverCpuUsPerRequest)))),
-      formatRatio(median(perRound(row, (cluster, bare) => ceiling(cluster, cluster.serverCpuUsPerRequest) / bare.requestsPerSecond))),
-      formatRatio(median(perRound(row, (cluster, bare) => ceiling(cluster, bare.serverCpuUsPerRequest) / bare.requestsPerSecond))),
-    ]),
+    rows.map((row) => {
+      const allowed = ceilings(row);
+      return [
+        route(row),
+        ...names.map((name) => formatMs(median(runs(row, name).map((result) => result.generatorCpuUsPerRequest)) / 1000)),
+        formatRatio(allowed.clusterShare),
+        formatRatio(allowed.overBare),
+        formatRatio(allowed.overBareFree),
+      ];
+    }),
   ));
   print(`\n- a ceiling below the target means the target cannot be met on this machine with this load generator, whatever the cluster does`);
 }

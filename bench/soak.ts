@@ -40,6 +40,7 @@ import { describeMachine, loadAverage } from './lib/machine.ts';
 import { scrapeMetrics } from './lib/metrics.ts';
 import { benchApiKey, residentBytes, startProductionServer } from './lib/server-process.ts';
 import { formatCount, formatMiB, formatMs, markdownTable, median, print, slope } from './lib/stats.ts';
+import { commandLine, writeSummary } from './lib/summary.ts';
 import { SERVER_V8_FLAGS } from '../packages/server/src/v8-flags.ts';
 
 const { values: args } = parseArgs({
@@ -49,6 +50,7 @@ const { values: args } = parseArgs({
     sample: { type: 'string', default: '1' },
     mix: { type: 'string', default: 'hash=6,encrypt=2,sign=2,argon2id=1' },
     'log-level': { type: 'string', default: 'warn' },
+    summary: { type: 'string' },
   },
 });
 const DURATION_S = Number(args.duration);
@@ -218,3 +220,19 @@ print(markdownTable(
   ],
 ));
 print(`\n- load average (1/5/15 min) at the end: ${loadAverage()}`);
+writeSummary(args.summary, {
+  kind: 'soak',
+  command: commandLine(),
+  targetPercent: GROWTH_TARGET_PERCENT,
+  durationSeconds: DURATION_S,
+  floorWarmBytes: rssFloor.warm,
+  floorEndBytes: rssFloor.end,
+  floorGrowthPercent: floorGrowth,
+  medianGrowthPercent: percent(rssMedian.warm, rssMedian.end),
+  maxBytes: rssFloor.max, // the highest sample after warm-up (the same whichever window statistic)
+  trendBytesPerMinute: rssFloor.trend,
+  answersPerSecond: results.reduce((sum, result) => sum + result.answersPerSecond, 0),
+  answers: results.reduce((sum, result) => sum + result.answers, 0),
+  failures: results.reduce((sum, result) => sum + failures(result), 0),
+  loadAverageAtEnd: loadAverage(),
+});

@@ -71,11 +71,13 @@ export function formatBytes(bytes: number): string {
 }
 
 /** A GitHub-flavoured markdown table; columns after the first are right-aligned (numbers). */
-export function markdownTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+export function markdownTable(headers: readonly string[], rows: readonly (readonly string[])[], options: { allText?: boolean } = {}): string {
+  // The first column names the row; the others hold figures, right-aligned, unless every column is text.
+  const leftAligned = (column: number) => column === 0 || options.allText === true;
   const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: readonly string[]) =>
-    `| ${cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join(' | ')} |`;
-  const rule = `|${widths.map((width, column) => (column === 0 ? `${'-'.repeat(width + 1)}-` : `${'-'.repeat(width + 1)}:`)).join('|')}|`;
+    `| ${cells.map((cell, column) => (leftAligned(column) ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join(' | ')} |`;
+  const rule = `|${widths.map((width, column) => (leftAligned(column) ? `${'-'.repeat(width + 1)}-` : `${'-'.repeat(width + 1)}:`)).join('|')}|`;
   return [line(headers), rule, ...rows.map(line)].join('\n');
 }
 
