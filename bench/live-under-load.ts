@@ -267,7 +267,8 @@ writeSummary(args.summary, {
   targetMs: LIVE_P99_TARGET_MS,
   phases: phases.map((phase) => {
     const live = latencySummary(phase.live.samples);
-    const figures = { name: phase.name, p50Ms: live.p50, p99Ms: live.p99, maxMs: live.max };
+    const probeFailures = Object.entries(phase.live.statuses).filter(([status]) => status !== '200').reduce((sum, [, n]) => sum + n, 0);
+    const figures = { name: phase.name, p50Ms: live.p50, p99Ms: live.p99, maxMs: live.max, probes: live.count + probeFailures, probeFailures };
     if (phase.load === undefined || phase.loadTitle === undefined) return figures;
     return { ...figures, load: phase.loadTitle, connections: phase.connections, okPerSecond: phase.load.requestsPerSecond, refusals: Number(count(phase.load, (status) => status === 503)) };
   }),

@@ -370,6 +370,7 @@ function summarise(): LoadSummary {
           return [name, { requestsPerSecond: rps(results), cpuUsPerRequest: median(results.map((result) => result.serverCpuUsPerRequest)), p50Ms: p50(results), p99Ms: p99(results) }];
         })),
         ratios: PAIRS.map(([of, to]) => ({ of, to, requestsPerSecond: spreadOf(rpsRatios(row, [of, to])), cpu: spreadOf(cpuRatios(row, [of, to])) })),
+        failures: names.reduce((sum, name) => sum + runs(row, name).reduce((count, result) => count + failures(result), 0), 0),
         ...(allowed === undefined ? {} : { ceiling: { overBare: allowed.overBare, clusterShare: allowed.clusterShare } }),
       };
     }),

@@ -5,6 +5,7 @@
  *   node bench/soak.ts                                  5 minutes
  *   node bench/soak.ts --duration 600 --sample 10
  *   node bench/soak.ts --mix hash=8,encrypt=2,sign=2,argon2id=1
+ *   node bench/soak.ts --summary FILE                   also the figures as JSON (lib/summary.ts; bench/targets.ts reads them)
  *
  * The server: packages/server/src/server.ts as a child process, NODE_ENV=production, CRYPTO_API_KEY
  * set, LOG_LEVEL=warn, RATE_LIMIT_MAX=10,000,000 (the limiter runs but never refuses), WORKERS and
@@ -39,7 +40,7 @@ import { runLoad, type LoadResult } from './lib/autocannon.ts';
 import { describeMachine, loadAverage } from './lib/machine.ts';
 import { scrapeMetrics } from './lib/metrics.ts';
 import { benchApiKey, residentBytes, startProductionServer } from './lib/server-process.ts';
-import { formatCount, formatMiB, formatMs, markdownTable, median, print, slope } from './lib/stats.ts';
+import { formatCount, formatMiB, formatMs, formatPercent, markdownTable, median, print, slope } from './lib/stats.ts';
 import { commandLine, writeSummary } from './lib/summary.ts';
 import { SERVER_V8_FLAGS } from '../packages/server/src/v8-flags.ts';
 
@@ -175,7 +176,6 @@ const minOf = (values: number[]) => (finite(values).length === 0 ? Number.NaN : 
 const maxOf = (values: number[]) => (finite(values).length === 0 ? Number.NaN : Math.max(...finite(values)));
 const medianOf = (values: number[]) => median(finite(values));
 const percent = (from: number, to: number) => ((to - from) / from) * 100;
-const formatPercent = (value: number) => (Number.isFinite(value) ? `${value >= 0 ? '+' : ''}${value.toFixed(1)} %` : 'n/a');
 
 interface Figures { warm: number; end: number; max: number; trend: number; settled: number }
 function figures(read: (entry: Sample) => number, summary: (values: number[]) => number): Figures {

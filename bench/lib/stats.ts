@@ -64,13 +64,18 @@ export function formatRatioRange(ratios: readonly number[]): string {
   return `${formatRatio(median(ratios))} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
 }
 
+/** A signed percentage with one decimal: "+2.7 %", "-0.5 %" ("n/a" for no figure). */
+export function formatPercent(value: number): string {
+  return Number.isFinite(value) ? `${value >= 0 ? '+' : ''}${value.toFixed(1)} %` : 'n/a';
+}
+
 export function formatBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
   if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
   return `${bytes} B`;
 }
 
-/** A GitHub-flavoured markdown table; columns after the first are right-aligned (numbers). */
+/** A GitHub-flavoured markdown table; columns after the first are right-aligned (numbers), or with `allText` left-aligned like the first. */
 export function markdownTable(headers: readonly string[], rows: readonly (readonly string[])[], options: { allText?: boolean } = {}): string {
   // The first column names the row; the others hold figures, right-aligned, unless every column is text.
   const leftAligned = (column: number) => column === 0 || options.allText === true;

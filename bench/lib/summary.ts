@@ -31,6 +31,8 @@ export interface LoadSummary {
     servers: Record<string, { requestsPerSecond: number; cpuUsPerRequest: number; p50Ms: number; p99Ms: number }>;
     /** a ÷ b round by round: req/s, and b's CPU per request ÷ a's (above 1: a is cheaper). */
     ratios: { of: string; to: string; requestsPerSecond: Spread; cpu: Spread }[];
+    /** Non-2xx answers, connection errors and timeouts, over every server and round (the table's Non-2xx). */
+    failures: number;
     /** With --workers: the highest prod-N/bare-1 the cores allowed each round, and prod-N's share of it (medians). */
     ceiling?: { overBare: number; clusterShare: number };
   }[];
@@ -43,12 +45,16 @@ export interface LiveSummary {
   targetMs: number;
   phases: {
     name: string;
-    /** The load's route title (Argon2id, SLH-DSA-…), absent for the idle phases. */
+    /** The load's title ("Argon2id", "SLH-DSA sha2-128s"), absent for the idle phases. */
     load?: string;
     connections?: number;
+    /** Over the probes answered 200: a probe that failed or timed out has no latency. */
     p50Ms: number;
     p99Ms: number;
     maxMs: number;
+    /** Probes sent, and those not answered 200 (another status, an error or a 5 s timeout). */
+    probes: number;
+    probeFailures: number;
     /** The load's answers a second with status 200, and its 503 refusals in the phase. */
     okPerSecond?: number;
     refusals?: number;
