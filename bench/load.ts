@@ -63,6 +63,7 @@ import { summariseProfile } from './lib/cpu-profile.ts';
 import { describeMachine, loadAverage } from './lib/machine.ts';
 import { benchApiKey, processTree, startBareServer, startProductionServer, type ServerProcess } from './lib/server-process.ts';
 import { formatCount, formatMs, formatRatio, formatRatioRange, markdownTable, median, print } from './lib/stats.ts';
+import { WORKERS_MIN_RATIO } from './lib/issue-targets.ts';
 import { commandLine, spreadOf, writeSummary, type LoadSummary } from './lib/summary.ts';
 
 const { values: args } = parseArgs({
@@ -347,7 +348,7 @@ if (LAUNCHES > 1) {
   ));
 }
 if (CLUSTER) {
-  print(`\n- the issue's target: prod-${WORKERS} serves at least 1.3× bare-1 on a 2-core machine (first ratio column); here the load generator shares the cores`);
+  print(`\n- the issue's target: prod-${WORKERS} serves at least ${WORKERS_MIN_RATIO}× bare-1 on a 2-core machine (first ratio column); here the load generator shares the cores`);
   print(`- bare-${WORKERS}/bare-1 (last ratio column) is what ${WORKERS} processes of the same cost could serve here: the measured ceiling, for a pipeline that cost nothing`);
   printCeilings();
 }

@@ -42,7 +42,6 @@ export interface LoadSummary {
 export interface LiveSummary {
   kind: 'live';
   command: string;
-  targetMs: number;
   phases: {
     name: string;
     /** The load's title ("Argon2id", "SLH-DSA sha2-128s"), absent for the idle phases. */
@@ -65,7 +64,6 @@ export interface LiveSummary {
 export interface SoakSummary {
   kind: 'soak';
   command: string;
-  targetPercent: number;
   durationSeconds: number;
   /** Resident memory, the windows' floors (lowest sample) after warm-up and at the end, in bytes. */
   floorWarmBytes: number;
