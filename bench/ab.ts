@@ -43,7 +43,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { alternate, checkedGenerator, failures, hashTargets, printRun, roundByRoundRatio as ratio, type HashServer, type RunResult } from './lib/alternate.ts';
-import { describeMachine, loadAverage } from './lib/machine.ts';
+import { codeRevision, describeMachine, loadAverage } from './lib/machine.ts';
 import { benchApiKey, REPO_ROOT, startBareServer, startProductionServer } from './lib/server-process.ts';
 import { formatCount, markdownTable, median, print } from './lib/stats.ts';
 
@@ -107,8 +107,7 @@ function removeWorktree(worktree: string): void {
 }
 
 const baseCommit = git('rev-parse', '--short', args.base);
-const changed = git('status', '--porcelain', '--untracked-files=no') !== '';
-const thisTree = `${git('rev-parse', '--short', 'HEAD')}${changed ? ' with uncommitted changes' : ''}`;
+const thisTree = codeRevision();
 const apiKey = benchApiKey();
 /**
  * --auth jwt: the production servers also get JWT_SECRET and are sent an HS256 bearer token (no

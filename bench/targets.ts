@@ -22,17 +22,16 @@
  * this machine, so they say what this machine does: docs/performance.md's section on the machine
  * explains how much a busy host moves them.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LIVE_P99_MAX_MS, ONE_PROCESS_MIN_RATIO, SOAK_MAX_GROWTH_PERCENT, TARGET_WORKERS, WORKERS_MIN_RATIO } from './lib/issue-targets.ts';
-import { describeMachine, loadAverage } from './lib/machine.ts';
+import { codeRevision, describeMachine, loadAverage } from './lib/machine.ts';
 import { REPO_ROOT } from './lib/server-process.ts';
 import { formatMiB, formatMs, formatPercent, formatRatio, markdownTable, print } from './lib/stats.ts';
 import { readSummary, type LoadSummary, type Spread } from './lib/summary.ts';
-
 
 interface Verdict {
   figure: string;
@@ -206,18 +205,8 @@ function runScript(script: string, scriptArgs: string[]): Promise<void> {
   });
 }
 
-function commit(): string {
-  try {
-    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim() !== '';
-    return dirty ? `${head} with uncommitted changes` : head;
-  } catch {
-    return 'unknown (not a git checkout)';
-  }
-}
-
 const machine = describeMachine();
-const revision = commit();
+const revision = codeRevision();
 print(`# Issue 7's targets: ${runs.map((target) => target.name).join(', ')}\n\n${machine}\n- code: ${revision}\n`);
 
 const rows: string[][] = [];
@@ -263,10 +252,6 @@ if (runs.some((target) => target.script === 'bench/load.ts')) {
   print('\n- ratios are medians of alternating rounds measured in the same run; the range in parentheses is the lowest and highest round');
 }
 if (loadAverages.length > 0) print(`- load average (1/5/15 min) at the end of each measurement: ${loadAverages.join('; ')}`);
-/** The documented exit status: a failed measurement outranks a missed target. */
-function exitStatus(): number {
-  if (failed) return 1;
-  if (missed) return 3;
-  return 0;
-}
-process.exit(exitStatus());
+// The documented exit status: a failed measurement outranks a missed target. Set, not forced
+// with process.exit(), so that output still buffered for a pipe is written first.
+process.exitCode = failed ? 1 : missed ? 3 : 0;
