@@ -221,13 +221,15 @@ try {
 const count = (load: LoadResult | undefined, predicate: (status: number) => boolean) =>
   load === undefined ? '' : String(Object.entries(load.statusCounts).filter(([status]) => predicate(Number(status))).reduce((sum, [, n]) => sum + n, 0));
 const KNOWN = new Set([200, 429, 503]);
+/** A phase's /live probes not answered 200, by status (another status, an error or a timeout): [status, count] pairs. */
+const unansweredProbes = (phase: Phase) => Object.entries(phase.live.statuses).filter(([status]) => status !== '200');
 
 print('\n## /live latency (client side, ms) and the load\n');
 print(markdownTable(
   ['Phase', '/live n', 'p50', 'p90', 'p99', 'max', 'loop delay p99 / max', 'load 200', 'load 429', 'load 503', 'other', 'load 200/s', 'load p50 / p99', 'waiting jobs (median)'],
   phases.map((phase) => {
     const live = latencySummary(phase.live.samples);
-    const failed = Object.entries(phase.live.statuses).filter(([status]) => status !== '200').map(([status, n]) => `${n}×${status}`).join(' ');
+    const failed = unansweredProbes(phase).map(([status, n]) => `${n}×${status}`).join(' ');
     return [
       phase.name,
       `${live.count}${failed === '' ? '' : ` (+${failed})`}`,
@@ -264,7 +266,7 @@ writeSummary(args.summary, {
   command: commandLine(),
   phases: phases.map((phase) => {
     const live = latencySummary(phase.live.samples);
-    const probeFailures = Object.entries(phase.live.statuses).filter(([status]) => status !== '200').reduce((sum, [, n]) => sum + n, 0);
+    const probeFailures = unansweredProbes(phase).reduce((sum, [, n]) => sum + n, 0);
     const figures = { name: phase.name, p50Ms: live.p50, p99Ms: live.p99, maxMs: live.max, probes: live.count + probeFailures, probeFailures };
     if (phase.load === undefined || phase.loadTitle === undefined) return figures;
     return { ...figures, load: phase.loadTitle, connections: phase.connections, okPerSecond: phase.load.requestsPerSecond, refusals: Number(count(phase.load, (status) => status === 503)) };
