@@ -1,21 +1,19 @@
 /**
  * Micro-benchmarks of packages/core: operations per second per primitive and input size, and the
- * native/@noble ratio wherever the service could use either backend.
+ * native/@noble ratio wherever core could use either backend, which is where its size thresholds
+ * come from (NATIVE_AEAD_THRESHOLD, the HMAC and HKDF crossovers).
  *
- *   node bench/micro.ts                       everything (about 3 minutes on the 2-core box)
+ *   node bench/micro.ts                       everything (a few minutes)
  *   node bench/micro.ts --only xchacha        sections whose title contains "xchacha"
  *   node bench/micro.ts --rounds 9 --round-ms 200 --json /tmp/micro.json
  *   node bench/micro.ts --clock cpu           rates from the process's CPU time, not the wall clock
  *
- * Runs on Node 24 and Node 22 (sections that need Node 24, such as native Argon2id, say "n/a").
- * It prints figures and asserts nothing: timing assertions on a shared, noisy machine would be
- * flaky tests, not information. Each figure is the median of several timed rounds, and compared
- * backends run in alternating rounds so that their ratio is measured under the same conditions.
- *
- * Core is imported module by module (not through index.ts) so that unfinished modules elsewhere in
- * the package cannot break the benchmark.
+ * It prints figures and asserts nothing: timing assertions on a shared machine would be flaky
+ * tests, not information. Each figure is the median of several timed rounds, and compared backends
+ * run in alternating rounds so that their ratio is measured under the same conditions. It runs on
+ * Node 22 too, where native Argon2id reads "n/a".
  */
-import { createCipheriv, createHash, createHmac, createPrivateKey, hash as oneShotHash, randomBytes, sign as nodeSign, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createHash, createHmac, createPrivateKey, hash as oneShotHash, randomBytes, sign as nodeSign } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { sha256, sha512 } from '@noble/hashes/sha2.js';
@@ -25,19 +23,14 @@ import { aeskw, aeskwp } from '@noble/ciphers/aes.js';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { ed448 } from '@noble/curves/ed448.js';
 import { p256, p384 } from '@noble/curves/nist.js';
-import { digest, HASH_ALGORITHM_IDS, oneShotDigest } from '../packages/core/src/hash.ts';
-import { NATIVE_AEAD_THRESHOLD, xchachaOpen, xchachaSeal, type AeadBackend } from '../packages/core/src/aead.ts';
+import { x25519 } from '@noble/curves/ed25519.js';
+import {
+  argon2Raw, availableArgon2Backends, bytesToHex, computeHmac, digest, HASH_ALGORITHM_IDS, hkdfRaw, multiRecipientEncrypt, NATIVE_AEAD_THRESHOLD, oneShotDigest,
+  openBox, pbkdf2Raw, scryptRaw, sealBox, SIGNATURE_SCHEMES, signMessage, unwrapKey, verifySignature, wrapKey, xchachaOpen, xchachaSeal,
+  type AeadBackend, type Argon2Backend, type Argon2Params,
+} from '@crypto-service/core';
+// The nonce pool is internal to core: no public entry point exposes it on its own.
 import { randomNonce } from '../packages/core/src/nonces.ts';
-import { bytesToHex } from '../packages/core/src/codec.ts';
-import { SecretSet } from '../packages/core/src/ct.ts';
-import { openBox, sealBox } from '../packages/core/src/sealedbox.ts';
-import { unwrapKey, wrapKey } from '../packages/core/src/keywrap.ts';
-import { signMessage, verifySignature, SIGNATURE_SCHEMES } from '../packages/core/src/signature.ts';
-import { computeHmac } from '../packages/core/src/mac.ts';
-import { hkdfRaw, pbkdf2Raw, scryptRaw } from '../packages/core/src/kdf.ts';
-import { argon2Raw, availableArgon2Backends, type Argon2Backend, type Argon2Params } from '../packages/core/src/password.ts';
-import { DHKEM_X25519_HKDF_SHA256, hpkeOpen, hpkeSeal } from '../packages/core/src/hpke.ts';
-import { multiRecipientEncrypt } from '../packages/core/src/multi-recipient.ts';
 import { compare, measure, type Clock, type Comparison, type Measurement, type MeasureOptions, type Operation } from './lib/measure.ts';
 import { describeMachine, loadAverage } from './lib/machine.ts';
 import { formatBytes, formatCount, formatMs, formatRatio, markdownTable, print } from './lib/stats.ts';
@@ -174,28 +167,10 @@ await singleSection('node:crypto per-call setup (48-byte input; the fixed cost u
   { label: "createCipheriv('id-aes256-wrap') only", operation: () => createCipheriv('id-aes256-wrap', setupKey, Buffer.from('a6a6a6a6a6a6a6a6', 'hex')) },
 ]);
 
-// Two per-request costs of the server's hot path, each against what it replaced
-// (docs/performance-history.md, eighth pass): the nonce of every seal, and the API-key check of
-// every request.
+// Per-call costs behind two choices in core: nonces from a pool of CSPRNG output, and small
+// arrays copied rather than viewed before encoding.
 await pairSection('Random 24-byte nonce (core randomNonce, from a 4 KiB pool, vs node:crypto randomBytes per call)', ['pool', 'randomBytes'], [
   { label: 'nonce', size: 24, a: () => randomNonce(24), b: () => randomBytes(24) },
-]);
-const apiKey = randomBytes(32).toString('hex');
-const otherKey = randomBytes(32).toString('hex');
-const padded = new SecretSet([Buffer.from(apiKey)]);
-const paddedRotation = new SecretSet([Buffer.from(apiKey), Buffer.from(otherKey)]);
-const fingerprint = oneShotDigest('sha256', Buffer.from(apiKey));
-const otherFingerprint = oneShotDigest('sha256', Buffer.from(otherKey));
-/** The previous check, as it was: the candidate's SHA-256, computed again for each key's, compared in constant time. */
-const byDigest = (candidate: string, fingerprints: Uint8Array[]) => {
-  const bytes = Buffer.from(candidate, 'utf8');
-  let matched = false;
-  for (const expected of fingerprints) matched = timingSafeEqual(oneShotDigest('sha256', bytes), expected) || matched;
-  return matched;
-};
-await pairSection('API-key check, 64-character key (core SecretSet, padded compare, vs SHA-256 fingerprints)', ['padded', 'digest'], [
-  { label: 'one key', a: () => padded.matches(apiKey), b: () => byDigest(apiKey, [fingerprint]) },
-  { label: 'two keys (rotation)', a: () => paddedRotation.matches(apiKey), b: () => byDigest(apiKey, [fingerprint, otherFingerprint]) },
 ]);
 
 // A fresh small array (a digest, a key) encoded for the response: core copies it, because a Buffer
@@ -223,7 +198,11 @@ if (seal.size > 0 && open.size > 0) {
     + `- seal: ${crossover(AEAD_SIZES, ratiosOf(seal, 'seal'))}\n- open: ${crossover(AEAD_SIZES, ratiosOf(open, 'open'))}\n`);
 }
 
-const boxRecipient = await DHKEM_X25519_HKDF_SHA256.generateKeyPair();
+const x25519Pair = () => {
+  const secretKey = x25519.utils.randomSecretKey();
+  return { secretKey, publicKey: x25519.getPublicKey(secretKey) };
+};
+const boxRecipient = x25519Pair();
 const boxes = new Map([16, 1024, 65536].map((size) => [size, sealBox(boxRecipient.publicKey, input(size))]));
 await singleSection('Sealed box (X25519 + XSalsa20-Poly1305, libsodium crypto_box_seal format)', [16, 1024, 65536].flatMap((size) => [
   { label: 'seal', size, operation: () => sealBox(boxRecipient.publicKey, input(size)) },
@@ -267,9 +246,9 @@ await pairSection('Ed25519 sign: core (imports the seed per call) vs node:crypto
   { label: 'ed25519 sign', size: 256, a: () => signMessage('ed25519', edPair.privateKey, message), b: () => nodeSign(null, message, edKeyObject) },
 ]);
 
-// core's computeHmac with each backend forced. In a loop native's setup cost is about 13 µs on
-// Node 24; in the server it is several times that, so mac.ts's thresholds (NOBLE_HMAC_BELOW) come
-// from same-run A/Bs of the server, not from this table (docs/performance.md, "HMAC").
+// core's computeHmac with each backend forced. The server's thresholds (NOBLE_HMAC_BELOW) sit
+// lower than this loop's crossovers, because a native HMAC costs more to set up inside the busy
+// server (docs/performance.md, "HMAC").
 const macKey = bytes(32);
 await pairSection('HMAC (core computeHmac, backend native = node:crypto createHmac vs noble = @noble/hashes hmac)', ['native', 'noble'],
   (['sha256', 'sha512', 'sha3-256'] as const).flatMap((algorithm) => [16, 256, 1024, 4096, 16384, 65536].map((size) => ({
@@ -286,14 +265,9 @@ await pairSection('HKDF-SHA256, 32-byte output (core hkdfRaw, backend native = n
   { label: 'hkdf-sha256', size: 32, a: () => hkdfRaw('sha256', ikm, salt, info, 32, { backend: 'native' }), b: () => hkdfRaw('sha256', ikm, salt, info, 32, { backend: 'noble' }) },
 ]);
 
-const hpkeInfo = new TextEncoder().encode('crypto-service/v2/multi-recipient');
-const empty = new Uint8Array(0);
-const hpkeSealed = await hpkeSeal(DHKEM_X25519_HKDF_SHA256, boxRecipient.publicKey, hpkeInfo, empty, input(32));
-const manyRecipients = await Promise.all(Array.from({ length: 100 }, () => DHKEM_X25519_HKDF_SHA256.generateKeyPair()));
+const manyRecipients = Array.from({ length: 100 }, x25519Pair);
 const recipientsOf = (count: number) => manyRecipients.slice(0, count).map((pair) => ({ type: 'x25519', publicKey: pair.publicKey }));
-await singleSection('HPKE base mode, DHKEM(X25519, HKDF-SHA256) + ChaCha20-Poly1305, and multi-recipient envelopes', [
-  { label: 'hpke seal (single recipient)', size: 32, operation: () => hpkeSeal(DHKEM_X25519_HKDF_SHA256, boxRecipient.publicKey, hpkeInfo, empty, input(32)) },
-  { label: 'hpke open (raw secret key)', size: 32, operation: () => hpkeOpen(DHKEM_X25519_HKDF_SHA256, boxRecipient.secretKey, hpkeSealed.enc, hpkeInfo, empty, hpkeSealed.ciphertext) },
+await singleSection('Multi-recipient envelopes (HPKE with X25519 per recipient, XChaCha20-Poly1305 payload)', [
   { label: 'multi-recipient encrypt, 1 recipient', size: 1024, operation: () => multiRecipientEncrypt(input(1024), recipientsOf(1)) },
   { label: 'multi-recipient encrypt, 10 recipients', size: 1024, operation: () => multiRecipientEncrypt(input(1024), recipientsOf(10)) },
   { label: 'multi-recipient encrypt, 100 recipients', size: 1024, operation: () => multiRecipientEncrypt(input(1024), recipientsOf(100)) },

@@ -1,17 +1,11 @@
 /**
- * Drives several servers with the same load (autocannon, or lib/light-load.ts) in alternating
- * rounds: forward order on even rounds, reverse order on odd ones (A B C, C B A, …), after a
- * warm-up of each. A slow stretch of the shared machine then lands on every target rather than on
- * one of them, and ratios can be taken round by round.
- *
- * Besides throughput and latency, each run records the server's CPU time per answered request
- * (when the target names the server's pid): the steadier figure when other processes share the
- * cores. It sums the process and its descendants, so a cluster's workers count with its primary.
+ * Drives several servers with the same load in alternating rounds (A B C, C B A, …) after a
+ * warm-up of each, so that a slow stretch of the shared machine lands on every server rather than
+ * on one, and ratios can be taken round by round.
  */
 import { runLoad, type LoadResult } from './autocannon.ts';
 import { runLightLoad } from './light-load.ts';
-import { cpuSnapshot, cpuUsedMs, type ServerProcess } from './server-process.ts';
-import { formatCount, formatRatioRange, print } from './stats.ts';
+import { cpuSnapshot, cpuUsedMs } from './server-process.ts';
 
 export interface Target {
   name: string;
@@ -21,54 +15,46 @@ export interface Target {
   body: string;
   /** The server process (a cluster's primary), for its CPU time and that of its descendants. */
   pid?: number | undefined;
-  /** The status every answer should have: 200 unless the load is meant to be refused (a flood of bad input). */
-  expectedStatus?: number | undefined;
 }
 
 export interface RunResult extends LoadResult {
-  /** Server CPU time (all threads of all its processes) per answered request, in µs; NaN without a pid. */
+  /** Server CPU time (every thread of every process of the server) per answered request, in µs. */
   serverCpuUsPerRequest: number;
-  /** The same for the server process alone, without its descendants: a cluster's primary. */
+  /** The same for the server process alone: a cluster's primary. */
   primaryCpuUsPerRequest: number;
   /** The load generator's CPU time (this process) per answered request, in µs. */
   generatorCpuUsPerRequest: number;
 }
 
-/**
- * Which load generator drives the servers: autocannon (the default, and what every figure without a
- * note was measured with) or lib/light-load.ts, which spends far less of the shared cores.
- */
+/** autocannon, or lib/light-load.ts, which takes far less of the cores the servers share. */
 export type Generator = 'autocannon' | 'light';
 
 /**
- * A script's --generator, checked against its --connections and --pipelining. The light generator
- * reads its sockets once a millisecond, so at most connections × pipelining requests are answered
- * per millisecond: that must stay well above what any server here can serve.
+ * A script's --generator, checked: the light generator reads its sockets once a millisecond, so
+ * connections × pipelining must stay well above what a server answers in a millisecond.
  */
 export function checkedGenerator(name: string, connections: number, pipelining: number): Generator {
   if (name !== 'autocannon' && name !== 'light') throw new Error(`--generator must be autocannon or light (got ${name})`);
-  if (name === 'light' && connections * pipelining < 200) throw new Error(`--generator light needs connections × pipelining ≥ 200 (it reads once a millisecond); got ${connections} × ${pipelining}`);
+  if (name === 'light' && connections * pipelining < 200) throw new Error(`--generator light needs connections × pipelining ≥ 200; got ${connections} × ${pipelining}`);
   return name;
 }
 
 export interface AlternateOptions {
   connections: number;
-  generator?: Generator;
-  /** HTTP/1.1 pipelining depth per connection (lib/autocannon.ts); 1 by default. */
-  pipelining?: number;
+  generator: Generator;
+  pipelining: number;
   /** Seconds per measured run. */
   duration: number;
-  /** Seconds of warm-up per target (discarded). */
+  /** Seconds of warm-up per target, not measured. */
   warmup: number;
   rounds: number;
-  /** Called after each measured run, for progress output. */
   onRun?: (target: Target, round: number, result: RunResult) => void;
 }
 
-export async function loadOnce(target: Target, connections: number, duration: number, pipelining = 1, generator: Generator = 'autocannon'): Promise<RunResult> {
+async function loadOnce(target: Target, options: AlternateOptions, duration: number): Promise<RunResult> {
   const cpuBefore = cpuSnapshot(target.pid);
-  const run = generator === 'light' ? runLightLoad : runLoad;
-  const result = await run({ url: target.url, method: 'POST', headers: target.headers, body: target.body, connections, duration, pipelining });
+  const run = options.generator === 'light' ? runLightLoad : runLoad;
+  const result = await run({ url: target.url, method: 'POST', headers: target.headers, body: target.body, connections: options.connections, duration, pipelining: options.pipelining });
   const cpuAfter = cpuSnapshot(target.pid);
   const perRequest = (ms: number) => (ms * 1000) / result.answers;
   return {
@@ -79,34 +65,29 @@ export async function loadOnce(target: Target, connections: number, duration: nu
   };
 }
 
-/** One request first: a benchmark of 401s or 404s would be worthless. Returns the body. */
+/** One request first, answered 200, since a benchmark of 401s or 404s would be worthless. Returns the body. */
 export async function checkOnce(target: Target): Promise<string> {
   const response = await fetch(target.url, { method: 'POST', headers: target.headers, body: target.body });
   const text = await response.text();
-  const expected = target.expectedStatus ?? 200;
-  if (response.status !== expected) throw new Error(`${target.name} ${target.url} answered ${response.status} (expected ${expected}): ${text}`);
+  if (response.status !== 200) throw new Error(`${target.name} ${target.url} answered ${response.status}: ${text}`);
   return text;
 }
 
-/**
- * Answers of another kind than expected (non-2xx, or with `expectedStatus` any other status) and
- * connection errors: every measured run should have none.
- */
-export function failures(result: LoadResult, expectedStatus?: number): number {
-  const unexpected = expectedStatus === undefined ? (status: string) => !status.startsWith('2') : (status: string) => status !== String(expectedStatus);
-  return Object.entries(result.statusCounts).filter(([status]) => unexpected(status)).reduce((sum, [, count]) => sum + count, 0) + result.errors;
+/** Answers other than 2xx, and connection errors: a measured run should have none. */
+export function failures(result: LoadResult): number {
+  return Object.entries(result.statusCounts).filter(([status]) => !status.startsWith('2')).reduce((sum, [, count]) => sum + count, 0) + result.errors;
 }
 
 export async function alternate(targets: Target[], options: AlternateOptions): Promise<Map<string, RunResult[]>> {
   const results = new Map<string, RunResult[]>(targets.map((target) => [target.name, []]));
   for (const target of targets) {
     await checkOnce(target);
-    await loadOnce(target, options.connections, options.warmup, options.pipelining, options.generator);
+    await loadOnce(target, options, options.warmup);
   }
   for (let round = 0; round < options.rounds; round++) {
     const order = round % 2 === 0 ? targets : [...targets].reverse();
     for (const target of order) {
-      const result = await loadOnce(target, options.connections, options.duration, options.pipelining, options.generator);
+      const result = await loadOnce(target, options, options.duration);
       results.get(target.name)?.push(result);
       options.onRun?.(target, round, result);
     }
@@ -115,9 +96,9 @@ export async function alternate(targets: Target[], options: AlternateOptions): P
 }
 
 /**
- * One round of a server launched several times (bench/load.ts --launches): every launch's run of
- * that round combined as one. Rates, CPU per request and latency percentiles are the launches'
- * means; counts are summed; the maximum latency is the largest.
+ * One round of a server launched several times, combined: rates, CPU per request and latency
+ * percentiles are the launches' means, counts their sums. Launches of the same code differ by
+ * several per cent in CPU per request, and averaging them keeps one launch from deciding a ratio.
  */
 export function meanOfLaunches(runs: readonly RunResult[]): RunResult {
   const [first] = runs;
@@ -149,47 +130,4 @@ export function meanOfLaunches(runs: readonly RunResult[]): RunResult {
     primaryCpuUsPerRequest: mean((run) => run.primaryCpuUsPerRequest),
     generatorCpuUsPerRequest: mean((run) => run.generatorCpuUsPerRequest),
   };
-}
-
-/**
- * The median of the round-by-round ratios of `pick` between two servers of one `alternate` run
- * (numerator ÷ denominator), with their range: "0.72× (0.68–0.78)".
- */
-export function roundByRoundRatio(results: Map<string, RunResult[]>, numerator: string, denominator: string, pick: (run: RunResult) => number): string {
-  const top = results.get(numerator) ?? [];
-  const bottom = results.get(denominator) ?? [];
-  const ratios = top.map((run, round) => pick(run) / pick(bottom[round] as RunResult));
-  return formatRatioRange(ratios);
-}
-
-/**
- * A server started by lib/server-process.ts, the path of the route to load (its hash route unless
- * said otherwise) and, when it differs from the others', its own request body.
- */
-export interface HashServer {
-  server: ServerProcess;
-  path: string;
-  body?: string;
-  /** Target.expectedStatus. */
-  expectedStatus?: number;
-}
-
-/** One target per server: its route, its body or `body`, with the JSON and API-key headers, its pid. */
-export function hashTargets(servers: readonly HashServer[], apiKey: string, body: string): Target[] {
-  return servers.map((entry) => ({
-    name: entry.server.name,
-    url: `${entry.server.url}${entry.path}`,
-    headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-    body: entry.body ?? body,
-    pid: entry.server.child.pid,
-    expectedStatus: entry.expectedStatus,
-  }));
-}
-
-/** The progress line of one measured run (AlternateOptions.onRun). */
-export function printRun(target: Target, round: number, result: RunResult): void {
-  const failed = failures(result, target.expectedStatus);
-  // A flood meant to be refused is counted in answers, whatever their status.
-  const perSecond = target.expectedStatus === undefined ? `${formatCount(result.requestsPerSecond)} req/s` : `${formatCount(result.answersPerSecond)} answers/s`;
-  print(`round ${round + 1}, ${target.name}: ${perSecond}, server CPU ${result.serverCpuUsPerRequest.toFixed(2)} µs/request${failed > 0 ? `, ${failed} failures` : ''}`);
 }

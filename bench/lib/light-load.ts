@@ -1,39 +1,17 @@
 /**
- * A load generator that takes as little of the machine as it can: raw keep-alive sockets, requests
- * written several at a time from one prepared buffer, the sockets read once a millisecond rather
- * than on every answer, and each answer read only as far as its status line and Content-Length.
- * It exists for the cluster comparison (bench/load.ts --generator light): on a 2-core box
- * autocannon spends 7–12 µs of CPU per request, half of what a server spends, on the very cores
- * the cluster is meant to fill; this one about 2 µs with 32 requests in flight per connection
- * (most of it the system calls that remain), so the figure says more about the servers and less
- * about the load generator.
+ * A load generator that takes as little of the machine as it can, for the cluster comparison
+ * (bench/load.ts --generator light): on a 2-core machine autocannon's CPU comes out of the very
+ * cores a cluster is meant to fill. Raw keep-alive sockets, requests written several at a time from
+ * one prepared buffer, the sockets read once a millisecond rather than on every answer, and each
+ * answer read only as far as its status line and Content-Length. Same options and result as
+ * lib/autocannon.ts.
  *
- * Same options and result as lib/autocannon.ts (LoadOptions, LoadResult), so the two are
- * interchangeable. What it does differently, and why the counts stay honest:
- *
- * - The answers wait in the kernel for up to a millisecond before they are read, so it needs many
- *   requests in flight (connections × pipelining well above what a server answers in a
- *   millisecond) and its latencies are mostly that wait and the queue: compare its latencies with
- *   each other, not with autocannon's.
- * - A connection is refilled once half its window (`pipelining`) has been answered, in one write.
- * - No chunked answers, no Connection: close: the benchmarked routes answer small JSON with a
- *   Content-Length on a keep-alive connection. An answer without a Content-Length, or one that is
- *   not HTTP/1.1, counts as an error and its connection is closed and reopened, so a server that
- *   answered differently would show up as errors, never as throughput. Only 2xx answers count as
- *   requests per second; every status is counted.
- * - Latency runs from when a request was handed to the socket to when the read that completed its
- *   answer began, request by request (a per-connection queue of send times).
- * - It still wakes up more often than its clock: libuv leaves a paused socket's descriptor in epoll
- *   until the next event, so the server's first answer after each read wakes the generator once
- *   more (about 2,800 wake-ups a second in all), and the server's write pays for the wake-up
- *   (0.5–0.7 µs of its CPU per request, in a same-run A/B). Reading the descriptors with readSync
- *   instead removed most of that and raised every server's throughput by about 4 %, but left the
- *   ratios between servers unchanged (docs/performance-history.md, twelfth pass), so the
- *   generator stays on the public API.
- * - At the end of the run the sockets are destroyed: answers in flight are neither counted nor
- *   errors, as with autocannon. Checked once against the production server's own
- *   http_requests_total: the counts differed by the requests still in flight at the end (66 of
- *   168,990 with 10 × 32 in flight).
+ * - Answers wait in the kernel for up to a millisecond before they are read, so it needs many
+ *   requests in flight, and its latencies are mostly that wait: compare them with each other only.
+ * - An answer without a Content-Length, or not HTTP/1.1, counts as an error and its connection is
+ *   reopened, so a server that answered differently shows up as errors, never as throughput.
+ * - Latency runs from handing a request to the socket to the read that completed its answer.
+ * - At the end the sockets are destroyed: answers in flight are neither counted nor errors.
  */
 import { connect, type Socket } from 'node:net';
 import type { LoadOptions, LoadResult } from './autocannon.ts';

@@ -2,10 +2,8 @@
  * What the figures were measured on: every benchmark prints this first, because a figure without
  * its machine, runtime and load average cannot be compared with anything.
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { REPO_ROOT } from './server-process.ts';
 
 function cpuModel(): string {
   try {
@@ -28,15 +26,4 @@ export function describeMachine(): string {
     `- load average (1/5/15 min) at start: ${loadAverage()}`,
     `- date: ${new Date().toISOString()}`,
   ].join('\n');
-}
-
-/** The code measured: HEAD's short hash, and whether tracked files differ from it. */
-export function codeRevision(): string {
-  try {
-    const git = (...gitArgs: string[]) => execFileSync('git', gitArgs, { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
-    const head = git('rev-parse', '--short', 'HEAD');
-    return git('status', '--porcelain', '--untracked-files=no') === '' ? head : `${head} with uncommitted changes`;
-  } catch {
-    return 'unknown (not a git checkout)';
-  }
 }
