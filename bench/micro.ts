@@ -5,7 +5,7 @@
  *
  *   node bench/micro.ts                       everything (a few minutes)
  *   node bench/micro.ts --only xchacha        sections whose title contains "xchacha"
- *   node bench/micro.ts --rounds 9 --round-ms 200 --json /tmp/micro.json
+ *   node bench/micro.ts --rounds 9 --round-ms 200
  *   node bench/micro.ts --clock cpu           rates from the process's CPU time, not the wall clock
  *
  * It prints figures and asserts nothing: timing assertions on a shared machine would be flaky
@@ -13,10 +13,9 @@
  * run in alternating rounds so that their ratio is measured under the same conditions. It runs on
  * Node 22 too, where native Argon2id reads "n/a".
  */
-import { createCipheriv, createHash, createHmac, createPrivateKey, hash as oneShotHash, randomBytes, sign as nodeSign } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { createCipheriv, createHash, createHmac, hash as oneShotHash, randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { sha256, sha512 } from '@noble/hashes/sha2.js';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { blake2b } from '@noble/hashes/blake2.js';
 import { hkdf } from '@noble/hashes/hkdf.js';
 import { aeskw, aeskwp } from '@noble/ciphers/aes.js';
@@ -33,14 +32,13 @@ import {
 import { randomNonce } from '../packages/core/src/nonces.ts';
 import { compare, measure, type Clock, type Comparison, type Measurement, type MeasureOptions, type Operation } from './lib/measure.ts';
 import { describeMachine, loadAverage } from './lib/machine.ts';
-import { formatBytes, formatCount, formatMs, formatRatio, markdownTable, print } from './lib/stats.ts';
+import { formatBytes, formatCount, formatMs, formatRatioRange, markdownTable, print } from './lib/stats.ts';
 
 const { values: args } = parseArgs({
   options: {
     rounds: { type: 'string', default: '7' },
     'round-ms': { type: 'string', default: '100' },
     only: { type: 'string' },
-    json: { type: 'string' },
     clock: { type: 'string', default: 'wall' },
   },
 });
@@ -66,17 +64,6 @@ const input = (length: number) => inputs.get(length) ?? (inputs.set(length, byte
 interface PairRow { label: string; size?: number; a: Operation; b: Operation }
 interface SingleRow { label: string; size?: number; operation: Operation }
 
-interface JsonRow {
-  section: string;
-  label: string;
-  size?: number;
-  a: Measurement;
-  b?: Measurement;
-  ratio?: number;
-  ratios?: number[];
-}
-const json: JsonRow[] = [];
-
 function selected(title: string): boolean {
   return args.only === undefined || title.toLowerCase().includes(args.only.toLowerCase());
 }
@@ -90,12 +77,6 @@ function rate(measurement: Measurement): string {
   return `${formatCount(measurement.opsPerSecond)} (${formatMs(1000 / measurement.opsPerSecond)})`;
 }
 
-function ratioCell(comparison: Comparison): string {
-  const low = Math.min(...comparison.ratios);
-  const high = Math.max(...comparison.ratios);
-  return `${formatRatio(comparison.ratio)} (${low.toFixed(2)}–${high.toFixed(2)})`;
-}
-
 async function pairSection(title: string, labels: [string, string], rows: PairRow[], options = FAST): Promise<Map<string, Comparison>> {
   const results = new Map<string, Comparison>();
   if (!selected(title)) return results;
@@ -103,8 +84,7 @@ async function pairSection(title: string, labels: [string, string], rows: PairRo
   for (const row of rows) {
     const result = await compare(row.a, row.b, options);
     results.set(`${row.label}@${row.size ?? ''}`, result);
-    table.push([row.label, sizeCell(row.size), rate(result.a), rate(result.b), ratioCell(result), `±${Math.max(result.a.spread, result.b.spread).toFixed(0)} %`]);
-    json.push({ section: title, label: row.label, ...(row.size === undefined ? {} : { size: row.size }), a: result.a, b: result.b, ratio: result.ratio, ratios: result.ratios });
+    table.push([row.label, sizeCell(row.size), rate(result.a), rate(result.b), formatRatioRange(result.ratios), `±${Math.max(result.a.spread, result.b.spread).toFixed(0)} %`]);
   }
   const [a, b] = labels;
   print(`### ${title}\n\n${markdownTable(['Operation', 'Size', `${a} ops/s (per op)`, `${b} ops/s (per op)`, `${a}/${b} (range)`, 'spread'], table)}\n`);
@@ -117,7 +97,6 @@ async function singleSection(title: string, rows: SingleRow[], options = FAST): 
   for (const row of rows) {
     const result = await measure(row.operation, options);
     table.push([row.label, sizeCell(row.size), formatCount(result.opsPerSecond), formatMs(1000 / result.opsPerSecond), `±${result.spread.toFixed(0)} %`]);
-    json.push({ section: title, label: row.label, ...(row.size === undefined ? {} : { size: row.size }), a: result });
   }
   print(`### ${title}\n\n${markdownTable(['Operation', 'Size', 'ops/s', 'per op', 'spread'], table)}\n`);
 }
@@ -146,9 +125,6 @@ await pairSection('Hash: SHA-256 (core digest = node:crypto one-shot hash vs @no
 
 await pairSection('Hash: BLAKE2b-512 (core digest = OpenSSL blake2b512 vs @noble/hashes)', ['native', '@noble'],
   SIZES.map((size) => ({ label: 'blake2b-512', size, a: () => digest('blake2b-512', input(size)), b: () => blake2b(input(size)) })));
-
-await pairSection('Hash: SHA-512 (core digest vs @noble/hashes)', ['native', '@noble'],
-  [256, 65536].map((size) => ({ label: 'sha512', size, a: () => digest('sha512', input(size)), b: () => sha512(input(size)) })));
 
 await singleSection('Hash: every algorithm of /v2/hash through core digest()',
   HASH_ALGORITHM_IDS.filter((id) => id !== 'blake2b').flatMap((algorithm) =>
@@ -238,14 +214,6 @@ for (const [algorithm, noble] of [['ed25519', ed25519], ['ed448', ed448], ['ecds
 }
 await pairSection('Signatures (core signMessage / verifySignature = node:crypto vs @noble/curves)', ['native', '@noble'], signatureRows);
 
-// What the per-call private-key import costs (the /v2/sign hot path): the same OpenSSL signature
-// with a KeyObject imported once.
-const edPair = await SIGNATURE_SCHEMES.ed25519.generate();
-const edKeyObject = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), edPair.privateKey]), format: 'der', type: 'pkcs8' });
-await pairSection('Ed25519 sign: core (imports the seed per call) vs node:crypto with a cached KeyObject', ['core', 'cached key'], [
-  { label: 'ed25519 sign', size: 256, a: () => signMessage('ed25519', edPair.privateKey, message), b: () => nodeSign(null, message, edKeyObject) },
-]);
-
 // core's computeHmac with each backend forced. The server's thresholds (NOBLE_HMAC_BELOW) sit
 // lower than this loop's crossovers, because a native HMAC costs more to set up inside the busy
 // server (docs/performance.md, "HMAC").
@@ -299,7 +267,3 @@ await singleSection('Slow KDFs at the service defaults (node:crypto on the threa
 ], SLOW);
 
 print(`- load average (1/5/15 min) at the end: ${loadAverage()}`);
-if (args.json !== undefined) {
-  writeFileSync(args.json, `${JSON.stringify({ node: process.version, clock: CLOCK, rounds: ROUNDS, roundMs: ROUND_MS, results: json }, null, 2)}\n`);
-  print(`- raw per-round figures written to ${args.json}`);
-}

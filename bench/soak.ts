@@ -36,7 +36,7 @@ const DURATION_S = Number(args.duration);
 const SAMPLE_S = Number(args.sample);
 /** The reference point must leave most of the run after it: at most a third of a short run. */
 const WARMUP_S = Math.min(Number(args.warmup), DURATION_S / 3);
-/** Printed progress: one line per this many seconds, summing up the samples in between. */
+/** Printed progress: one sample per this many seconds. */
 const PRINT_S = 10;
 /** Idle time before the last sample, after the load stopped. */
 const SETTLE_S = 5;
@@ -89,14 +89,6 @@ function report(entry: Sample, note = ''): void {
   print(`t=${entry.t.toFixed(0).padStart(4)} s  RSS ${formatMiB(entry.rss).padStart(10)}  heap used ${formatMiB(entry.heapUsed).padStart(10)}${note}`);
 }
 
-/** One progress line for the samples since the last: RSS lowest / median / highest, heap used median. */
-function reportStretch(stretch: Sample[]): void {
-  const last = stretch.at(-1);
-  if (last === undefined) return;
-  const rss = stretch.map((entry) => entry.rss);
-  print(`t=${last.t.toFixed(0).padStart(4)} s  RSS ${formatMiB(Math.min(...rss)).padStart(10)} / ${formatMiB(median(rss)).padStart(10)} / ${formatMiB(Math.max(...rss)).padStart(10)} (lowest / median / highest of ${stretch.length})  heap used ${formatMiB(median(stretch.map((entry) => entry.heapUsed).filter(Number.isFinite))).padStart(10)}`);
-}
-
 const samples: Sample[] = [];
 let results: LoadResult[];
 let settled: Sample;
@@ -115,20 +107,14 @@ try {
     const spec = ROUTES[route] as (typeof ROUTES)[string];
     return runLoad({ url: `${server.url}${spec.path}`, method: 'POST', headers, body: JSON.stringify(spec.body), connections, duration: DURATION_S });
   })).finally(() => (running = false));
-  let stretch: Sample[] = [];
   for (let next = SAMPLE_S; running; next += SAMPLE_S) {
     await Promise.race([sleep(Math.max(0, (next - elapsed()) * 1000)), load]);
     if (!running) break;
     const entry = await sample(elapsed());
     samples.push(entry);
-    stretch.push(entry);
     // By the schedule, not the sample's own time, which drifts: one line per PRINT_S, none skipped.
-    if (Math.floor(next / PRINT_S) > Math.floor((next - SAMPLE_S) / PRINT_S)) {
-      reportStretch(stretch);
-      stretch = [];
-    }
+    if (Math.floor(next / PRINT_S) > Math.floor((next - SAMPLE_S) / PRINT_S)) report(entry);
   }
-  reportStretch(stretch);
   results = await load;
   await sleep(SETTLE_S * 1000);
   settled = await sample(elapsed());

@@ -112,7 +112,6 @@ export function meanOfLaunches(runs: readonly RunResult[]): RunResult {
   }
   return {
     requestsPerSecond: mean((run) => run.requestsPerSecond),
-    answersPerSecond: mean((run) => run.answersPerSecond),
     answers: sum((run) => run.answers),
     latency: {
       count: sum((run) => run.latency.count),
@@ -124,7 +123,6 @@ export function meanOfLaunches(runs: readonly RunResult[]): RunResult {
     statusCounts,
     errors: sum((run) => run.errors),
     timeouts: sum((run) => run.timeouts),
-    durationSeconds: mean((run) => run.durationSeconds),
     generatorCpuUs: sum((run) => run.generatorCpuUs),
     serverCpuUsPerRequest: mean((run) => run.serverCpuUsPerRequest),
     primaryCpuUsPerRequest: mean((run) => run.primaryCpuUsPerRequest),

@@ -17,20 +17,13 @@ export interface LoadOptions {
   connections: number;
   /** Seconds. */
   duration: number;
-  /**
-   * Requests each connection sends before it waits for the answers (HTTP/1.1 pipelining). 1, the
-   * default, is how browsers and most clients behave; 10 is how Fastify's own benchmarks load a
-   * server: the load generator then spends far less CPU per request, which matters when it shares
-   * the cores with the server.
-   */
+  /** Requests in flight per connection (HTTP/1.1 pipelining); 1, as most clients send, by default. */
   pipelining?: number;
 }
 
 export interface LoadResult {
   /** 2xx answers per second over the run. */
   requestsPerSecond: number;
-  /** Every answer per second, whatever its status. */
-  answersPerSecond: number;
   /** Every answer, whatever its status. */
   answers: number;
   /** Latency of 2xx answers, in ms. */
@@ -39,13 +32,7 @@ export interface LoadResult {
   /** Connection errors and timeouts (no HTTP answer at all). */
   errors: number;
   timeouts: number;
-  durationSeconds: number;
-  /**
-   * CPU time this process spent during the run, in µs: autocannon (which runs here, on the same
-   * cores as the servers) and the response listener below. Whatever else the process does
-   * meanwhile counts too: right for bench/load.ts, which runs one load at a time, but not a
-   * per-load figure where several run at once (bench/soak.ts), and nothing there reads it.
-   */
+  /** CPU time this process spent during the run, in µs: meaningful only when one load runs at a time. */
   generatorCpuUs: number;
 }
 
@@ -89,13 +76,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const cpu = process.cpuUsage(cpuBefore);
   return {
     requestsPerSecond: latencies.length / seconds,
-    answersPerSecond: answers / seconds,
     answers,
     latency: latencySummary(latencies),
     statusCounts,
     errors: result.errors,
     timeouts: result.timeouts,
-    durationSeconds: seconds,
     generatorCpuUs: cpu.user + cpu.system,
   };
 }

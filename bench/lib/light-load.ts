@@ -175,13 +175,11 @@ export function runLightLoad(options: LoadOptions): Promise<LoadResult> {
       for (const socket of sockets) socket.destroy();
       resolve({
         requestsPerSecond: latencies.length / seconds,
-        answersPerSecond: answers / seconds,
         answers,
         latency: latencySummary(latencies),
         statusCounts,
         errors,
         timeouts: 0,
-        durationSeconds: seconds,
         generatorCpuUs: cpu.user + cpu.system,
       });
     }, options.duration * 1000);

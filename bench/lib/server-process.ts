@@ -5,7 +5,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -29,7 +29,6 @@ const CLOCK_TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encodi
 interface ProcStat {
   /** Z for a zombie: ended, not yet collected by its parent. */
   state: string;
-  ppid: number;
   /** User + system CPU time of every thread, in ms. */
   cpuMs: number;
   /** With the pid, names the process even if the pid is reused. */
@@ -44,7 +43,6 @@ function readStat(pid: number): ProcStat | undefined {
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return {
       state: fields[0] ?? '',
-      ppid: Number(fields[1]),
       cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND,
       startTicks: fields[19] ?? '',
     };
@@ -53,18 +51,13 @@ function readStat(pid: number): ProcStat | undefined {
   }
 }
 
-const CHILDREN_FILES = existsSync(`/proc/${process.pid}/task/${process.pid}/children`);
-
-/** The direct children of `pid`, from each thread's children file, or by scanning every process's parent where the kernel lacks it. */
+/** The direct children of `pid`, from each of its threads' children file, since any thread can fork. */
 function childrenOf(pid: number): number[] {
   let tasks: string[];
   try {
     tasks = readdirSync(`/proc/${pid}/task`);
   } catch {
     return [];
-  }
-  if (!CHILDREN_FILES) {
-    return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number).filter((candidate) => readStat(candidate)?.ppid === pid);
   }
   const children: number[] = [];
   for (const task of tasks) {
