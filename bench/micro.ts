@@ -143,8 +143,7 @@ await singleSection('node:crypto per-call setup (48-byte input; the fixed cost u
   { label: "createCipheriv('id-aes256-wrap') only", operation: () => createCipheriv('id-aes256-wrap', setupKey, Buffer.from('a6a6a6a6a6a6a6a6', 'hex')) },
 ]);
 
-// Per-call costs behind two choices in core: nonces from a pool of CSPRNG output, and small
-// arrays copied rather than viewed before encoding.
+// Why core takes nonces from a pool of CSPRNG output rather than asking for each.
 await pairSection('Random 24-byte nonce (core randomNonce, from a 4 KiB pool, vs node:crypto randomBytes per call)', ['pool', 'randomBytes'], [
   { label: 'nonce', size: 24, a: () => randomNonce(24), b: () => randomBytes(24) },
 ]);
