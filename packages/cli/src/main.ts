@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * crypto-service: the command-line front end (architecture shape 14). This file finds the
+ * crypto-service: the command-line front end. This file finds the
  * command, runs it, prints its result and sets the exit status; each command lives in its own
  * file under commands/, its help beside it.
  *

@@ -1,5 +1,5 @@
 /**
- * The client's closed set of errors (architecture shape 13). Callers tell the cases apart with
+ * The client's closed set of errors. Callers tell the cases apart with
  * `instanceof`, never by parsing messages:
  *
  * - CryptoApiError: the service answered with an error status (4xx/5xx). `body` is its RFC 9457
