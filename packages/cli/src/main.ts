@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * crypto-service: the command-line front end (architecture shape 14). This file finds the
+ * crypto-service: the command-line front end. This file finds the
  * command, runs it, prints its result and sets the exit status; each command lives in its own
  * file under commands/, its help beside it.
  *
@@ -8,7 +8,7 @@
  * piped to another program is never cut off.
  */
 import { createRequire } from 'node:module';
-import { CryptoApiError, CryptoError } from '@crypto-service/client';
+import { CryptoApiError, CryptoClientError } from '@crypto-service/client';
 import { EXIT, UsageError, type Command, type CommandContext, type Output } from './command.ts';
 import { COMMANDS, GROUPS } from './commands/index.ts';
 import { commandHelp, groupHelp, programHelp } from './help.ts';
@@ -76,7 +76,7 @@ function report(error: unknown, commandName: string | undefined): number {
     process.stderr.write(`${PROGRAM}: ${error.status}: ${error.body.error}${fields}\n`);
     return EXIT.API_ERROR;
   }
-  if (error instanceof CryptoError) {
+  if (error instanceof CryptoClientError) {
     process.stderr.write(`${PROGRAM}: ${error.message}\n`);
     return EXIT.API_ERROR;
   }

@@ -1,7 +1,7 @@
 /**
- * The typed client: one method per route (mission §4, "Typed client mapping", then every other
- * route of contract §5 and §7). Each method sends its body as JSON and resolves to `{ data: T }`,
- * T being the server's own schema type; a failure rejects with one of the errors of errors.ts.
+ * The typed client: one method per route of the service. Each method sends its body as JSON and
+ * resolves to `{ data: T }`, T being the server's own schema type; a failure rejects with one of
+ * the errors of errors.ts.
  */
 import type {
   AlgorithmsResponse,
@@ -99,7 +99,7 @@ export class CryptoClient {
     this.#transport = new Transport(options);
   }
 
-  // --- The mission's table (§4) -----------------------------------------------------------
+  // --- The main operations and probes -----------------------------------------------------
 
   /** POST /v2/hash. The service sends the hex digest as `data`; the client returns it as `data.digest`. */
   async hash(body: HashRequest, options?: CallOptions): Promise<Envelope<HashResult>> {
@@ -237,7 +237,7 @@ export class CryptoClient {
     return this.#probe('/health', options);
   }
 
-  // --- The other routes of the contract (§5) ----------------------------------------------
+  // --- The other /v2 routes ---------------------------------------------------------------
 
   /** POST /v2/sealedbox/seal-pq: HPKE with X-Wing. */
   sealedboxSealPq(body: SealedBoxSealPqRequest, options?: CallOptions): Promise<SealedBoxSealPqResponse> {
@@ -305,7 +305,7 @@ export class CryptoClient {
     return { data: text as string };
   }
 
-  // --- /v1, deprecated OpenPGP (contract §7) ---------------------------------------------
+  // --- /v1, deprecated OpenPGP ------------------------------------------------------------
 
   /** POST /v1/generate */
   v1Generate(body: V1GenerateRequest, options?: CallOptions): Promise<V1GenerateResponse> {

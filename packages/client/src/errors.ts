@@ -1,5 +1,5 @@
 /**
- * The client's closed set of errors (architecture shape 13). Callers tell the cases apart with
+ * The client's closed set of errors. Callers tell the cases apart with
  * `instanceof`, never by parsing messages:
  *
  * - CryptoApiError: the service answered with an error status (4xx/5xx). `body` is its RFC 9457
@@ -9,8 +9,9 @@
  * - CryptoResponseError: a success status whose body is not what the service sends (a proxy's
  *   HTML page, say), so the caller never gets `undefined` fields silently.
  *
- * All four extend CryptoError, so one `instanceof CryptoError` catches anything the client throws
- * (except the reason of an AbortSignal the caller aborted, which is rethrown as it is, as fetch does).
+ * All four extend CryptoClientError, so one `instanceof CryptoClientError` catches anything the
+ * client throws (except the reason of an AbortSignal the caller aborted, which is rethrown as it
+ * is, as fetch does). The name differs from core's CryptoError, which is a server-side error.
  */
 import type { ErrorCode, FieldError } from '@crypto-service/protocol';
 
@@ -32,11 +33,11 @@ export interface ApiProblem {
   [member: string]: unknown;
 }
 
-export class CryptoError extends Error {
-  override readonly name: string = 'CryptoError';
+export class CryptoClientError extends Error {
+  override readonly name: string = 'CryptoClientError';
 }
 
-export class CryptoApiError extends CryptoError {
+export class CryptoApiError extends CryptoClientError {
   override readonly name = 'CryptoApiError';
   readonly status: number;
   readonly body: ApiProblem;
@@ -51,7 +52,7 @@ export class CryptoApiError extends CryptoError {
   }
 }
 
-export class CryptoNetworkError extends CryptoError {
+export class CryptoNetworkError extends CryptoClientError {
   override readonly name = 'CryptoNetworkError';
 
   constructor(url: string, cause: unknown) {
@@ -60,7 +61,7 @@ export class CryptoNetworkError extends CryptoError {
   }
 }
 
-export class CryptoTimeoutError extends CryptoError {
+export class CryptoTimeoutError extends CryptoClientError {
   override readonly name = 'CryptoTimeoutError';
   /** The time limit that was exceeded, in milliseconds. */
   readonly timeout: number;
@@ -71,7 +72,7 @@ export class CryptoTimeoutError extends CryptoError {
   }
 }
 
-export class CryptoResponseError extends CryptoError {
+export class CryptoResponseError extends CryptoClientError {
   override readonly name = 'CryptoResponseError';
   readonly status: number;
 

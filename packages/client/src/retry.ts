@@ -1,5 +1,5 @@
 /**
- * When to try a request again (architecture shape 13; undici's retry interceptor is the model).
+ * When to try a request again (undici's retry interceptor is the model).
  *
  * Only 429 and 503 are retried: they are the two statuses with which this service says "not now"
  * without having run the operation (the rate limiter and the full work queues answer before any

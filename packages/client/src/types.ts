@@ -101,14 +101,14 @@ export type {
   VerifyResponse,
 } from '@crypto-service/protocol';
 
-/** Every method resolves to `{ data: T }` (mission §2, "Client envelope"). */
+/** Every method resolves to `{ data: T }`, the service's success envelope. */
 export interface Envelope<T> {
   data: T;
 }
 
 /**
- * What `hash` returns in `data`. The service answers `{ data: "<hex digest>" }` (mission §2); the
- * client adds what it knows, so that callers read `data.digest` as the mission's client does.
+ * What `hash` returns in `data`. The service answers `{ data: "<hex digest>" }`; the client adds
+ * what it knows, so that callers read `data.digest` rather than a bare string.
  */
 export interface HashResult {
   /** The digest, lowercase hex. */

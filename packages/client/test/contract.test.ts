@@ -57,7 +57,7 @@ test('every client method is an operation of the OpenAPI document, and every ope
   assert.deepEqual(withoutMethod, [], 'operations of the OpenAPI document without a client method');
 });
 
-test('the mission\'s table (§4): each named method calls exactly the method and path it names', async () => {
+test('the main operations: each named method calls exactly the method and path it names', async () => {
   const operations = await clientOperations();
   const expected: Record<string, string> = {
     hash: 'POST /v2/hash',

@@ -1,10 +1,10 @@
 /**
  * Failures as the client reports them, from the real service: CryptoApiError with the status and
- * the problem body (mission §7), credentials sent as the service expects them (mission §5).
+ * the problem body, credentials sent as the service expects them.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CryptoApiError, CryptoClient, CryptoError } from '@crypto-service/client';
+import { CryptoApiError, CryptoClient, CryptoClientError } from '@crypto-service/client';
 import { hs256Token, startService, TEST_API_KEY, TEST_JWT_SECRET } from './helpers.ts';
 
 /** The CryptoApiError that `promise` rejects with (the test fails if it resolves or throws anything else). */
@@ -14,7 +14,7 @@ async function apiError(promise: Promise<unknown>): Promise<CryptoApiError> {
     (caught: unknown) => caught,
   );
   assert.ok(error instanceof CryptoApiError, `expected a CryptoApiError, got ${String(error)}`);
-  assert.ok(error instanceof CryptoError);
+  assert.ok(error instanceof CryptoClientError);
   return error;
 }
 

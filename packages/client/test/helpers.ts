@@ -6,6 +6,7 @@ import { createHmac } from 'node:crypto';
 import { once } from 'node:events';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
+import type { MockTimers } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '@crypto-service/server';
 import { testConfig } from '../../server/test/helpers.ts';
@@ -75,4 +76,21 @@ export function scriptedFetch(responses: (() => Response)[]) {
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): () => Response {
   return () => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+}
+
+/** One turn of the real event loop: pending promises and I/O callbacks get to run. */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Moves node:test's mock clock on in small steps until `done()` holds, letting promises and real
+ * I/O run between steps, so that a client's wait passes at once without knowing when it began.
+ */
+export async function advanceClockUntil(timers: MockTimers, done: () => boolean, stepMs = 50, maxMs = 600_000): Promise<void> {
+  for (let elapsed = 0; !done(); elapsed += stepMs) {
+    if (elapsed > maxMs) throw new Error(`the condition did not hold within ${maxMs} ms of mock time`);
+    await nextTurn();
+    if (!done()) timers.tick(stepMs);
+  }
 }

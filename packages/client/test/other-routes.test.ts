@@ -1,5 +1,5 @@
 /**
- * The client's methods for the routes beyond the mission's table (contract §5): ML-KEM, SLH-DSA
+ * The client's methods for the routes beyond the main operations: ML-KEM, SLH-DSA
  * under its own path, the post-quantum sealed box, multi-recipient encryption and the probes.
  */
 import { after, before, describe, test } from 'node:test';

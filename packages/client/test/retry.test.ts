@@ -1,12 +1,13 @@
 /**
  * Retries: off by default; on 429 and 503 only; Retry-After honoured as seconds or as an HTTP-date;
- * bounded by attempts and by a maximum delay.
+ * bounded by attempts and by a maximum delay. The waits run on node:test's mock clock (setTimeout
+ * and Date), so that the suite never sleeps and its timings do not depend on the host.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CryptoApiError, CryptoClient } from '@crypto-service/client';
 import { parseRetryAfter, retryDelay, retryPolicy } from '../src/retry.ts';
-import { jsonResponse, scriptedFetch, startService } from './helpers.ts';
+import { advanceClockUntil, jsonResponse, nextTurn, scriptedFetch, startService } from './helpers.ts';
 
 const HASH = { algorithm: 'sha256', data: 'abc' } as const;
 const OK = jsonResponse(200, { data: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad' });
@@ -19,8 +20,10 @@ test('against the real rate limiter: a 429 without retry, then a retry that wait
   const service = await startService({ RATE_LIMIT_MAX: '1', RATE_LIMIT_WINDOW_MS: '2000' });
   t.after(() => service.close());
   const statuses: number[] = [];
+  // A connection per request: a kept-alive socket would outlive the test and put its parser's
+  // timers on a later test's mock clock.
   const counting = async (url: string, init: RequestInit) => {
-    const response = await fetch(url, init);
+    const response = await fetch(url, { ...init, headers: { ...(init.headers as Record<string, string>), connection: 'close' } });
     statuses.push(response.status);
     return response;
   };
@@ -35,14 +38,21 @@ test('against the real rate limiter: a 429 without retry, then a retry that wait
 
   const patient = new CryptoClient({ baseUrl: service.baseUrl, fetch: counting, retry: { attempts: 3, maxDelay: 5000 } });
   statuses.length = 0;
-  const started = performance.now();
-  assert.equal((await patient.hash(HASH)).data.digest.slice(0, 8), 'ba7816bf');
-  const waited = performance.now() - started;
+  // The service's rate limiter reads Date.now() too, so its window rolls over on the mock clock.
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: Date.now() });
+  const started = Date.now();
+  const call = patient.hash(HASH);
+  // The clock stands still until the first refusal is in, so that it is the service's real answer.
+  while (statuses.length === 0) await nextTurn();
+  await advanceClockUntil(t.mock.timers, () => statuses.length === 2);
+  assert.equal((await call).data.digest.slice(0, 8), 'ba7816bf');
+  const waited = Date.now() - started;
   assert.deepEqual(statuses, [429, 200]);
   assert.ok(waited >= retryAfter * 1000 - 50, `waited ${waited} ms for Retry-After: ${retryAfter}`);
 });
 
-test('Retry-After as an HTTP-date is honoured', async () => {
+test('Retry-After as an HTTP-date is honoured', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: Date.parse('2015-10-21T07:28:00.250Z') });
   // HTTP-dates have whole seconds: a whole second two to three seconds ahead, so that the date
   // says exactly when (a date cut to its second would wait anywhere from 1 to 2 s).
   const retryAt = Math.ceil((Date.now() + 2000) / 1000) * 1000;
@@ -50,9 +60,11 @@ test('Retry-After as an HTTP-date is honoured', async () => {
   const { fetch, requests } = scriptedFetch([problem(503, { 'retry-after': date }), OK]);
   const client = new CryptoClient({ baseUrl: 'http://service.test', fetch, retry: true });
   const expected = retryAt - Date.now();
-  const started = performance.now();
-  await client.hash(HASH);
-  const waited = performance.now() - started;
+  const started = Date.now();
+  const call = client.hash(HASH);
+  await advanceClockUntil(t.mock.timers, () => requests.length === 2);
+  await call;
+  const waited = Date.now() - started;
   assert.equal(requests.length, 2);
   assert.ok(waited >= expected - 50 && waited <= 5000, `waited ${waited} ms until ${date} (${expected} ms ahead)`);
 });
@@ -93,13 +105,16 @@ test('only 429 and 503 are retried', async () => {
   }
 });
 
-test('without Retry-After, the wait doubles from baseDelay, capped by maxDelay', async () => {
+test('without Retry-After, the wait doubles from baseDelay, capped by maxDelay', async (t) => {
   const policy = retryPolicy({ attempts: 6, baseDelay: 100, maxDelay: 350 });
   const none = new Headers();
   assert.deepEqual([1, 2, 3, 4, 5].map((attempt) => retryDelay(policy, attempt, 503, none, 0)), [100, 200, 350, 350, 350]);
   assert.equal(retryDelay(policy, 6, 503, none, 0), undefined, 'no attempt after the last');
+  t.mock.timers.enable({ apis: ['setTimeout'] });
   const { fetch, requests } = scriptedFetch([problem(503), problem(503), OK]);
-  await new CryptoClient({ baseUrl: 'http://service.test', fetch, retry: { baseDelay: 5 } }).hash(HASH);
+  const call = new CryptoClient({ baseUrl: 'http://service.test', fetch, retry: { baseDelay: 5 } }).hash(HASH);
+  await advanceClockUntil(t.mock.timers, () => requests.length === 3);
+  await call;
   assert.equal(requests.length, 3);
 });
 
@@ -114,14 +129,19 @@ test('parseRetryAfter reads delay-seconds and HTTP-dates, and ignores anything e
   assert.equal(parseRetryAfter('-1', now), undefined);
 });
 
-test('an abort during the wait ends the call with the signal\'s reason', async () => {
+test('an abort during the wait ends the call with the signal\'s reason', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
   const { fetch, requests } = scriptedFetch([problem(429, { 'retry-after': '30' }), OK]);
   const client = new CryptoClient({ baseUrl: 'http://service.test', fetch, retry: { maxDelay: 60_000 } });
   const controller = new AbortController();
   setTimeout(() => controller.abort(new Error('user gave up')), 50);
-  const started = performance.now();
-  await assert.rejects(client.hash(HASH, { signal: controller.signal }), /user gave up/);
-  assert.ok(performance.now() - started < 5000, 'far less than the 30 s asked for');
+  const started = Date.now();
+  const call = assert.rejects(client.hash(HASH, { signal: controller.signal }), /user gave up/);
+  let settled = false;
+  void call.finally(() => (settled = true));
+  await advanceClockUntil(t.mock.timers, () => settled);
+  await call;
+  assert.ok(Date.now() - started < 5000, 'far less than the 30 s asked for');
   assert.equal(requests.length, 1);
 });
 

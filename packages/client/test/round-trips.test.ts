@@ -1,5 +1,5 @@
 /**
- * Every method of the mission's client table (§4) against the real service over HTTP: each
+ * Every method of the main operations against the real service over HTTP: each
  * operation is checked by its inverse or by a known answer, so a wrong path, body or envelope
  * fails here.
  */
@@ -10,12 +10,12 @@ import { startService, type Service } from './helpers.ts';
 
 const KEY_32 = '000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f';
 
-describe('the mission\'s client table, against the real service', () => {
+describe('the main operations, against the real service', () => {
   let service: Service;
   let client: CryptoClient;
   before(async () => {
     service = await startService();
-    // A trailing slash on baseUrl is tolerated (mission §4 sets only `baseUrl`).
+    // A trailing slash on baseUrl is tolerated, since callers often copy a URL that ends in one.
     client = new CryptoClient({ baseUrl: `${service.baseUrl}/` });
   });
   after(() => service.close());

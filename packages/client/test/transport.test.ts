@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import {
   CryptoApiError,
   CryptoClient,
-  CryptoError,
+  CryptoClientError,
   CryptoNetworkError,
   CryptoResponseError,
   CryptoTimeoutError,
@@ -69,7 +69,7 @@ test('a timeout is a CryptoTimeoutError, not a network error (real service, slow
   const error = await client.passwordHash({ password: 'slow' }, { timeout: 5 }).catch((caught: unknown) => caught);
   assert.ok(error instanceof CryptoTimeoutError, `got ${String(error)}`);
   assert.ok(!(error instanceof CryptoNetworkError));
-  assert.ok(error instanceof CryptoError);
+  assert.ok(error instanceof CryptoClientError);
   assert.equal(error.timeout, 5);
   // The client's own limit applies when the call gives none.
   const hasty = new CryptoClient({ baseUrl: service.baseUrl, timeout: 5 });
@@ -102,14 +102,14 @@ test('nothing listening is a CryptoNetworkError, not a timeout', async () => {
   assert.ok(error.cause instanceof Error);
 });
 
-test('the caller\'s abort is rethrown as it is, not as a CryptoError', async (t) => {
+test('the caller\'s abort is rethrown as it is, not as a CryptoClientError', async (t) => {
   const service = await startService();
   t.after(() => service.close());
   const client = new CryptoClient({ baseUrl: service.baseUrl, timeout: 60_000 });
   const error = await client.hash({ algorithm: 'sha256', data: '' }, { signal: AbortSignal.abort() }).catch((caught: unknown) => caught);
   assert.ok(error instanceof Error);
   assert.equal(error.name, 'AbortError');
-  assert.ok(!(error instanceof CryptoError));
+  assert.ok(!(error instanceof CryptoClientError));
 });
 
 test('an error response that is not a problem object still gives status and body.error', async () => {

@@ -1,5 +1,5 @@
 /**
- * Schemas of the symmetric-encryption family (contract §5): `/v2/encrypt`, `/v2/decrypt`,
+ * Schemas of the symmetric-encryption family: `/v2/encrypt`, `/v2/decrypt`,
  * `/v2/secretbox/seal|open`, `/v2/sealedbox/seal|open|seal-pq|open-pq`, `/v2/keys/wrap|unwrap`.
  *
  * `encoding` (utf8 by default, base64 or hex) governs every text field of a request, so a client
@@ -11,7 +11,7 @@
  *   says to ask for base64 or hex (it is never returned mangled).
  *
  * Keys (`key`, `kek`, `keyToWrap`, X25519 keys) are hex; sealed blobs (`ciphertext`, `sealed`,
- * `wrapped`, `wrappedKey`) are standard padded base64 (contract §1). Key lengths are checked by
+ * `wrapped`, `wrappedKey`) are standard padded base64. Key lengths are checked by
  * core, so that the error names the field and the length expected.
  */
 import { Type, type Static } from 'typebox';

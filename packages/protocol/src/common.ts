@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { TEXT_ENCODINGS } from '@crypto-service/core';
 import { ERROR_CODES } from './errors.ts';
 
-/** `encoding` of contract §1: how a message, plaintext or data field is written. */
+/** `encoding`: how a message, plaintext or data field is written. */
 export const Encoding = Type.Enum([...TEXT_ENCODINGS], {
   description: 'How the text fields are encoded: utf8 (default), base64 or hex.',
   default: 'utf8',
@@ -15,7 +15,7 @@ export const ProblemSchema = Type.Object(
     status: Type.Integer(),
     detail: Type.String(),
     instance: Type.String(),
-    error: Type.String({ description: 'The same text as detail (the mission\'s error member).' }),
+    error: Type.String({ description: 'The same text as detail.' }),
     code: Type.Enum(Object.keys(ERROR_CODES)),
     errors: Type.Optional(
       Type.Array(Type.Object({ field: Type.String(), message: Type.String() })),
@@ -52,7 +52,7 @@ export const MAX_SIGNATURE_CHARS = 128 * 1024;
 export const MAX_PASSWORD_CHARS = 4096;
 
 /**
- * Binary input or output as hex (contract §1: lowercase out, either case in). Request fields pass
+ * Binary input or output as hex (lowercase out, either case in). Request fields pass
  * their bound; response fields have none (the service writes them).
  */
 export function Hex(description: string, maxLength?: number) {
@@ -63,7 +63,7 @@ export function Hex(description: string, maxLength?: number) {
   });
 }
 
-/** A sealed blob as standard padded base64 (contract §1). Request fields pass their bound. */
+/** A sealed blob as standard padded base64. Request fields pass their bound. */
 export function Base64(description: string, maxLength?: number) {
   return Type.String({
     description: `${description} (standard base64 with padding)`,

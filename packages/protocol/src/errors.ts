@@ -1,5 +1,5 @@
 /**
- * The closed set of stable error codes (contract §2). Each code maps to exactly one HTTP status
+ * The closed set of stable error codes. Each code maps to exactly one HTTP status
  * and one problem type; clients may switch on `code`, which never changes meaning.
  */
 export const ERROR_CODES = {
@@ -42,7 +42,7 @@ export interface FieldError {
   message: string;
 }
 
-/** RFC 9457 problem details, with the mission's `error` member (same text as `detail`). */
+/** RFC 9457 problem details, with an `error` member (same text as `detail`) for simple clients. */
 export interface Problem {
   type: string;
   title: string;

@@ -1,10 +1,10 @@
 /**
- * Schema of `POST /v2/kdf` (contract §5).
+ * Schema of `POST /v2/kdf`.
  *
  * Encodings: `encoding` (utf8 by default, base64 or hex) applies to `password` and to
  * `params.info`, the two input-material fields: HKDF's input keying material is usually binary (a
  * Diffie-Hellman output), so it must be able to pass as hex or base64, and `info` is read the same
- * way. `salt` is always hex, and so are `derivedKey` and `salt` in the response (contract §1). A
+ * way. `salt` is always hex, and so are `derivedKey` and `salt` in the response. A
  * utf8 password is used as the exact UTF-8 bytes of the string sent: no Unicode normalisation, so
  * a client that wants NFC must normalise before sending.
  *

@@ -1,7 +1,7 @@
 /**
- * Schemas of `POST /v2/hmac` and `POST /v2/hmac/verify` (contract §5).
+ * Schemas of `POST /v2/hmac` and `POST /v2/hmac/verify`.
  *
- * `key` and `mac` are hex (contract §1); `encoding` (utf8 by default, base64 or hex) applies to
+ * `key` and `mac` are hex; `encoding` (utf8 by default, base64 or hex) applies to
  * `data` only. Verification takes the algorithm's full output length only: a truncated MAC is a
  * 400, not a comparison of prefixes. A MAC that does not match is `valid: false` with status 200.
  */

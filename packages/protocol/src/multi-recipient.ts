@@ -18,8 +18,8 @@ function base64Length(bytes: number): number {
   return Math.ceil(bytes / 3) * 4;
 }
 
-// String bounds are the longest value that any slot type accepts (the hybrid X-Wing sizes of
-// contract §6), so a request is refused early for size alone, and core still checks the exact
+// String bounds are the longest value that any slot type accepts (the hybrid X-Wing sizes), so
+// a request is refused early for size alone, and core still checks the exact
 // length for the type and names the field. The payload's bound is the body limit's largest value
 // (MAX_PAYLOAD_CHARS): BODY_LIMIT_BYTES is its real bound.
 function BoundedHex(description: string, maxBytes: number) {

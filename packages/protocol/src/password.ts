@@ -1,5 +1,5 @@
 /**
- * Schemas of `POST /v2/password/hash|verify|encrypt|decrypt` (contract §5).
+ * Schemas of `POST /v2/password/hash|verify|encrypt|decrypt`.
  *
  * Passwords are always UTF-8 text, used as the exact UTF-8 bytes of the string sent: no Unicode
  * normalisation (a client that wants "é" composed and decomposed to match must normalise, e.g. to

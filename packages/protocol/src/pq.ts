@@ -1,5 +1,5 @@
 /**
- * Request and response schemas of the post-quantum routes (contract §5): ML-KEM (`/v2/pq/keygen`,
+ * Request and response schemas of the post-quantum routes: ML-KEM (`/v2/pq/keygen`,
  * `/encapsulate`, `/decapsulate`), X-Wing (`/v2/pq/hybrid/*`), ML-DSA (`/v2/pq/dsa/*`) and SLH-DSA
  * (`/v2/pq/slh-dsa/*`, also served as `/v2/pq/hash-sign/*`). Every binary value is hex.
  *
@@ -27,7 +27,7 @@ const SlhDsaAlgorithm = Type.Enum([...SLH_DSA_ALGORITHM_IDS]);
 const XWingAlgorithm = Type.Enum([...XWING_ALGORITHM_IDS]);
 
 /**
- * `context` of contract §5: UTF-8 text of at most 255 bytes. The schema bounds characters (never
+ * `context`: UTF-8 text of at most 255 bytes. The schema bounds characters (never
  * more than the bytes); core bounds the UTF-8 bytes.
  */
 function Context(maxBytes: number) {

@@ -8,7 +8,7 @@ const SignatureAlgorithm = Type.Enum([...SIGNATURE_ALGORITHM_IDS], {
 });
 
 /**
- * `context` of contract §5: UTF-8 text of at most 255 bytes (Ed448, ML-DSA, SLH-DSA). The schema
+ * `context`: UTF-8 text of at most 255 bytes (Ed448, ML-DSA, SLH-DSA). The schema
  * bounds characters; core bounds the UTF-8 bytes, which can be more.
  */
 const Context = Type.String({

@@ -1,5 +1,5 @@
 /**
- * The deprecated `/v1` OpenPGP routes (contract §7): request and response schemas. Keys, messages
+ * The deprecated `/v1` OpenPGP routes: request and response schemas. Keys, messages
  * and signatures are ASCII-armored strings; messages and plaintexts are UTF-8 text.
  */
 import { Type, type Static } from 'typebox';
