@@ -8,7 +8,7 @@
  */
 import fp from 'fastify-plugin';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { bytesToHex, decodeText, hexToBytes, invalidInput, utf8ToBytes, wipe } from '@crypto-service/core';
+import { bytesToHex, decodeText, hexToBytes, utf8ToBytes, wipe } from '@crypto-service/core';
 import {
   PqDecapsulateRequest,
   PqDecapsulateResponse,
