@@ -1,9 +1,10 @@
 /**
- * The app: a Fastify instance built from the pipeline plugins and the routes, in the mission's
- * order (security headers, CORS, rate limiting, compression, authentication, handler). Tests
- * inject requests into it; server.ts listens with it.
+ * The app: a Fastify instance built from the pipeline plugins (security headers, CORS, rate
+ * limiting, compression, authentication, handler, in that order), the shared infrastructure the
+ * routes declare as dependencies, and the routes. Tests inject requests into it; server.ts listens
+ * with it.
  */
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import { clientErrorHandler, handleError, schemaValidationError, sendProblem } from './errors.ts';
@@ -11,7 +12,7 @@ import { appLogging, schemaValidatorLogger } from './logging.ts';
 import { Readiness } from './readiness.ts';
 import shutdownGate from './plugins/shutdown-gate.ts';
 import securityHeaders, { reachedOverHttps, securityHeaderValues } from './plugins/security-headers.ts';
-import { deprecationHeaders, isV1Path } from './v1/deprecation.ts';
+import { deprecationHeaders, isV1Path, v1DeprecationHeaders } from './v1/deprecation.ts';
 import corsPolicy from './plugins/cors.ts';
 import rateLimit from './plugins/rate-limit.ts';
 import compression from './plugins/compression.ts';
@@ -29,8 +30,9 @@ import { multiRecipientRoutes } from './routes/multi-recipient.ts';
 import { pqRoutes } from './routes/pq.ts';
 import { v1Routes } from './v1/routes.ts';
 import type { RateLimitStore } from './rate-limit/store.ts';
-import { withHandlerTimeout } from './handler-timeout.ts';
-import { hasHandlerTimeout } from './route-config.ts';
+import handlerTimeout from './plugins/handler-timeout.ts';
+import pqOffload from './plugins/pq-offload.ts';
+import workQueues from './plugins/work-queues.ts';
 import { createRateLimitStore } from './rate-limit/create-store.ts';
 import selfTests, { type SelfTestPluginOptions } from './plugins/self-tests.ts';
 import { SERVICE_VERSION } from './version.ts';
@@ -45,6 +47,8 @@ export interface AppOptions {
   rateLimitStore?: RateLimitStore;
   /** Replaces individual start-up self-tests (tests make one fail this way). */
   selfTests?: SelfTestPluginOptions['overrides'];
+  /** Sees every route as it is declared (tests list the app's routes this way). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 declare module 'fastify' {
@@ -70,14 +74,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false, unicode: false, logger: schemaValidatorLogger },
     },
-    // Answered from the issues by handleError: the error itself needs no message or stack.
+    // Answered from the validation errors by handleError: the error itself needs no message or stack.
     schemaErrorFormatter: schemaValidationError,
     // A slow or malformed client is answered with a problem too (408, 431, 400), never Fastify's own JSON.
     // The connection is TLS exactly when the server is: the request never got to say otherwise.
     clientErrorHandler: clientErrorHandler(securityHeaderValues(config.tls !== undefined)),
-    // Slow clients and stuck handlers (contract §4, SECURITY.md): the whole request must arrive
-    // within REQUEST_TIMEOUT_MS (408), a route of variable cost must answer within
-    // HANDLER_TIMEOUT_MS (503; set per route below, not here), idle keep-alive sockets close after
+    // Slow clients and stuck handlers (SECURITY.md): the whole request must arrive within
+    // REQUEST_TIMEOUT_MS (408), a route of variable cost must answer within HANDLER_TIMEOUT_MS
+    // (503; plugins/handler-timeout.ts, not here), idle keep-alive sockets close after
     // KEEP_ALIVE_TIMEOUT_MS. The headers timeout is set below.
     requestTimeout: config.timeouts.requestMs,
     keepAliveTimeout: config.timeouts.keepAliveMs,
@@ -109,16 +113,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // pipeline like any other.
   app.server.on('checkExpectation', (request, response) => app.server.emit('request', request, response));
 
-  // HANDLER_TIMEOUT_MS applies to the routes whose cost is variable and can be large (the list and
-  // why: route-config.ts), by wrapping their handlers (handler-timeout.ts: Fastify's own
-  // handlerTimeout does not work for requests with a body). The cheap routes get no timer at all;
-  // this hook sees every route registered after it.
-  app.addHook('onRoute', (route) => {
-    if (hasHandlerTimeout(route.url ?? route.path ?? '')) {
-      route.handler = withHandlerTimeout(route.handler, config.timeouts.handlerMs);
-    }
-  });
-
+  if (options.onRoute !== undefined) app.addHook('onRoute', options.onRoute);
   const readiness = options.readiness ?? new Readiness();
   app.decorate('readiness', readiness);
   app.setErrorHandler(handleError);
@@ -147,20 +142,25 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     return sendProblem(reply, request, 'NOT_FOUND', 'no such route; see /docs for the list');
   });
 
+  // Shared infrastructure: named plugins that the route plugins below declare as dependencies.
+  const refusalDelayMs = config.busyRefusalDelayMs;
+  await app.register(handlerTimeout, { timeoutMs: config.timeouts.handlerMs });
+  await app.register(pqOffload, { queue: { threadNice: config.heavyWorkNice, refusalDelayMs } });
+  await app.register(workQueues, {
+    password: { ...config.workQueues.password, refusalDelayMs },
+    kdf: { ...config.workQueues.kdf, refusalDelayMs },
+  });
+
+  // In the order of the OpenAPI document's paths.
   await app.register(probeRoutes, { readiness });
-  // First among the crypto routes: it decorates the app with the post-quantum offload that the
-  // signature and key routes hand to core.
-  await app.register(pqRoutes, { queue: { threadNice: config.heavyWorkNice, refusalDelayMs: config.busyRefusalDelayMs } });
+  await app.register(pqRoutes);
   await app.register(algorithmRoutes);
   await app.register(hashRoutes);
   await app.register(symmetricRoutes);
   await app.register(signatureRoutes);
-  const refusalDelayMs = config.busyRefusalDelayMs;
-  await app.register(derivationRoutes, {
-    passwordQueue: { ...config.workQueues.password, refusalDelayMs },
-    kdfQueue: { ...config.workQueues.kdf, refusalDelayMs },
-  });
+  await app.register(derivationRoutes);
   await app.register(multiRecipientRoutes);
+  await app.register(v1DeprecationHeaders, { v1: config.v1 });
   await app.register(v1Routes, { config });
   return app;
 }

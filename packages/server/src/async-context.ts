@@ -9,11 +9,8 @@
  * when `process.nextTick`, `processTicksAndRejections` and the do-nothing `exchange` and `current`
  * can have been compiled with what they saw before the swap; the optimized code built from that
  * stale feedback goes through V8's generic property-load handler on every tick, for the life of the
- * process (a profile of a cluster worker under load: 2.8 % of its time in that handler, against
- * 1.0 % for a single process). Settled first, a small `POST /v2/hash` cost `WORKERS=2` 2–7 % less
- * CPU in same-run A/Bs, and one process about the same (docs/performance-history.md, thirteenth
- * pass). The benchmarks' bare baseline does the same (bench/bare-server.ts), as it gets the same V8
- * flags, so that their ratios compare request pipelines, not start-up order.
+ * process. The benchmarks' bare baseline does the same, so that their ratios compare request
+ * pipelines, not start-up order.
  *
  * Two things ask here, both public: the ES import of `node:async_hooks` below (Node's ES facade of
  * a built-in module reads every export, the `AsyncLocalStorage` getter among them, when the module
@@ -21,7 +18,7 @@
  * reads the getter itself and so does not depend on how this module is loaded. On Node 22, where
  * frames are off by default, both only load the implementation that would have been loaded anyway.
  * Earlier still would be a `--require` preload, before Node's ES module loader runs: not done, since
- * every launcher would have to carry it (same-run A/B: about the same saving).
+ * every launcher would have to carry it.
  */
 import asyncHooks from 'node:async_hooks';
 

@@ -7,10 +7,8 @@
  * holds a view over memory the stream might reuse. Node's HTTP parser copies every body chunk into
  * memory of its own (a fresh ArrayBuffer per chunk, checked on Node 22 and 24, pipelined, chunked
  * and split bodies alike), which nothing overwrites before the body's end, and the JSON parser keeps
- * nothing of the bytes once decoded, so here the copy buys nothing: it cost 0.13 µs a
- * request in a loop and 0.46 µs of CPU a small `/v2/hash` in a same-run A/B of the server
- * (docs/performance-history.md, ninth pass). A body of several chunks is still joined into one
- * Buffer.
+ * nothing of the bytes once decoded, so here the copy buys nothing. A body of several chunks is
+ * still joined into one Buffer.
  *
  * Kept from Fastify's reader (fastify/lib/content-type-parser.js, rawBody), in order:
  * - a Content-Length over the limit is refused before a byte is read (413);
@@ -45,8 +43,7 @@ export function readBody(request: FastifyRequest, payload: PayloadStream, limit:
   let chunks: Buffer[] | undefined;
   // Once `done` has been called, the listeners ignore whatever else the stream emits. They are not
   // removed, as Fastify's reader removes them: three removeListener calls cost more than the flag
-  // (about 0.08 µs a request in a profile, and the request's listener table turns into a
-  // dictionary), and they go with the request. They must not keep the body alive meanwhile (a
+  // (and turn the request's listener table into a dictionary), and they go with the request. They must not keep the body alive meanwhile (a
   // request can wait for a queued job long after its body was parsed), so the chunks are let go.
   // A refused body's remaining chunks are dropped.
   let settled = false;

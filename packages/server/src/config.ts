@@ -1,6 +1,6 @@
 /**
- * Configuration: every environment variable of the mission (§1) and of the contract (§3, §4),
- * read once at start, validated and typed. A bad value throws a ConfigError that names the
+ * Configuration: every environment variable of the service (docs/configuration.md), read once at
+ * start, validated and typed. A bad value throws a ConfigError that names the
  * variable; the entry point prints it and exits with status 1.
  */
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
@@ -21,7 +21,7 @@ export interface AuthConfig {
   allowAnonymous: boolean;
 }
 
-/** The deprecated /v1 OpenPGP routes (contract §7). */
+/** The deprecated /v1 OpenPGP routes. */
 export interface V1Config {
   /** When /v1 was deprecated: the `Deprecation` header (RFC 9745). */
   deprecationDate: Date;

@@ -1,5 +1,5 @@
 /**
- * Every error becomes an RFC 9457 problem (contract §2) here, in one place: the mapping from
+ * Every error becomes an RFC 9457 problem here, in one place: the mapping from
  * error to stable code is written once. 500s carry a generic detail; their cause goes to the log.
  */
 import type { Socket } from 'node:net';
@@ -18,9 +18,8 @@ import {
  * An error raised by the server's own layers (authentication, rate limiting, readiness, full work
  * queues, a malformed body): an answer to the client, not a fault of the server. Like core's
  * CryptoError it carries no stack trace (StacklessError): nothing reads one (handleError turns it
- * into a problem and logs nothing), and leaving it out saved 14.4 µs of CPU per 429 in a flood
- * (43.8 → 29.4 µs), paid on every 401, 429 and 503 of a flood, which is when the event loop can
- * least afford it (docs/performance.md, "Refusals").
+ * into a problem and logs nothing), and building one is paid on every 401, 429 and 503 of a
+ * flood, which is when the event loop can least afford it (docs/performance.md, "Refusals").
  */
 export class ApiError extends StacklessError {
   readonly code: ErrorCode;

@@ -21,9 +21,9 @@ const FULL_PIPE_PATIENCE_MS = 1000;
  * 4 KiB each (atomic on a pipe shared with other processes), and whatever is left is written when
  * the process exits, whatever the reason.
  *
- * Why not pino's writers: one synchronous write per line cost ≈ 30 µs per request at LOG_LEVEL=info
- * (a small request's whole pipeline is ≈ 40 µs), while under load one turn completes several
- * requests; pino's asynchronous writer retries a failed write every 100 ms forever, so with the
+ * Why not pino's writers: one synchronous write per line costs about as much as a small request's
+ * whole pipeline, while under load one turn completes several requests; pino's asynchronous
+ * writer retries a failed write every 100 ms forever, so with the
  * reader of stdout gone (a dead log shipper) SIGTERM, and even the forced exit after
  * SHUTDOWN_TIMEOUT_MS, would never end the process. Here a write error drops the batch (losing log
  * lines is better than hanging), and a full pipe is waited for at most a second per batch.

@@ -12,8 +12,7 @@ import type { LogLevel } from './config.ts';
  * The credential headers, redacted wherever a line carries a `headers` object. Not under `req`:
  * anything logged as `req` goes through the serializer below first, which keeps no header at all,
  * so a `req.headers.…` path could never match, while pino would run the redaction on every line
- * that has a `req`, every access line (about 1 µs a line in a loop, 3.9 µs of CPU per logged
- * request in the server: docs/performance-history.md, twenty-second pass). Two ways around that
+ * that has a `req`, every access line, for nothing (see docs/performance.md). Two ways around that
  * serializer are therefore off limits, and a test (secrets-hygiene.test.ts) checks the source for
  * them: a route's own log serializers (a child logger with another `req` serializer), and a
  * printf-style object placeholder (percent and j, o or O) in a log message, whose object pino
@@ -66,13 +65,10 @@ export interface AppLogging {
  * gets the logger, and with it the response's `finish` listener that tells the log controller a
  * request completed. At the other levels (warn, error, silent) no request logs its
  * completion, and Fastify gets no logger at all: a Fastify with a logger adds a `finish` and an
- * `error` listener, a closure and two clock reads to every response (1.5–3.5 µs of a small
- * request's CPU on the benchmark machine, docs/performance-history.md, twenty-third pass), as the
- * bare Fastify of the benchmarks does not. The same pino logger is then built here, handed to every
- * request (since the forty-first pass by the first onRequest hook, below; before, by a child-logger
- * factory) and set as `app.log`, so every line that was written with a Fastify logger still is
- * (the twenty-third pass's review compared the lines of thrown errors, replies sent twice, broken
- * streams, writes after the end, 4xx and 503 answers at each level, with and without: the same).
+ * `error` listener, a closure and two clock reads to every response, which the bare Fastify of
+ * the benchmarks does not pay. The same pino logger is then built here, handed to every request by
+ * the first onRequest hook (below) and set as `app.log`, so every line that would be written with a
+ * Fastify logger still is.
  * In principle three things are gone: Fastify's `request errored`, for an `error` event the
  * response itself emits before it finishes, which none of those raised; the two warnings of
  * Fastify's `fourOhFourFallBack`, for a request that no route and no 404 handler matched, which
@@ -100,9 +96,7 @@ export function appLogging(level: LogLevel, stream?: DestinationStream): AppLogg
     // No child-logger factory either: Fastify then hands each request its no-op logger as it is,
     // where a factory of our own has every logger it returns checked, method by method, on every
     // request (its `validateLogger`: fourteen property loads by a variable name, each a probe of
-    // V8's megamorphic cache). The forty-first pass (docs/performance-history.md) counted the same
-    // instructions a request without it, the hook's taking the check's place, and timed 1.02-1.08×
-    // the small requests a second in same-run A/Bs whose control read 1.03×. The hook below gives
+    // V8's megamorphic cache). The hook below gives
     // the request its real logger, before anything can log: it is the first hook (a test checks),
     // and nothing Fastify does between routing and the hooks writes a line at these levels (the
     // arrival line is `debug`, the completion line `info`).
@@ -172,8 +166,7 @@ const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
  * A request's logger (`request.log`, `reply.log`) that makes pino's child logger, bound to the
  * request id, only when the request first logs at an enabled level. Every request gets a logger
  * (at info and debug from Fastify, through requestChildLogger; below, from appLogging's hook), and
- * pino's child() serialises its bindings each time (≈ 1.5 µs of a small request's CPU in a
- * profile); at LOG_LEVEL=warn a request that succeeds logs nothing, so most requests never need
+ * pino's child() serialises its bindings each time; at LOG_LEVEL=warn a request that succeeds logs nothing, so most requests never need
  * one. A line that is written goes through the real child: same bindings, serializers and
  * redaction as before.
  */

@@ -3,15 +3,14 @@
  *
  * Node 24 (`inline` mode): node:crypto runs ML-KEM, ML-DSA and SLH-DSA in libuv's thread pool (the
  * core calls use the callback forms), so the calls are made here directly. One class still needs a
- * bound: SLH-DSA signing and key generation hold a pool thread for 12 ms to 2.3 s, and libuv has
- * only four threads for all asynchronous crypto and file I/O (Argon2id, scrypt, PBKDF2 share them).
+ * bound: SLH-DSA signing and key generation can hold a pool thread for seconds, and libuv has only
+ * four threads for all asynchronous crypto and file I/O (Argon2id, scrypt, PBKDF2 share them).
  * At most `maxConcurrentHeavy` of them run at once; the others wait in the queue.
  *
  * Node 22 (`worker` mode): node:crypto lacks these schemes and @noble/post-quantum's work is
- * synchronous JavaScript, so ML-DSA (2–20 ms per call) and SLH-DSA (8 ms to tens of seconds) run in
- * a small pool of worker threads (node:worker_threads; one job per thread at a time). ML-KEM and
- * X-Wing stay on the event loop: 0.4–1.6 ms per call in pure JavaScript, about the cost of the
- * worker round trip that would replace it.
+ * synchronous JavaScript, so ML-DSA and SLH-DSA run in a small pool of worker threads
+ * (workers/pool.ts; one job per thread at a time). ML-KEM and X-Wing stay on the event loop: in
+ * pure JavaScript they cost about what the worker round trip that would replace them costs.
  *
  * The queue is bounded (`maxQueued` jobs waiting beyond those running; the WorkQueue of the KDF and
  * password routes). When it is full, `run` rejects with a 503 problem with `Retry-After` (after
@@ -19,18 +18,10 @@
  * instead of growing an unbounded backlog whose every request would time out anyway.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
-import { CryptoError, type CoreErrorCode, type PostQuantumRunner } from '@crypto-service/core';
-import { PQ_NATIVE_SUPPORT } from '@crypto-service/core';
+import { PQ_NATIVE_SUPPORT, type PostQuantumRunner } from '@crypto-service/core';
 import { WorkQueue, type WorkQueueOptions } from './work-queue.ts';
-import {
-  runPqJob,
-  type PqJobArgs,
-  type PqJobName,
-  type PqJobResult,
-  type PqWorkerReply,
-  type PqWorkerRequest,
-} from './workers/pq-jobs.ts';
+import { runPqJob, type PqJob, type PqJobArgs, type PqJobName, type PqJobResult } from './workers/pq-jobs.ts';
+import { WorkerPool } from './workers/pool.ts';
 
 export type PqOffloadMode = 'inline' | 'worker';
 
@@ -87,92 +78,13 @@ export function defaultPqWorkers(): number {
   return Math.max(1, Math.min(4, availableParallelism() - 1));
 }
 
-interface Pending {
-  request: PqWorkerRequest;
-  resolve: (value: unknown) => void;
-  reject: (reason: unknown) => void;
-}
-
 const WORKER_SCRIPT = new URL('./workers/pq-worker.ts', import.meta.url);
-
-/** Rebuilds the error a worker serialized: a CryptoError stays one (a 400), anything else a 500. */
-function revive(error: { kind: string; code?: string; message: string; field?: string }): Error {
-  if (error.kind === 'crypto' && error.code !== undefined) {
-    return new CryptoError(error.code as CoreErrorCode, error.message, error.field);
-  }
-  return new Error(`post-quantum worker: ${error.message}`);
-}
-
-/** A fixed number of worker threads, each running one job at a time, started on first use. */
-class WorkerPool {
-  private readonly idle: Worker[] = [];
-  private readonly busy = new Map<Worker, Pending>();
-  private closed = false;
-  private readonly size: number;
-  private readonly threadNice: number;
-
-  constructor(size: number, threadNice: number) {
-    this.size = size;
-    this.threadNice = threadNice;
-  }
-
-  get capacity(): number {
-    return this.size;
-  }
-
-  /** Runs a job on an idle worker; the offload calls it only when fewer than `size` are busy. */
-  exec(request: PqWorkerRequest): Promise<unknown> {
-    if (this.closed) return Promise.reject(new Error('the post-quantum worker pool is closed'));
-    const worker = this.idle.pop() ?? this.spawn();
-    return new Promise((resolve, reject) => {
-      this.busy.set(worker, { request, resolve, reject });
-      // A busy worker keeps the process alive (its caller waits for it); an idle one does not.
-      worker.ref();
-      worker.postMessage(request);
-    });
-  }
-
-  private spawn(): Worker {
-    const worker = new Worker(WORKER_SCRIPT, { workerData: { nice: this.threadNice } });
-    worker.on('message', (reply: PqWorkerReply) => {
-      const pending = this.busy.get(worker);
-      this.busy.delete(worker);
-      worker.unref();
-      this.idle.push(worker);
-      if (pending === undefined) return;
-      if (reply.ok) pending.resolve(reply.result);
-      else pending.reject(revive(reply.error));
-    });
-    // A worker that fails outside a job (it cannot load, or it crashed) is dropped; its job fails
-    // with a 500 and the next job starts a new worker.
-    worker.on('error', (error) => this.drop(worker, error));
-    worker.on('exit', (code) => this.drop(worker, new Error(`post-quantum worker exited with code ${code}`)));
-    return worker;
-  }
-
-  private drop(worker: Worker, error: Error): void {
-    const index = this.idle.indexOf(worker);
-    if (index !== -1) this.idle.splice(index, 1);
-    const pending = this.busy.get(worker);
-    this.busy.delete(worker);
-    pending?.reject(error);
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    const workers = [...this.idle, ...this.busy.keys()];
-    for (const pending of this.busy.values()) pending.reject(new Error('the post-quantum worker pool was closed'));
-    this.busy.clear();
-    this.idle.length = 0;
-    await Promise.all(workers.map((worker) => worker.terminate()));
-  }
-}
 
 const alwaysWanted = (): boolean => true;
 
 export class PqOffload {
   readonly mode: PqOffloadMode;
-  private readonly pool: WorkerPool | undefined;
+  private readonly pool: WorkerPool<PqJob> | undefined;
   private readonly queue: WorkQueue;
   private readonly execute: (name: PqJobName, args: unknown[]) => Promise<unknown>;
   /**
@@ -187,9 +99,9 @@ export class PqOffload {
     this.execute = options.execute ?? ((name, args) => runPqJob(name, args as never));
     let concurrency: number;
     if (this.mode === 'worker') {
-      this.pool = new WorkerPool(options.workers ?? defaultPqWorkers(), options.threadNice ?? 0);
+      this.pool = new WorkerPool({ name: 'post-quantum', script: WORKER_SCRIPT, workerData: { nice: options.threadNice ?? 0 } });
       // The queue admits at most one job per worker, so an admitted job always finds one idle.
-      concurrency = this.pool.capacity;
+      concurrency = options.workers ?? defaultPqWorkers();
     } else {
       concurrency = options.maxConcurrentHeavy ?? DEFAULT_PQ_MAX_CONCURRENT_HEAVY;
     }
@@ -263,7 +175,7 @@ export class PqOffload {
     const inline = () => this.execute(name, args) as Promise<PqJobResult<N>>;
     if (jobClass === 'light' || (jobClass === 'cpu' && this.mode === 'inline')) return inline();
     const pool = this.pool;
-    return this.queue.run(0, pool === undefined ? inline : () => pool.exec({ name, args }) as Promise<PqJobResult<N>>, stillWanted);
+    return this.queue.run(0, pool === undefined ? inline : () => pool.run({ name, args }) as Promise<PqJobResult<N>>, stillWanted);
   }
 
   /** Jobs dropped before they started, their request having ended. */

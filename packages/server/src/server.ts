@@ -10,7 +10,7 @@
  * here first, in the primary, so that a bad value stops the start once, before any worker exists.
  */
 // First, so that Node settles its async-context implementation before anything else runs
-// (async-context.ts: a few per cent of a cluster worker's CPU per request).
+// (async-context.ts says why).
 import { settleAsyncContext } from './async-context.ts';
 import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from './config.ts';

@@ -9,12 +9,11 @@
  * itself:
  * - Node 24 grows it under load, up to 128 MiB (two 64 MiB semi-spaces) on a 24 GiB machine;
  * - a major collection shrinks it back.
- * With no change in live data, the resident set then swings by 60–150 MiB. A container's memory
+ * With no change in live data, the resident set then swings by tens of MiB. A container's memory
  * limit has to allow for the top of that swing, and a soak cannot tell it from a leak.
  *
- * Two 16 MiB semi-spaces are Node 22's own maximum (a 32 MiB young generation). Under the soak's
- * mix, a semi-space fills about six times a second at this size, and the survivors of each
- * scavenge are the requests in flight. A/B runs against V8's own sizing found no loss of
- * throughput (docs/performance-history.md, sixth pass).
+ * Two 16 MiB semi-spaces are Node 22's own maximum (a 32 MiB young generation): large enough
+ * that the survivors of each scavenge are only the requests in flight, with no loss of throughput
+ * against V8's own sizing (docs/performance.md).
  */
 export const SERVER_V8_FLAGS: readonly string[] = ['--min-semi-space-size=16', '--max-semi-space-size=16'];

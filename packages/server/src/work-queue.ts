@@ -19,11 +19,9 @@
  * A refusal because the queue is full goes out `refusalDelayMs` after the decision (0 here; the
  * app passes BUSY_REFUSAL_DELAY_MS, 25 ms by default). The queue is full only while the work
  * already takes the cores, and a client that retries the moment it is refused, ignoring
- * Retry-After, would otherwise send refusal after refusal through the whole pipeline: on the
- * benchmark machine 14 such connections drew 5.5–9 k refusals a second, which took the event loop
- * (`/live`'s p99 12–21 ms) and CPU from the work itself. Held back 25 ms, a connection that does
- * not pipeline can be refused at most 40 times a second (docs/performance.md, "Refusals": `/live`
- * p99 7.7–12 ms, and 1.6–2.1× the hashes and signatures a second). A job that can never fit is
+ * Retry-After, would otherwise send refusal after refusal through the whole pipeline, taking the
+ * event loop and CPU from the work itself. Held back 25 ms, a connection that does not pipeline
+ * can be refused at most 40 times a second (docs/performance.md, "Refusals"). A job that can never fit is
  * refused at once: that answer does not depend on the load. The queue's refusal counter counts a
  * refusal when it is decided; the HTTP metrics see it when it is sent, its latency included.
  *

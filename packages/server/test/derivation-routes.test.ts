@@ -378,7 +378,7 @@ describe('wrong inputs are 4xx problems, never 500', () => {
 
 describe('overload: a full queue answers 503 with Retry-After', () => {
   /** Occupies every running slot and every waiting place of a queue until `release` is called. */
-  function fill(queue: FastifyInstance['derivationQueues']['password']): { release: () => Promise<void> } {
+  function fill(queue: FastifyInstance['workQueues']['password']): { release: () => Promise<void> } {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => {
       open = resolve;
@@ -398,7 +398,7 @@ describe('overload: a full queue answers 503 with Retry-After', () => {
     const app = await testApp(ROOMY);
     t.after(() => app.close());
     const { data: sealed } = (await postJson(app, '/v2/password/encrypt', { password: 'pw', plaintext: 'x' })).json();
-    const full = fill(app.derivationQueues.password);
+    const full = fill(app.workQueues.password);
     try {
       const requests: [string, unknown][] = [
         ['/v2/password/hash', { password: 'x', ...FLOOR }],
@@ -424,13 +424,13 @@ describe('overload: a full queue answers 503 with Retry-After', () => {
       await full.release();
     }
     assert.equal((await postJson(app, '/v2/password/hash', { password: 'x', ...FLOOR })).statusCode, 200);
-    assert.equal(app.derivationQueues.password.running, 0);
+    assert.equal(app.workQueues.password.running, 0);
   });
 
   test('the scrypt/PBKDF2 queue: both refused, HKDF (not queued) and passwords still served', async (t) => {
     const app = await testApp(ROOMY);
     t.after(() => app.close());
-    const full = fill(app.derivationQueues.kdf);
+    const full = fill(app.workQueues.kdf);
     try {
       for (const body of [{ algorithm: 'scrypt', password: 'x' }, { algorithm: 'pbkdf2-sha256', password: 'x' }]) {
         const response = await postJson(app, '/v2/kdf', body);
@@ -441,7 +441,7 @@ describe('overload: a full queue answers 503 with Retry-After', () => {
       assert.equal((await postJson(app, '/v2/password/hash', { password: 'x', ...FLOOR })).statusCode, 200);
       // Turned away is not a bug: the operations metric says `unavailable`, never `error`.
       const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
-      assert.match(metrics, /crypto_operations_total\{operation="kdf",algorithm="scrypt",outcome="unavailable"\} 1/);
+      assert.match(metrics, /crypto_operations_total\{operation="kdf.derive",algorithm="scrypt",outcome="unavailable"\} 1/);
       assert.doesNotMatch(metrics, /outcome="error"/);
     } finally {
       await full.release();
@@ -506,12 +506,12 @@ describe('queue sizes come from the configuration', () => {
   test('PASSWORD_* and KDF_* variables size the queues; BUSY_REFUSAL_DELAY_MS delays their refusals', async (t) => {
     const app = await testApp({ PASSWORD_CONCURRENCY: '3', PASSWORD_QUEUE_LIMIT: '5', PASSWORD_MEMORY_BUDGET_MIB: '512', KDF_CONCURRENCY: '2', KDF_QUEUE_LIMIT: '7', BUSY_REFUSAL_DELAY_MS: '40' });
     t.after(() => app.close());
-    assert.equal(app.derivationQueues.password.options.refusalDelayMs, 40);
-    assert.equal(app.derivationQueues.kdf.options.refusalDelayMs, 40);
-    assert.equal(app.derivationQueues.password.options.concurrency, 3);
-    assert.equal(app.derivationQueues.password.options.maxQueued, 5);
-    assert.equal(app.derivationQueues.password.options.memoryBudgetBytes, 512 * 1024 * 1024);
-    assert.equal(app.derivationQueues.kdf.options.concurrency, 2);
-    assert.equal(app.derivationQueues.kdf.options.maxQueued, 7);
+    assert.equal(app.workQueues.password.options.refusalDelayMs, 40);
+    assert.equal(app.workQueues.kdf.options.refusalDelayMs, 40);
+    assert.equal(app.workQueues.password.options.concurrency, 3);
+    assert.equal(app.workQueues.password.options.maxQueued, 5);
+    assert.equal(app.workQueues.password.options.memoryBudgetBytes, 512 * 1024 * 1024);
+    assert.equal(app.workQueues.kdf.options.concurrency, 2);
+    assert.equal(app.workQueues.kdf.options.maxQueued, 7);
   });
 });

@@ -1,15 +1,29 @@
 /**
  * HANDLER_TIMEOUT_MS applies per route, to the routes of variable and possibly large cost only
- * (route-config.ts): the cheap, body-bounded routes run without a per-request timer
- * (handler-timeout.ts). (That a timed route answers a 503 in time: security/limits.test.ts.)
+ * (their `config.handlerTimeout`): the cheap, body-bounded routes run without a per-request timer
+ * (plugins/handler-timeout.ts). (That a timed route answers a 503 in time: security/limits.test.ts.)
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildApp } from '../src/app.ts';
-import { hasHandlerTimeout } from '../src/route-config.ts';
 import { postJson, testConfig } from './helpers.ts';
 
-test('the timed routes are the queued, post-quantum-signing, multi-recipient and /v1 ones', () => {
+/** The route templates of the app whose config asks for HANDLER_TIMEOUT_MS. */
+async function timedRoutes(): Promise<Set<string>> {
+  const timed = new Set<string>();
+  const app = await buildApp(testConfig(), {
+    quiet: true,
+    onRoute: (route) => {
+      if (route.config?.handlerTimeout === true) timed.add(route.url);
+    },
+  });
+  await app.close();
+  return timed;
+}
+
+test('the timed routes are the queued, post-quantum-signing, multi-recipient and /v1 ones', async () => {
+  const timedInApp = await timedRoutes();
+  const hasHandlerTimeout = (url: string) => timedInApp.has(url);
   const timed = [
     '/v1/sign', '/v1/generate', '/v2/password/hash', '/v2/password/decrypt', '/v2/kdf', '/v2/multi-recipient/encrypt',
     '/v2/pq/dsa/sign', '/v2/pq/slh-dsa/keygen', '/v2/pq/hash-sign/sign', '/v2/sign', '/v2/verify', '/v2/keys/generate',

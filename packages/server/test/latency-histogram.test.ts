@@ -1,12 +1,12 @@
 /**
- * The request-latency histogram (src/plugins/latency-histogram.ts) against prom-client's own
+ * The request-latency histogram (src/latency-histogram.ts) against prom-client's own
  * Histogram, fed the same observations: the exposition text, the JSON the cluster primary adds up,
  * and a reset must come out the same.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AggregatorRegistry, Histogram, Registry } from 'prom-client';
-import { LatencyHistogram } from '../src/plugins/latency-histogram.ts';
+import { LatencyHistogram } from '../src/latency-histogram.ts';
 
 const NAME = 'http_request_duration_seconds';
 const HELP = 'HTTP request latency by method, route template and status code';

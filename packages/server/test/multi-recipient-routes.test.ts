@@ -439,9 +439,9 @@ describe('multi-recipient metrics', () => {
         && entry.includes(`operation="${operation}"`) && entry.includes('algorithm="hpke-xchacha20-poly1305"') && entry.includes(`outcome="${outcome}"`));
       return line === undefined ? 0 : Number(line.split(' ').at(-1));
     };
-    assert.equal(count('multi-recipient-encrypt', 'success'), 1);
-    assert.equal(count('multi-recipient-encrypt', 'rejected'), 1);
-    assert.equal(count('multi-recipient-decrypt', 'success'), 1);
-    assert.equal(count('multi-recipient-decrypt', 'rejected'), 1);
+    assert.equal(count('multi-recipient.encrypt', 'success'), 1);
+    assert.equal(count('multi-recipient.encrypt', 'rejected'), 1);
+    assert.equal(count('multi-recipient.decrypt', 'success'), 1);
+    assert.equal(count('multi-recipient.decrypt', 'rejected'), 1);
   });
 });

@@ -5,12 +5,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gunzipSync, brotliDecompressSync } from 'node:zlib';
-import { Readable } from 'node:stream';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { postJson, testApp, testConfig, TEST_API_KEY } from './helpers.ts';
 import { buildApp } from '../src/app.ts';
 import { Readiness } from '../src/readiness.ts';
-import { isUnderThreshold, smallPayloadsFirst } from '../src/plugins/compression.ts';
+import { isUnderThreshold } from '../src/plugins/compression.ts';
 
 const ORIGIN = 'https://app.example.com';
 const HASH_BODY = { algorithm: 'sha256', data: 'abc' };
@@ -255,13 +253,6 @@ describe('compression', () => {
   test('the threshold counts bytes: a route answer just over it is compressed, one of few characters but many bytes too', async (t) => {
     const app = await testApp();
     t.after(() => app.close());
-    // Every route's compression hook looks at the size first (compression.ts): none is left bare.
-    const hooks = app.printRoutes({ includeHooks: true, commonPrefix: false });
-    assert.match(hooks, /"sizeFirst\(\)"/);
-    assert.doesNotMatch(hooks, /"onSend\(\)"/);
-    // …and its onRequest hook, which only set reply.compress, is gone from every route.
-    assert.doesNotMatch(hooks, /"onRequest\(\)"/);
-    assert.match(hooks, /onRequest/);
     // 600 bytes of SHAKE256 output: 1,200 hex characters in a 1,211-byte body.
     const xof = await postJson(app, '/v2/hash', { algorithm: 'shake256', data: 'abc', length: 600 }, { 'accept-encoding': 'gzip' });
     assert.equal(xof.headers['content-encoding'], 'gzip');
@@ -278,25 +269,6 @@ describe('compression', () => {
     const under = await postJson(app, '/v2/hash', { algorithm: 'shake256', data: 'abc', length: 500 }, { 'accept-encoding': 'gzip' });
     assert.equal(under.headers['content-encoding'], undefined);
     assert.equal(Number(under.headers['content-length']), under.rawPayload.byteLength);
-  });
-
-  test('smallPayloadsFirst hands compress only what could be compressed', () => {
-    const seen: unknown[] = [];
-    const hook = smallPayloadsFirst((_request, _reply, payload, done) => {
-      seen.push(payload);
-      done(null, 'compressed');
-    });
-    const results: unknown[] = [];
-    const done = (_error: Error | null, payload?: unknown) => results.push(payload);
-    const request = {} as FastifyRequest;
-    const reply = {} as FastifyReply;
-    const stream = Readable.from(['x']);
-    for (const payload of ['small', Buffer.alloc(1023), 'x'.repeat(1024), Buffer.alloc(1024), 'é'.repeat(512), stream, null]) {
-      hook.call(undefined, request, reply, payload, done);
-    }
-    assert.deepEqual(results.slice(0, 2), ['small', Buffer.alloc(1023)]);
-    assert.deepEqual(results.slice(2), Array(5).fill('compressed'));
-    assert.deepEqual(seen, ['x'.repeat(1024), Buffer.alloc(1024), 'é'.repeat(512), stream, null]);
   });
 
   test('isUnderThreshold counts UTF-8 bytes, settling most strings by their length alone', () => {

@@ -11,8 +11,11 @@ import { postJson, testApp, TEST_JWT_SECRET } from './helpers.ts';
 import { ApiError, handleError } from '../src/errors.ts';
 import metrics from '../src/plugins/metrics.ts';
 import jsonBody from '../src/plugins/json-body.ts';
-import { PQ_RATE_LIMIT_COSTS, pqRoutes } from '../src/routes/pq.ts';
+import { pqRoutes } from '../src/routes/pq.ts';
+import { PQ_RATE_LIMIT_COSTS } from '../src/rate-limit/costs.ts';
 import { PqOffload } from '../src/pq-offload.ts';
+import pqOffloadPlugin from '../src/plugins/pq-offload.ts';
+import handlerTimeout from '../src/plugins/handler-timeout.ts';
 import { runPqJob } from '../src/workers/pq-jobs.ts';
 import { PQ_NATIVE_SUPPORT } from '../../core/src/pq-common.ts';
 
@@ -356,7 +359,9 @@ async function appWith(offload: PqOffload): Promise<FastifyInstance> {
   app.setErrorHandler(handleError);
   await app.register(metrics);
   await app.register(jsonBody);
-  await app.register(pqRoutes, { offload });
+  await app.register(pqOffloadPlugin, { offload });
+  await app.register(handlerTimeout, { timeoutMs: 60_000 });
+  await app.register(pqRoutes);
   await app.ready();
   return app;
 }

@@ -16,7 +16,7 @@ import { slh_dsa_sha2_128f, slh_dsa_sha2_256f } from '@noble/post-quantum/slh-ds
 import { ml_kem512, ml_kem768, ml_kem1024 } from '@noble/post-quantum/ml-kem.js';
 import { ml_kem768_x25519 } from '@noble/post-quantum/hybrid.js';
 import { postJson, testApp, TEST_JWT_SECRET } from './helpers.ts';
-import { PQ_RATE_LIMIT_COSTS } from '../src/routes/pq.ts';
+import { PQ_RATE_LIMIT_COSTS } from '../src/rate-limit/costs.ts';
 import type { PqOffload } from '../src/pq-offload.ts';
 import { onNode24 } from '../../core/test/node24.ts';
 

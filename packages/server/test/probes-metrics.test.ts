@@ -67,7 +67,7 @@ describe('metrics', () => {
     await postJson(app, '/v2/hash', { algorithm: 'blake3', data: 'abc' });
     await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 'zz', encoding: 'hex' });
     const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
-    assert.match(text, /^crypto_operations_total\{operation="hash",algorithm="blake3",outcome="success"\} 2$/m);
-    assert.match(text, /^crypto_operations_total\{operation="hash",algorithm="sha256",outcome="rejected"\} 1$/m);
+    assert.match(text, /^crypto_operations_total\{operation="hash.digest",algorithm="blake3",outcome="success"\} 2$/m);
+    assert.match(text, /^crypto_operations_total\{operation="hash.digest",algorithm="sha256",outcome="rejected"\} 1$/m);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The start-up self-tests in the server (src/plugins/self-tests.ts, src/self-test-routes.ts):
+ * The start-up self-tests in the server (src/plugins/self-tests.ts, src/self-test-dependencies.ts):
  * /ready around the suite, 503s for algorithms that failed or are not yet tested, /metrics, the
  * log, and the route table. Individual tests are replaced through AppOptions.selfTests.
  */
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { selfTestIds } from '@crypto-service/core';
 import { buildApp } from '../src/app.ts';
-import { ROUTES_WITHOUT_SELF_TESTS, SELF_TESTS_BY_ROUTE, selfTestsOfRequest } from '../src/self-test-routes.ts';
+import { ROUTES_WITHOUT_SELF_TESTS, SELF_TESTS_BY_ROUTE, selfTestsOfRequest } from '../src/self-test-dependencies.ts';
 import { postJson, testApp, testConfig } from './helpers.ts';
 
 // RFC 8032 §7.1 TEST 2: the Ed25519 signature of the one-octet message 0x72.

@@ -512,7 +512,7 @@ describe('symmetric routes', () => {
     await post('/v2/encrypt', { key: KEY, plaintext: 'counted' });
     await post('/v2/keys/unwrap', { kek: KEY, wrappedKey: b64(new Uint8Array(40)), algorithm: 'aes-kwp' });
     const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
-    assert.match(text, /^crypto_operations_total\{operation="encrypt",algorithm="xchacha20-poly1305",outcome="success"\} \d+$/m);
+    assert.match(text, /^crypto_operations_total\{operation="aead.encrypt",algorithm="xchacha20-poly1305",outcome="success"\} \d+$/m);
     assert.match(text, /^crypto_operations_total\{operation="keys.unwrap",algorithm="aes-kwp",outcome="rejected"\} \d+$/m);
   });
 });

@@ -469,7 +469,7 @@ describe('/v1 routes', () => {
         assert.ok(refused.headers['retry-after'], 'Retry-After');
         // Refused before any work: no generation was even attempted.
         const metrics = await app.inject({ method: 'GET', url: '/metrics' });
-        assert.doesNotMatch(metrics.body, /operation="v1-generate"/, `rsa ${bits}`);
+        assert.doesNotMatch(metrics.body, /operation="v1.generate"/, `rsa ${bits}`);
       }
       // Exactly enough for RSA-3072, the default size.
       const forty = await testApp({ RATE_LIMIT_MAX: '40' });
@@ -556,7 +556,7 @@ describe('/v1 routes', () => {
       assert.equal((await postJson(small, '/v1/sign', slow)).statusCode, 200);
       const metrics = await small.inject({ method: 'GET', url: '/metrics' });
       assert.match(metrics.body, /crypto_openpgp_rejected_total 1\b/);
-      assert.match(metrics.body, /crypto_operations_total\{operation="v1-sign",algorithm="openpgp",outcome="unavailable"\} 1\b/);
+      assert.match(metrics.body, /crypto_operations_total\{operation="v1.sign",algorithm="openpgp",outcome="unavailable"\} 1\b/);
     });
 
     test('a job over V1_JOB_TIMEOUT_MS is stopped (503) and its worker replaced', async (t) => {
@@ -599,9 +599,9 @@ describe('/v1 routes', () => {
 
   test('metrics count /v1 operations by route and outcome', async () => {
     const metrics = await app.inject({ method: 'GET', url: '/metrics' });
-    assert.match(metrics.body, /crypto_operations_total\{operation="v1-generate",algorithm="curve25519",outcome="success"\} \d+/);
-    assert.match(metrics.body, /crypto_operations_total\{operation="v1-generate",algorithm="rsa-2048",outcome="success"\} \d+/);
-    assert.match(metrics.body, /crypto_operations_total\{operation="v1-decrypt",algorithm="openpgp",outcome="rejected"\} \d+/);
+    assert.match(metrics.body, /crypto_operations_total\{operation="v1.generate",algorithm="curve25519",outcome="success"\} \d+/);
+    assert.match(metrics.body, /crypto_operations_total\{operation="v1.generate",algorithm="rsa-2048",outcome="success"\} \d+/);
+    assert.match(metrics.body, /crypto_operations_total\{operation="v1.decrypt",algorithm="openpgp",outcome="rejected"\} \d+/);
     assert.match(metrics.body, /crypto_openpgp_jobs\{state="running"\} 0/);
   });
 });

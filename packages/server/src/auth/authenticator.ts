@@ -19,7 +19,7 @@ export interface Principal {
   grant: Grant;
 }
 
-/** Clock skew tolerated on `exp`, `nbf` and `iat` (contract §3). */
+/** Clock skew tolerated on `exp`, `nbf` and `iat`. */
 export const JWT_CLOCK_TOLERANCE_SECONDS = 60;
 /**
  * A longer token is refused unread: no legitimate token of ours is near this size (a typical one is
@@ -54,9 +54,8 @@ const API_KEY_HOLDER: Principal = Object.freeze({ kind: 'api-key', subject: unde
 const REALM = 'crypto-service';
 
 /**
- * The JWT secrets as WebCrypto HMAC-SHA-256 keys, for verification only and not extractable. jose
- * would import a secret given as bytes on every verification: 58–103 µs a token in a loop against
- * 35–49 µs with a key imported once (docs/performance-history.md, thirty-fourth pass).
+ * The JWT secrets as WebCrypto HMAC-SHA-256 keys, for verification only and not extractable: jose
+ * would otherwise import a secret given as bytes again on every verification.
  */
 function importJwtKeys(secrets: readonly Uint8Array[]): Promise<webcrypto.CryptoKey[]> {
   return Promise.all(secrets.map((secret) => webcrypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify'])));

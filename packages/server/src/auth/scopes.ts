@@ -1,4 +1,4 @@
-/** The scopes of contract §3. A caller with `crypto:*` (or no scope claim at all) has every one. */
+/** The scopes a route may require (SECURITY.md). A caller with `crypto:*` (or no scope claim at all) has every one. */
 export const SCOPES = [
   'crypto:hash',
   'crypto:encrypt',

@@ -1,5 +1,5 @@
 /**
- * Cluster mode (WORKERS > 1, contract §4): this process forks the workers, each of which runs the
+ * Cluster mode (WORKERS > 1): this process forks the workers, each of which runs the
  * ordinary server (server.ts) on the same port, and supervises them. It serves no HTTP itself.
  *
  * - Start: N workers are forked; once each listens, one "cluster ready" line. A worker that exits

@@ -26,7 +26,7 @@ export const MAX_LEASE_CAP = 4096;
  * unused at another worker are lost for the window, so the cap bounds that loss to about 1/64 of
  * its limit per other worker; a high limit gets larger leases, so that its busy clients cost the
  * primary a message per leaseCap / 2 requests rather than per 32 (each message costs both
- * processes about 80 µs of CPU on the benchmark machine, wake-ups included).
+ * processes CPU, wake-ups included).
  */
 export function leaseCap(max: number): number {
   return Math.min(MAX_LEASE_CAP, Math.max(MIN_LEASE_CAP, Math.floor(max / 64)));

@@ -9,18 +9,19 @@ import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import { CryptoError } from '@crypto-service/core';
 import { ApiError } from '../errors.ts';
 import { declareRouteConfigCache, routeConfigOf } from '../route-config.ts';
-import { LatencyHistogram, type HistogramSeries } from './latency-histogram.ts';
+import { LatencyHistogram, type HistogramSeries } from '../latency-histogram.ts';
 import { isUnderThreshold } from './compression.ts';
 
 export type Outcome = 'success' | 'rejected' | 'unavailable' | 'error';
 
 export interface Operations {
   /**
-   * Runs one crypto operation and counts it: `rejected` when the input was refused (a CryptoError,
-   * the caller's fault), `unavailable` when the server turned it away (a full work queue: an
-   * ApiError), `error` for anything else (a bug).
+   * Runs one crypto operation of `request`'s route and counts it under the route's `operation`
+   * label: `rejected` when the input was refused (a CryptoError, the caller's fault), `unavailable`
+   * when the server turned it away (a full work queue: an ApiError), `error` for anything else (a
+   * bug).
    */
-  run<T>(operation: string, algorithm: string, work: () => T): T;
+  run<T>(request: FastifyRequest, algorithm: string, work: () => T): T;
 }
 
 declare module 'fastify' {
@@ -129,7 +130,9 @@ export default fp(async function metrics(app) {
   app.decorate('metricsRegistry', registry);
   declareRouteConfigCache(app);
   app.decorate('operations', {
-    run<T>(operation: string, algorithm: string, work: () => T): T {
+    run<T>(request: FastifyRequest, algorithm: string, work: () => T): T {
+      const operation = routeConfigOf(request).operation;
+      if (operation === undefined) throw new Error(`route ${request.method} ${routeConfigOf(request).url} declares no operation label`);
       let result: T;
       try {
         result = work();

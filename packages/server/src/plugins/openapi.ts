@@ -44,7 +44,7 @@ export default fp<OpenApiOptions>(async function openApi(app, { version }) {
       ],
     },
   });
-  // The UI's own routes are public and exempt from the rate limit, like the probes.
+  // The UI's own routes are public, like the probes: reading the documentation needs no credential.
   await app.register(async (docs) => {
     docs.addHook('onRoute', (route) => {
       route.config = { ...route.config, public: true };

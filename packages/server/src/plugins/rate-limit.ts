@@ -4,7 +4,7 @@
  * `RateLimit: "default";r=997;t=42`).
  *
  * Written here rather than taken from @fastify/rate-limit because that plugin counts every request
- * as one unit and sends the older X-RateLimit-* headers; the contract needs weighted costs (an
+ * as one unit and sends the older X-RateLimit-* headers; this service needs weighted costs (an
  * Argon2id hash is not a SHA-256 hash) and the IETF fields, and unknown routes must count too.
  *
  * The client is `request.ip`: the socket address, or the X-Forwarded-For hop that the trusted
@@ -33,11 +33,9 @@ export function rateLimitPolicy(max: number, windowSeconds: number): string {
 
 /** The RateLimit header: the units left in this window and the seconds until it resets. */
 export function rateLimitHeader(max: number, used: number, resetSeconds: number): string {
-  // toFixed(0), not String(): the remaining count is a new number on almost every request, and
-  // V8 keeps the decimal string of each number it converts in a cache of its old generation,
-  // which kept every one of those strings alive through the next scavenge (35 KB promoted per
-  // scavenge under load, scavenges half again as long; bench/load.ts A/B: -0.43 µs per request).
-  // toFixed writes the same digits for these integers without touching that cache.
+  // toFixed(0), not String(): V8 keeps the decimal string of each number String() converts in a
+  // cache of its old generation, which would keep a new string per request alive through the next
+  // scavenge; toFixed writes the same digits for these integers without touching that cache.
   return `"${POLICY_NAME}";r=${Math.max(0, max - used).toFixed(0)};t=${resetSeconds}`;
 }
 

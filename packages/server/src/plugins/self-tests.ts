@@ -9,7 +9,7 @@
  *   replica out of service) and lists the failed ones as `disabled`.
  * - A request that depends on a failed algorithm is a 503 SERVICE_UNAVAILABLE problem naming it;
  *   one that depends on an algorithm not yet tested is a 503 with Retry-After. Which algorithms a
- *   request depends on is the table in ../self-test-routes.ts, checked in a preHandler hook (after
+ *   request depends on is the table in ../self-test-dependencies.ts, checked in a preHandler hook (after
  *   the body is validated). Nothing else is held back: `/v1`, the probes and `/docs` never wait.
  * - `/metrics`: `crypto_self_test_passed{algorithm="family/id"}` 1 or 0 for every test that has
  *   run, and `crypto_self_test_duration_seconds`, the suite's time (0 until it has finished).
@@ -24,7 +24,7 @@ import fp from 'fastify-plugin';
 import { Gauge } from 'prom-client';
 import { SELF_TESTS, runSelfTest, selfTestIds, type SelfTest, type SelfTestOutcome } from '@crypto-service/core';
 import { ApiError } from '../errors.ts';
-import { selfTestsOfRequest } from '../self-test-routes.ts';
+import { selfTestsOfRequest } from '../self-test-dependencies.ts';
 import { declareRouteConfigCache, routeConfigOf } from '../route-config.ts';
 
 export interface SelfTestPluginOptions {

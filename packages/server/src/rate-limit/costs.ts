@@ -1,21 +1,14 @@
 /**
- * Rate-limit units of the post-quantum work (contract §4), the one source for every route that
- * does it: `/v2/pq/*` charges them as its route cost, and `/v2/sign`, `/v2/keys/generate` charge
- * the same totals once the body names the algorithm (reply.chargeRateLimit), so an operation costs
- * the same whichever route asks for it.
+ * Rate-limit units of the post-quantum work, the one source for every route that does it:
+ * `/v2/pq/*` charges them as its route cost, and `/v2/sign`, `/v2/keys/generate` charge the same
+ * totals once the body names the algorithm (reply.chargeRateLimit), so an operation costs the same
+ * whichever route asks for it.
  *
- * One unit is one ordinary request: a hash of a small body, about 50 µs of CPU here. A `/v2/pq`
- * route is charged before its body is read, so its cost cannot depend on the variant; it is set
- * from the range of the route's variants, measured natively on Node 24 (pure JavaScript on Node 22
- * is 5–20× slower, which the bounded queue absorbs):
- *   SLH-DSA signing          12 ms (sha2-128f) … 2.3 s (shake-192s)        25 units
- *   SLH-DSA key generation   1–6 ms (f sets) … 70–270 ms (s sets)          10 units
- *   ML-DSA sign and keygen   1–3 ms (10–20 ms in pure JavaScript)           2 units
- *   everything else          ML-KEM, X-Wing, verification: 0.1–5 ms          1 unit
- * Costs proportional to CPU time would price one SLH-DSA signature at hundreds of hash requests
- * and leave a client a handful per minute; with these weights a client at the default limit (1000
- * units a minute) may sign 40 times a minute, while the bounded queue caps the work in progress
- * for all clients together.
+ * One unit is one ordinary request (a hash of a small body). A `/v2/pq` route is charged before its
+ * body is read, so its cost is set from the range of the route's variants, far below its CPU time
+ * relative to a hash: priced by CPU time, a client at the default limit could make only a handful
+ * of SLH-DSA signatures a minute, while the bounded queue already caps the work in progress for all
+ * clients together (docs/performance.md, "Post-quantum").
  */
 import type { FastifyReply } from 'fastify';
 import '../route-config.ts';

@@ -2,9 +2,8 @@
  * Key derivation, MACs and passwords: `/v2/kdf`, `/v2/hmac`, `/v2/hmac/verify` and
  * `/v2/password/hash|verify|encrypt|decrypt`.
  *
- * The expensive work (Argon2id, scrypt, PBKDF2) goes through bounded work queues (work-queue.ts):
- * one for Argon2id, shared by the four password routes so that their memory has one server-wide
- * budget, and one for scrypt and PBKDF2, so that a flood of KDF requests cannot delay sign-ins.
+ * The expensive work (Argon2id, scrypt, PBKDF2) goes through the app's bounded work queues
+ * (plugins/work-queues.ts): one for Argon2id, one for scrypt and PBKDF2.
  * Every request is checked (and a PHC string or an encrypted header parsed) before it is queued,
  * so a bad request costs nothing and the job's memory is known when it is admitted. When a queue
  * is full the request is a 503 with Retry-After (sent BUSY_REFUSAL_DELAY_MS after the decision;
@@ -12,14 +11,9 @@
  *
  * Rate-limit cost: EXPENSIVE_RATE_LIMIT_COST units for every route that runs Argon2id, scrypt or
  * PBKDF2 (HKDF shares /v2/kdf and so its price), 1 for HMAC. See the constant for why 10.
- *
- * The plugin is wrapped with fastify-plugin so that its queues are visible on the app as
- * `app.derivationQueues` (for metrics and for tests that need a full queue); its routes are the
- * same either way.
  */
 import fp from 'fastify-plugin';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Counter, Gauge, type Registry } from 'prom-client';
 import {
   ARGON2_DEFAULTS,
   PASSWORD_ALGORITHM_IDS,
@@ -63,38 +57,15 @@ import {
   PasswordVerifyResponse,
 } from '@crypto-service/protocol';
 import { stillWanted } from '../handler-timeout.ts';
-import { KDF_QUEUE_DEFAULTS, PASSWORD_QUEUE_DEFAULTS, WorkQueue, type WorkQueueOptions } from '../work-queue.ts';
 import { problemResponses } from './responses.ts';
 import '../route-config.ts';
 
 /**
- * Rate-limit units of one Argon2id, scrypt or PBKDF2 request. A SHA-256 request costs the server
- * tens of microseconds; a default Argon2id hash about 0.1 s of a core and 64 MiB, a default scrypt
- * 0.35 s and 128 MiB. 10 units means that one client at the default limit (1000 units a minute)
- * gets at most 100 such operations a minute, 1.7 a second: well under one core, whatever the mix.
- * A higher figure would starve ordinary sign-in bursts behind one NAT address.
+ * Rate-limit units of one Argon2id, scrypt or PBKDF2 request: at the default limit (1000 units a
+ * minute) one client gets at most 100 such operations a minute, well under one core whatever the
+ * mix, while a higher figure would starve ordinary sign-in bursts behind one NAT address.
  */
 export const EXPENSIVE_RATE_LIMIT_COST = 10;
-
-export interface DerivationQueues {
-  /** Argon2id: password hash, verify, encrypt, decrypt. */
-  password: WorkQueue;
-  /** scrypt and PBKDF2. */
-  kdf: WorkQueue;
-}
-
-export interface DerivationOptions {
-  /** Overrides of PASSWORD_QUEUE_DEFAULTS (for example from the environment). */
-  passwordQueue?: Partial<WorkQueueOptions>;
-  /** Overrides of KDF_QUEUE_DEFAULTS. */
-  kdfQueue?: Partial<WorkQueueOptions>;
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    derivationQueues: DerivationQueues;
-  }
-}
 
 /** Decodes a UTF-8 password field and wipes our copy once `work` has settled. */
 async function withPassword<T>(text: string, work: (password: Uint8Array) => Promise<T>): Promise<T> {
@@ -106,68 +77,13 @@ async function withPassword<T>(text: string, work: (password: Uint8Array) => Pro
   }
 }
 
-/** Queue gauges, read at scrape time; the refusal counter is fed by the queues' hook. */
-function registerQueueMetrics(registry: Registry, queues: DerivationQueues): void {
-  const all = Object.values(queues);
-  new Gauge({
-    name: 'crypto_work_queue_jobs',
-    help: 'Expensive jobs (Argon2id, scrypt, PBKDF2) by queue and state (running, waiting)',
-    labelNames: ['queue', 'state'] as const,
-    registers: [registry],
-    collect() {
-      for (const queue of all) {
-        this.set({ queue: queue.options.name, state: 'running' }, queue.running);
-        this.set({ queue: queue.options.name, state: 'waiting' }, queue.queued);
-      }
-    },
-  });
-  new Gauge({
-    name: 'crypto_work_queue_memory_bytes',
-    help: 'Declared memory of the running expensive jobs, by queue',
-    labelNames: ['queue'] as const,
-    registers: [registry],
-    collect() {
-      for (const queue of all) this.set({ queue: queue.options.name }, queue.memoryInUse);
-    },
-  });
-}
-
-export const derivationRoutes = fp<DerivationOptions>(async function derivationRoutes(fastify, options) {
-  const registry = fastify.hasDecorator('metricsRegistry') ? fastify.metricsRegistry : undefined;
-  const refused = registry === undefined ? undefined : new Counter({
-    name: 'crypto_work_queue_rejected_total',
-    help: 'Expensive jobs refused with 503 because their queue was full, by queue',
-    labelNames: ['queue'] as const,
-    registers: [registry],
-  });
-  const dropped = registry === undefined ? undefined : new Counter({
-    name: 'crypto_work_queue_dropped_total',
-    help: 'Queued jobs dropped before they started because their request had ended (HANDLER_TIMEOUT_MS, or the client left), by queue',
-    labelNames: ['queue'] as const,
-    registers: [registry],
-  });
-  const queue = (defaults: Readonly<WorkQueueOptions>, overrides: Partial<WorkQueueOptions> | undefined) => {
-    const settings = { ...defaults, ...overrides };
-    // Present at 0 from the start, so that a dashboard sees the series before the first refusal.
-    refused?.inc({ queue: settings.name }, 0);
-    dropped?.inc({ queue: settings.name }, 0);
-    return new WorkQueue(settings, {
-      onRefused: () => refused?.inc({ queue: settings.name }),
-      onDropped: () => dropped?.inc({ queue: settings.name }),
-    });
-  };
-  const queues: DerivationQueues = {
-    password: queue(PASSWORD_QUEUE_DEFAULTS, options.passwordQueue),
-    kdf: queue(KDF_QUEUE_DEFAULTS, options.kdfQueue),
-  };
-  fastify.decorate('derivationQueues', queues);
-  if (registry !== undefined) registerQueueMetrics(registry, queues);
-
+export const derivationRoutes = fp(async function derivationRoutes(fastify) {
+  const queues = fastify.workQueues;
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const PASSWORD_HASH = PASSWORD_ALGORITHM_IDS[0];
 
   app.post('/v2/kdf', {
-    config: { scope: 'crypto:kdf', rateLimitCost: EXPENSIVE_RATE_LIMIT_COST },
+    config: { scope: 'crypto:kdf', rateLimitCost: EXPENSIVE_RATE_LIMIT_COST, operation: 'kdf.derive', handlerTimeout: true },
     schema: {
       tags: ['kdf'],
       summary: 'Derive a key with scrypt, HKDF (SHA-256/384/512) or PBKDF2-HMAC-SHA256',
@@ -176,7 +92,7 @@ export const derivationRoutes = fp<DerivationOptions>(async function derivationR
     },
   }, async (request, reply) => {
     const { algorithm, password, salt, keyLength, params = {}, encoding = 'utf8' } = request.body;
-    const data = await app.operations.run('kdf', algorithm, async () => {
+    const data = await app.operations.run(request, algorithm, async () => {
       const secret = decodeText(password, encoding, '/password');
       try {
         const plan = planKdf({
@@ -209,7 +125,7 @@ export const derivationRoutes = fp<DerivationOptions>(async function derivationR
   });
 
   app.post('/v2/hmac', {
-    config: { scope: 'crypto:mac' },
+    config: { scope: 'crypto:mac', operation: 'hmac.compute' },
     schema: {
       tags: ['mac'],
       summary: 'HMAC of data with SHA-2 or SHA-3',
@@ -218,7 +134,7 @@ export const derivationRoutes = fp<DerivationOptions>(async function derivationR
     },
   }, async (request) => {
     const { algorithm, key, data, encoding = 'utf8' } = request.body;
-    const mac = app.operations.run('hmac', algorithm, () => {
+    const mac = app.operations.run(request, algorithm, () => {
       const keyBytes = hexToBytes(key, '/key');
       try {
         return computeHmac(algorithm, keyBytes, decodeText(data, encoding, '/data'));
@@ -230,7 +146,7 @@ export const derivationRoutes = fp<DerivationOptions>(async function derivationR
   });
 
   app.post('/v2/hmac/verify', {
-    config: { scope: 'crypto:mac' },
+    config: { scope: 'crypto:mac', operation: 'hmac.verify' },
     schema: {
       tags: ['mac'],
       summary: 'Check an HMAC in constant time (full-length MACs only)',
@@ -239,7 +155,7 @@ export const derivationRoutes = fp<DerivationOptions>(async function derivationR
     },
   }, async (request) => {
     const { algorithm, key, data, mac, encoding = 'utf8' } = request.body;
-    const valid = app.operations.run('hmac-verify', algorithm, () => {
+    const valid = app.operations.run(request, algorithm, () => {
       const keyBytes = hexToBytes(key, '/key');
       try {
         return verifyHmac(algorithm, keyBytes, decodeText(data, encoding, '/data'), hexToBytes(mac, '/mac'));
@@ -251,7 +167,7 @@ export const derivationRoutes = fp<DerivationOptions>(async function derivationR
   });
 
   app.post('/v2/password/hash', {
-    config: { scope: 'crypto:kdf', rateLimitCost: EXPENSIVE_RATE_LIMIT_COST },
+    config: { scope: 'crypto:kdf', rateLimitCost: EXPENSIVE_RATE_LIMIT_COST, operation: 'password.hash', handlerTimeout: true },
     schema: {
       tags: ['password'],
       summary: 'Hash a password with Argon2id (PHC string)',
@@ -260,7 +176,7 @@ export const derivationRoutes = fp<DerivationOptions>(async function derivationR
     },
   }, async (request, reply) => {
     const { password, timeCost, memoryCost, parallelism } = request.body;
-    const result = await app.operations.run('password-hash', PASSWORD_HASH, () => withPassword(password, (secret) => {
+    const result = await app.operations.run(request, PASSWORD_HASH, () => withPassword(password, (secret) => {
       const params = resolveArgon2Params({ timeCost, memoryCost, parallelism });
       return queues.password.run(argon2MemoryBytes(params), () => hashPassword(secret, params), stillWanted(reply));
     }));
@@ -268,7 +184,7 @@ export const derivationRoutes = fp<DerivationOptions>(async function derivationR
   });
 
   app.post('/v2/password/verify', {
-    config: { scope: 'crypto:kdf', rateLimitCost: EXPENSIVE_RATE_LIMIT_COST },
+    config: { scope: 'crypto:kdf', rateLimitCost: EXPENSIVE_RATE_LIMIT_COST, operation: 'password.verify', handlerTimeout: true },
     schema: {
       tags: ['password'],
       summary: 'Check a password against an Argon2 PHC string',
@@ -277,7 +193,7 @@ export const derivationRoutes = fp<DerivationOptions>(async function derivationR
     },
   }, async (request, reply) => {
     const { password, hash } = request.body;
-    const data = await app.operations.run('password-verify', PASSWORD_HASH, () => withPassword(password, (secret) => {
+    const data = await app.operations.run(request, PASSWORD_HASH, () => withPassword(password, (secret) => {
       // Parsed first: a malformed or over-cap string is a 400 before any memory is committed.
       const parsed = parsePhc(hash, '/hash');
       return queues.password.run(argon2MemoryBytes(parsed.params), () => verifyPassword(secret, parsed), stillWanted(reply));
@@ -286,7 +202,7 @@ export const derivationRoutes = fp<DerivationOptions>(async function derivationR
   });
 
   app.post('/v2/password/encrypt', {
-    config: { scope: 'crypto:encrypt', rateLimitCost: EXPENSIVE_RATE_LIMIT_COST },
+    config: { scope: 'crypto:encrypt', rateLimitCost: EXPENSIVE_RATE_LIMIT_COST, operation: 'password.encrypt', handlerTimeout: true },
     schema: {
       tags: ['password'],
       summary: 'Encrypt under a password (Argon2id, then XChaCha20-Poly1305)',
@@ -295,7 +211,7 @@ export const derivationRoutes = fp<DerivationOptions>(async function derivationR
     },
   }, async (request, reply) => {
     const { password, plaintext, encoding = 'utf8' } = request.body;
-    const blob = await app.operations.run('password-encrypt', PASSWORD_ENCRYPTION_ALGORITHM, () => withPassword(password, (secret) => {
+    const blob = await app.operations.run(request, PASSWORD_ENCRYPTION_ALGORITHM, () => withPassword(password, (secret) => {
       const data = decodeText(plaintext, encoding, '/plaintext');
       return queues.password.run(argon2MemoryBytes(ARGON2_DEFAULTS), () => encryptWithPassword(secret, data), stillWanted(reply));
     }));
@@ -303,7 +219,7 @@ export const derivationRoutes = fp<DerivationOptions>(async function derivationR
   });
 
   app.post('/v2/password/decrypt', {
-    config: { scope: 'crypto:decrypt', rateLimitCost: EXPENSIVE_RATE_LIMIT_COST },
+    config: { scope: 'crypto:decrypt', rateLimitCost: EXPENSIVE_RATE_LIMIT_COST, operation: 'password.decrypt', handlerTimeout: true },
     schema: {
       tags: ['password'],
       summary: 'Decrypt what /v2/password/encrypt made',
@@ -312,7 +228,7 @@ export const derivationRoutes = fp<DerivationOptions>(async function derivationR
     },
   }, async (request, reply) => {
     const { password, ciphertext, encoding = 'utf8' } = request.body;
-    const text = await app.operations.run('password-decrypt', PASSWORD_ENCRYPTION_ALGORITHM, () => withPassword(password, async (secret) => {
+    const text = await app.operations.run(request, PASSWORD_ENCRYPTION_ALGORITHM, () => withPassword(password, async (secret) => {
       const blob = base64ToBytes(ciphertext, '/ciphertext');
       // The header says what the decryption costs; a bad header is DECRYPTION_FAILED before any work.
       const header = parsePasswordEnvelope(blob);
@@ -325,4 +241,4 @@ export const derivationRoutes = fp<DerivationOptions>(async function derivationR
     }));
     return { data: text };
   });
-}, { name: 'derivation-routes' });
+}, { name: 'derivation-routes', dependencies: ['metrics', 'work-queues', 'handler-timeout'], encapsulate: true });

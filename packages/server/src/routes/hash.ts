@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { bytesToHex, decodeText, digest } from '@crypto-service/core';
 import { HashRequest, HashResponse } from '@crypto-service/protocol';
@@ -6,10 +6,10 @@ import { problemResponses } from './responses.ts';
 import '../route-config.ts';
 
 /** `POST /v2/hash`: decode, digest, encode. */
-export const hashRoutes: FastifyPluginAsync = async (fastify) => {
+export const hashRoutes = fp(async function hashRoutes(fastify) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post('/v2/hash', {
-    config: { scope: 'crypto:hash' },
+    config: { scope: 'crypto:hash', operation: 'hash.digest' },
     schema: {
       tags: ['hash'],
       summary: 'Digest of data with SHA-2, SHA-3, SHAKE, BLAKE2b or BLAKE3',
@@ -18,7 +18,7 @@ export const hashRoutes: FastifyPluginAsync = async (fastify) => {
     },
   }, async (request) => {
     const { algorithm, data, encoding = 'utf8', length } = request.body;
-    const result = app.operations.run('hash', algorithm, () => digest(algorithm, decodeText(data, encoding, '/data'), length));
+    const result = app.operations.run(request, algorithm, () => digest(algorithm, decodeText(data, encoding, '/data'), length));
     return { data: bytesToHex(result) };
   });
-};
+}, { name: 'hash-routes', dependencies: ['metrics'], encapsulate: true });

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
   base64ToBytes,
@@ -26,11 +26,11 @@ import '../route-config.ts';
  * `POST /v2/multi-recipient/encrypt` and `/decrypt`: decode, call core, encode. X-Wing slots run
  * on the event loop, as on /v2/pq/hybrid/*, in pieces between which core yields (multi-recipient.ts).
  */
-export const multiRecipientRoutes: FastifyPluginAsync = async (fastify) => {
+export const multiRecipientRoutes = fp(async function multiRecipientRoutes(fastify) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post('/v2/multi-recipient/encrypt', {
-    config: { scope: 'crypto:encrypt' },
+    config: { scope: 'crypto:encrypt', operation: 'multi-recipient.encrypt', handlerTimeout: true },
     schema: {
       tags: ['multi-recipient'],
       summary: 'Encrypt once for 1 to 100 recipients (HPKE slots around an XChaCha20-Poly1305 payload)',
@@ -40,7 +40,7 @@ export const multiRecipientRoutes: FastifyPluginAsync = async (fastify) => {
   }, async (request) => {
     const { plaintext, recipients, encoding = 'utf8' } = request.body;
     // Decoding runs inside operations.run, so that a refused key counts as a rejected operation.
-    const envelope = await app.operations.run('multi-recipient-encrypt', MULTI_RECIPIENT_ALGORITHM, async () => {
+    const envelope = await app.operations.run(request, MULTI_RECIPIENT_ALGORITHM, async () => {
       const keys = recipients.map((recipient, index) => ({
         type: recipient.type,
         publicKey: hexToBytes(recipient.publicKey, `/recipients/${index}/publicKey`),
@@ -65,7 +65,7 @@ export const multiRecipientRoutes: FastifyPluginAsync = async (fastify) => {
   });
 
   app.post('/v2/multi-recipient/decrypt', {
-    config: { scope: 'crypto:decrypt' },
+    config: { scope: 'crypto:decrypt', operation: 'multi-recipient.decrypt', handlerTimeout: true },
     schema: {
       tags: ['multi-recipient'],
       summary: "Decrypt a multi-recipient envelope with one recipient's secret key: recipientSecretKey (x25519), or x25519SecretKey + mlKemSecretKey, or secretKey (x25519-ml-kem-768)",
@@ -75,7 +75,7 @@ export const multiRecipientRoutes: FastifyPluginAsync = async (fastify) => {
   }, async (request) => {
     const { ciphertext, recipients, encoding = 'utf8' } = request.body;
     const body = request.body;
-    const plaintext = await app.operations.run('multi-recipient-decrypt', MULTI_RECIPIENT_ALGORITHM, async () => {
+    const plaintext = await app.operations.run(request, MULTI_RECIPIENT_ALGORITHM, async () => {
       const form = chooseForm(body, [['recipientSecretKey'], ['x25519SecretKey', 'mlKemSecretKey'], ['secretKey']]);
       const envelope = {
         ciphertext: base64ToBytes(ciphertext, '/ciphertext'),
@@ -115,4 +115,4 @@ export const multiRecipientRoutes: FastifyPluginAsync = async (fastify) => {
       wipe(plaintext);
     }
   });
-};
+}, { name: 'multi-recipient-routes', dependencies: ['metrics', 'handler-timeout'], encapsulate: true });

@@ -1,5 +1,5 @@
 /**
- * The post-quantum routes (contract §5): ML-KEM `/v2/pq/keygen|encapsulate|decapsulate`, X-Wing
+ * The post-quantum routes: ML-KEM `/v2/pq/keygen|encapsulate|decapsulate`, X-Wing
  * `/v2/pq/hybrid/*`, ML-DSA `/v2/pq/dsa/*`, SLH-DSA `/v2/pq/slh-dsa/*` and the same SLH-DSA routes
  * under the typed client's name, `/v2/pq/hash-sign/*`. Scope `crypto:pq` for all.
  *
@@ -8,8 +8,7 @@
  */
 import fp from 'fastify-plugin';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Counter, Gauge, type Registry } from 'prom-client';
-import { bytesToHex, decodeText, hexToBytes, invalidInput, utf8ToBytes, wipe } from '@crypto-service/core';
+import { bytesToHex, decodeText, hexToBytes, utf8ToBytes, wipe } from '@crypto-service/core';
 import {
   PqDecapsulateRequest,
   PqDecapsulateResponse,
@@ -41,85 +40,27 @@ import { mlDsaAlgorithmForLevel, mlDsaAlgorithmForPublicKey, mlDsaAlgorithmForSe
 import { slhDsaAlgorithmForVariant } from '@crypto-service/core';
 import { XWING_ALGORITHM } from '@crypto-service/core';
 import { stillWanted } from '../handler-timeout.ts';
-import { PqOffload, type PqOffloadOptions } from '../pq-offload.ts';
 import { PQ_RATE_LIMIT_COSTS } from '../rate-limit/costs.ts';
 import { chooseForm } from './key-forms.ts';
 import { problemResponses } from './responses.ts';
 import '../route-config.ts';
 
-// The rate-limit units of the post-quantum work live with the other routes that charge them.
-export { PQ_RATE_LIMIT_COSTS } from '../rate-limit/costs.ts';
-
-export interface PqRoutesOptions {
-  /** The offload to use (tests pass a small one); by default one is built and closed with the app. */
-  offload?: PqOffload;
-  /** Sizes of the default offload (workers, queue), e.g. from the configuration. */
-  queue?: Omit<PqOffloadOptions, 'execute'>;
-}
-
 const TAGS = ['post-quantum'];
 const SCOPE = 'crypto:pq' as const;
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /**
-     * The post-quantum offload, for every route that runs ML-DSA or SLH-DSA (the generic signature
-     * and key routes too): on Node 22 it is what keeps @noble/post-quantum off the event loop.
-     */
-    pqOffload: PqOffload;
-  }
-}
-
-/** A Prometheus counter that reports a running total kept elsewhere, read at each scrape. */
-function totalCounter(registry: Registry, name: string, help: string, total: () => number): void {
-  let reported = 0;
-  new Counter({
-    name,
-    help,
-    registers: [registry],
-    collect() {
-      const now = total();
-      this.inc(now - reported);
-      reported = now;
-    },
-  });
-}
-
-/**
- * Wrapped with fastify-plugin so that the offload is visible on the app as `app.pqOffload`, for the
- * other routes that will sign and generate keys with these schemes; its routes are the same either way.
- */
-export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, options) {
+/** Every core call goes through the app's post-quantum offload (plugins/pq-offload.ts). */
+export const pqRoutes = fp(async function pqRoutes(fastify) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const offload = options.offload ?? new PqOffload(options.queue);
-  if (options.offload === undefined) app.addHook('onClose', () => offload.close());
-  fastify.decorate('pqOffload', offload);
-  if (app.hasDecorator('metricsRegistry')) {
-    // They read the offload at scrape time, whether it was built here or passed in.
-    totalCounter(app.metricsRegistry, 'crypto_pq_queue_rejected_total',
-      'Post-quantum jobs refused with 503 because the post-quantum queue was full', () => offload.rejected);
-    totalCounter(app.metricsRegistry, 'crypto_pq_queue_dropped_total',
-      'Post-quantum jobs dropped before they started because their request had ended (HANDLER_TIMEOUT_MS, or the client left)', () => offload.dropped);
-    new Gauge({
-      name: 'crypto_pq_queue_jobs',
-      help: 'Post-quantum jobs in the bounded queue (worker threads, or native SLH-DSA signing and key generation), by state (running, waiting)',
-      labelNames: ['state'] as const,
-      registers: [app.metricsRegistry],
-      collect() {
-        this.set({ state: 'running' }, offload.running);
-        this.set({ state: 'waiting' }, offload.queued);
-      },
-    });
-  }
+  const offload = fastify.pqOffload;
 
   // ML-KEM -----------------------------------------------------------------------------------
 
   app.post('/v2/pq/keygen', {
-    config: { scope: SCOPE },
+    config: { scope: SCOPE, operation: 'ml-kem.keygen' },
     schema: { tags: TAGS, summary: 'ML-KEM key pair (FIPS 203); the secret key is the 64-byte seed', body: PqKeygenRequest, response: { 200: PqKeygenResponse, ...problemResponses } },
   }, async (request) => {
     const { level } = request.body;
-    const keys = await app.operations.run('ml-kem.keygen', mlKemAlgorithmForLevel(level), () => offload.run('ml-kem.keygen', level));
+    const keys = await app.operations.run(request, mlKemAlgorithmForLevel(level), () => offload.run('ml-kem.keygen', level));
     try {
       return { data: { publicKey: bytesToHex(keys.publicKey), secretKey: bytesToHex(keys.secretKey), algorithm: keys.algorithm } };
     } finally {
@@ -128,12 +69,12 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
   });
 
   app.post('/v2/pq/encapsulate', {
-    config: { scope: SCOPE },
+    config: { scope: SCOPE, operation: 'ml-kem.encapsulate' },
     schema: { tags: TAGS, summary: 'ML-KEM encapsulation to a public key (its length gives the level)', body: PqEncapsulateRequest, response: { 200: PqEncapsulateResponse, ...problemResponses } },
   }, async (request) => {
     const publicKey = hexToBytes(request.body.publicKey, '/publicKey');
     const label = mlKemAlgorithmForPublicKey(publicKey.byteLength) ?? 'ml-kem';
-    const result = await app.operations.run('ml-kem.encapsulate', label, () => offload.run('ml-kem.encapsulate', publicKey));
+    const result = await app.operations.run(request, label, () => offload.run('ml-kem.encapsulate', publicKey));
     try {
       return { data: { ciphertext: bytesToHex(result.ciphertext), sharedSecret: bytesToHex(result.sharedSecret), algorithm: result.algorithm } };
     } finally {
@@ -142,7 +83,7 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
   });
 
   app.post('/v2/pq/decapsulate', {
-    config: { scope: SCOPE },
+    config: { scope: SCOPE, operation: 'ml-kem.decapsulate' },
     schema: { tags: TAGS, summary: 'ML-KEM decapsulation with the seed or the expanded key', body: PqDecapsulateRequest, response: { 200: PqDecapsulateResponse, ...problemResponses } },
   }, async (request) => {
     const { level } = request.body;
@@ -150,7 +91,7 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
     try {
       const ciphertext = hexToBytes(request.body.ciphertext, '/ciphertext');
       const label = mlKemAlgorithmForSecretKey(secretKey.byteLength, level) ?? 'ml-kem';
-      const result = await app.operations.run('ml-kem.decapsulate', label, () => offload.run('ml-kem.decapsulate', secretKey, ciphertext, level));
+      const result = await app.operations.run(request, label, () => offload.run('ml-kem.decapsulate', secretKey, ciphertext, level));
       const sharedSecret = bytesToHex(result.sharedSecret);
       wipe(result.sharedSecret);
       return { data: { sharedSecret, algorithm: result.algorithm } };
@@ -162,10 +103,10 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
   // X-Wing -----------------------------------------------------------------------------------
 
   app.post('/v2/pq/hybrid/keygen', {
-    config: { scope: SCOPE },
+    config: { scope: SCOPE, operation: 'x-wing.keygen' },
     schema: { tags: TAGS, summary: 'X-Wing (X25519 + ML-KEM-768) key pair, with its parts; the body may be omitted', body: PqHybridKeygenRequest, response: { 200: PqHybridKeygenResponse, ...problemResponses } },
-  }, async () => {
-    const keys = await app.operations.run('x-wing.keygen', XWING_ALGORITHM, () => offload.run('x-wing.keygen'));
+  }, async (request) => {
+    const keys = await app.operations.run(request, XWING_ALGORITHM, () => offload.run('x-wing.keygen'));
     try {
       return {
         data: {
@@ -184,7 +125,7 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
   });
 
   app.post('/v2/pq/hybrid/encapsulate', {
-    config: { scope: SCOPE },
+    config: { scope: SCOPE, operation: 'x-wing.encapsulate' },
     schema: { tags: TAGS, summary: 'X-Wing encapsulation to x25519PublicKey + mlKemPublicKey, or to the combined publicKey', body: PqHybridEncapsulateRequest, response: { 200: PqHybridEncapsulateResponse, ...problemResponses } },
   }, async (request) => {
     const body = request.body;
@@ -198,7 +139,7 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
       const publicKey = hexToBytes(body.publicKey ?? '', '/publicKey');
       start = () => offload.run('x-wing.encapsulate', publicKey);
     }
-    const result = await app.operations.run('x-wing.encapsulate', XWING_ALGORITHM, start);
+    const result = await app.operations.run(request, XWING_ALGORITHM, start);
     try {
       return {
         data: {
@@ -215,7 +156,7 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
   });
 
   app.post('/v2/pq/hybrid/decapsulate', {
-    config: { scope: SCOPE },
+    config: { scope: SCOPE, operation: 'x-wing.decapsulate' },
     schema: { tags: TAGS, summary: 'X-Wing decapsulation with the four parts, or with secretKey + ciphertext', body: PqHybridDecapsulateRequest, response: { 200: PqHybridDecapsulateResponse, ...problemResponses } },
   }, async (request) => {
     const body = request.body;
@@ -241,7 +182,7 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
         const ciphertext = hexToBytes(body.ciphertext ?? '', '/ciphertext');
         start = () => offload.run('x-wing.decapsulate', secretKey, ciphertext);
       }
-      const result = await app.operations.run('x-wing.decapsulate', XWING_ALGORITHM, start);
+      const result = await app.operations.run(request, XWING_ALGORITHM, start);
       const sharedSecret = bytesToHex(result.sharedSecret);
       wipe(result.sharedSecret);
       return { data: { sharedSecret, algorithm: result.algorithm } };
@@ -253,11 +194,11 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
   // ML-DSA -----------------------------------------------------------------------------------
 
   app.post('/v2/pq/dsa/keygen', {
-    config: { scope: SCOPE, rateLimitCost: PQ_RATE_LIMIT_COSTS.mlDsaKeygen },
+    config: { scope: SCOPE, rateLimitCost: PQ_RATE_LIMIT_COSTS.mlDsaKeygen, operation: 'ml-dsa.keygen', handlerTimeout: true },
     schema: { tags: TAGS, summary: 'ML-DSA key pair (FIPS 204); the secret key is the 32-byte seed', body: PqDsaKeygenRequest, response: { 200: PqDsaKeygenResponse, ...problemResponses } },
   }, async (request) => {
     const { level } = request.body;
-    const keys = await app.operations.run('ml-dsa.keygen', mlDsaAlgorithmForLevel(level), () => offload.run('ml-dsa.keygen', level));
+    const keys = await app.operations.run(request, mlDsaAlgorithmForLevel(level), () => offload.run('ml-dsa.keygen', level));
     try {
       return { data: { publicKey: bytesToHex(keys.publicKey), secretKey: bytesToHex(keys.secretKey), algorithm: keys.algorithm } };
     } finally {
@@ -266,7 +207,7 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
   });
 
   app.post('/v2/pq/dsa/sign', {
-    config: { scope: SCOPE, rateLimitCost: PQ_RATE_LIMIT_COSTS.mlDsaSign },
+    config: { scope: SCOPE, rateLimitCost: PQ_RATE_LIMIT_COSTS.mlDsaSign, operation: 'ml-dsa.sign', handlerTimeout: true },
     schema: { tags: TAGS, summary: 'ML-DSA signature (hedged), with an optional context', body: PqDsaSignRequest, response: { 200: PqDsaSignResponse, ...problemResponses } },
   }, async (request) => {
     const { level, encoding = 'utf8' } = request.body;
@@ -275,7 +216,7 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
       const message = decodeText(request.body.message, encoding, '/message');
       const context = request.body.context === undefined ? undefined : utf8ToBytes(request.body.context, '/context');
       const label = mlDsaAlgorithmForSecretKey(secretKey.byteLength, level) ?? 'ml-dsa';
-      const result = await app.operations.run('ml-dsa.sign', label, () => offload.run('ml-dsa.sign', secretKey, message, { level, context }));
+      const result = await app.operations.run(request, label, () => offload.run('ml-dsa.sign', secretKey, message, { level, context }));
       return { data: { signature: bytesToHex(result.signature), algorithm: result.algorithm } };
     } finally {
       wipe(secretKey);
@@ -283,7 +224,7 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
   });
 
   app.post('/v2/pq/dsa/verify', {
-    config: { scope: SCOPE },
+    config: { scope: SCOPE, operation: 'ml-dsa.verify', handlerTimeout: true },
     schema: { tags: TAGS, summary: 'ML-DSA verification; a signature that does not verify is valid: false', body: PqDsaVerifyRequest, response: { 200: PqDsaVerifyResponse, ...problemResponses } },
   }, async (request) => {
     const { level, encoding = 'utf8' } = request.body;
@@ -292,7 +233,7 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
     const signature = hexToBytes(request.body.signature, '/signature');
     const context = request.body.context === undefined ? undefined : utf8ToBytes(request.body.context, '/context');
     const label = mlDsaAlgorithmForPublicKey(publicKey.byteLength, level) ?? 'ml-dsa';
-    const result = await app.operations.run('ml-dsa.verify', label, () => offload.run('ml-dsa.verify', publicKey, message, signature, { level, context }));
+    const result = await app.operations.run(request, label, () => offload.run('ml-dsa.verify', publicKey, message, signature, { level, context }));
     return { data: { valid: result.valid, algorithm: result.algorithm } };
   });
 
@@ -302,11 +243,11 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
     const alias = prefix === '/v2/pq/hash-sign' ? ' (the typed client\'s name for /v2/pq/slh-dsa)' : '';
 
     app.post(`${prefix}/keygen`, {
-      config: { scope: SCOPE, rateLimitCost: PQ_RATE_LIMIT_COSTS.slhDsaKeygen },
+      config: { scope: SCOPE, rateLimitCost: PQ_RATE_LIMIT_COSTS.slhDsaKeygen, operation: 'slh-dsa.keygen', handlerTimeout: true },
       schema: { tags: TAGS, summary: `SLH-DSA key pair (FIPS 205)${alias}`, body: PqSlhDsaKeygenRequest, response: { 200: PqSlhDsaKeygenResponse, ...problemResponses } },
     }, async (request, reply) => {
       const { variant } = request.body;
-      const keys = await app.operations.run('slh-dsa.keygen', slhDsaAlgorithmForVariant(variant), () => offload.runWhile(stillWanted(reply), 'slh-dsa.keygen', variant));
+      const keys = await app.operations.run(request, slhDsaAlgorithmForVariant(variant), () => offload.runWhile(stillWanted(reply), 'slh-dsa.keygen', variant));
       try {
         return { data: { publicKey: bytesToHex(keys.publicKey), secretKey: bytesToHex(keys.secretKey), algorithm: keys.algorithm } };
       } finally {
@@ -315,7 +256,7 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
     });
 
     app.post(`${prefix}/sign`, {
-      config: { scope: SCOPE, rateLimitCost: PQ_RATE_LIMIT_COSTS.slhDsaSign },
+      config: { scope: SCOPE, rateLimitCost: PQ_RATE_LIMIT_COSTS.slhDsaSign, operation: 'slh-dsa.sign', handlerTimeout: true },
       schema: { tags: TAGS, summary: `SLH-DSA signature (hedged), with an optional context${alias}`, body: PqSlhDsaSignRequest, response: { 200: PqSlhDsaSignResponse, ...problemResponses } },
     }, async (request, reply) => {
       const { variant, encoding = 'utf8' } = request.body;
@@ -324,7 +265,7 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
         const message = decodeText(request.body.message, encoding, '/message');
         const context = request.body.context === undefined ? undefined : utf8ToBytes(request.body.context, '/context');
         const algorithm = slhDsaAlgorithmForVariant(variant);
-        const result = await app.operations.run('slh-dsa.sign', algorithm, () => offload.runWhile(stillWanted(reply), 'slh-dsa.sign', secretKey, message, { variant, context }));
+        const result = await app.operations.run(request, algorithm, () => offload.runWhile(stillWanted(reply), 'slh-dsa.sign', secretKey, message, { variant, context }));
         return { data: { signature: bytesToHex(result.signature), algorithm: result.algorithm } };
       } finally {
         wipe(secretKey);
@@ -332,7 +273,7 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
     });
 
     app.post(`${prefix}/verify`, {
-      config: { scope: SCOPE },
+      config: { scope: SCOPE, operation: 'slh-dsa.verify', handlerTimeout: true },
       schema: { tags: TAGS, summary: `SLH-DSA verification; a signature that does not verify is valid: false${alias}`, body: PqSlhDsaVerifyRequest, response: { 200: PqSlhDsaVerifyResponse, ...problemResponses } },
     }, async (request) => {
       const { variant, encoding = 'utf8' } = request.body;
@@ -341,8 +282,8 @@ export const pqRoutes = fp<PqRoutesOptions>(async function pqRoutes(fastify, opt
       const signature = hexToBytes(request.body.signature, '/signature');
       const context = request.body.context === undefined ? undefined : utf8ToBytes(request.body.context, '/context');
       const algorithm = slhDsaAlgorithmForVariant(variant);
-      const result = await app.operations.run('slh-dsa.verify', algorithm, () => offload.run('slh-dsa.verify', publicKey, message, signature, { variant, context }));
+      const result = await app.operations.run(request, algorithm, () => offload.run('slh-dsa.verify', publicKey, message, signature, { variant, context }));
       return { data: { valid: result.valid, algorithm: result.algorithm } };
     });
   }
-}, { name: 'pq-routes' });
+}, { name: 'pq-routes', dependencies: ['metrics', 'pq-offload', 'handler-timeout'], encapsulate: true });

@@ -1,9 +1,9 @@
 /**
- * Infrastructure probes and metrics (contract §5): public, and exempt from the rate limit, so that
+ * Infrastructure probes and metrics: public, and exempt from the rate limit, so that
  * a flood from the orchestrator's address can never make a healthy pod look dead.
  */
 import { Type } from 'typebox';
-import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
 import { HealthResponse, LiveResponse, ProblemSchema, ReadyResponse } from '@crypto-service/protocol';
 import { buildProblem, instanceOf } from '../errors.ts';
 import type { Readiness } from '../readiness.ts';
@@ -16,7 +16,7 @@ export interface ProbeOptions {
 
 const probeConfig = { public: true, rateLimitCost: false } as const;
 
-export const probeRoutes: FastifyPluginAsync<ProbeOptions> = async (app, { readiness }) => {
+export const probeRoutes = fp<ProbeOptions>(async function probeRoutes(app, { readiness }) {
   const uptime = () => Math.round(process.uptime() * 1000) / 1000;
 
   app.get('/live', {
@@ -54,4 +54,4 @@ export const probeRoutes: FastifyPluginAsync<ProbeOptions> = async (app, { readi
     const { contentType, body } = await metricsExposition(app.metricsRegistry);
     return reply.type(contentType).send(body);
   });
-};
+}, { name: 'probe-routes', dependencies: ['metrics'], encapsulate: true });

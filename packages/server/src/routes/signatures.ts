@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
   bytesToHex,
@@ -47,11 +47,11 @@ function wipeKey(key: KeyInput): void {
  * work is queued and bounded as on the `/v2/pq` routes; these routes charge the same rate-limit
  * units as those (rate-limit/costs.ts) once the body names the algorithm.
  */
-export const signatureRoutes: FastifyPluginAsync = async (fastify) => {
+export const signatureRoutes = fp(async function signatureRoutes(fastify) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post('/v2/sign', {
-    config: { scope: 'crypto:sign' },
+    config: { scope: 'crypto:sign', operation: 'signature.sign', handlerTimeout: true },
     schema: {
       tags: ['signatures'],
       summary: 'Sign a message with Ed25519 (default), Ed448, ECDSA P-256 / P-384, ML-DSA or SLH-DSA',
@@ -61,7 +61,7 @@ export const signatureRoutes: FastifyPluginAsync = async (fastify) => {
   }, async (request, reply) => {
     const { algorithm = 'ed25519', privateKey, message, context, encoding = 'utf8' } = request.body;
     await chargeUpTo(reply, signingCost(algorithm));
-    const signature = await app.operations.run('sign', algorithm, async () => {
+    const signature = await app.operations.run(request, algorithm, async () => {
       const key = decodeKeyField(privateKey, '/privateKey');
       try {
         return await signMessage(algorithm, key, decodeText(message, encoding, '/message'), { context: contextBytes(context), runner: app.pqOffload.runnerWhile(stillWanted(reply)) });
@@ -73,7 +73,7 @@ export const signatureRoutes: FastifyPluginAsync = async (fastify) => {
   });
 
   app.post('/v2/verify', {
-    config: { scope: 'crypto:verify' },
+    config: { scope: 'crypto:verify', operation: 'signature.verify', handlerTimeout: true },
     schema: {
       tags: ['signatures'],
       summary: 'Verify a signature; a signature that does not verify is valid: false, not an error',
@@ -82,7 +82,7 @@ export const signatureRoutes: FastifyPluginAsync = async (fastify) => {
     },
   }, async (request, reply) => {
     const { algorithm = 'ed25519', publicKey, message, signature, context, encoding = 'utf8' } = request.body;
-    const valid = await app.operations.run('verify', algorithm, () =>
+    const valid = await app.operations.run(request, algorithm, () =>
       verifySignature(
         algorithm,
         decodeKeyField(publicKey, '/publicKey'),
@@ -94,7 +94,7 @@ export const signatureRoutes: FastifyPluginAsync = async (fastify) => {
   });
 
   app.post('/v2/keys/generate', {
-    config: { scope: 'crypto:keys' },
+    config: { scope: 'crypto:keys', operation: 'keys.generate', handlerTimeout: true },
     schema: {
       tags: ['keys'],
       summary: 'Generate a key pair (signature, key agreement, KEM, post-quantum) or a symmetric key, as raw hex, PEM or JWK',
@@ -104,7 +104,7 @@ export const signatureRoutes: FastifyPluginAsync = async (fastify) => {
   }, async (request, reply) => {
     const { algorithm = 'ed25519', format = 'raw' } = request.body;
     await chargeUpTo(reply, keyGenerationCost(algorithm));
-    const generated = await app.operations.run('keygen', algorithm, () => generateKeyMaterial(algorithm, format, { runner: app.pqOffload.runnerWhile(stillWanted(reply)) }));
+    const generated = await app.operations.run(request, algorithm, () => generateKeyMaterial(algorithm, format, { runner: app.pqOffload.runnerWhile(stillWanted(reply)) }));
     if (generated.kind === 'secret') {
       return { data: { algorithm, format, key: encodeKey(generated.key) } };
     }
@@ -131,4 +131,4 @@ export const signatureRoutes: FastifyPluginAsync = async (fastify) => {
       if (parts !== undefined) wipe(parts.x25519PrivateKey, parts.mlKemSecretKey);
     }
   });
-};
+}, { name: 'signature-routes', dependencies: ['metrics', 'rate-limit', 'pq-offload', 'handler-timeout'], encapsulate: true });

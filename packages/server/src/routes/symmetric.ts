@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
   AEAD_ALGORITHM_IDS,
@@ -47,7 +47,7 @@ import { chooseForm } from './key-forms.ts';
 import { problemResponses } from './responses.ts';
 import '../route-config.ts';
 
-// XChaCha20-Poly1305 is the one AEAD (contract §5); the sealed box of these routes is the classical one.
+// XChaCha20-Poly1305 is the one AEAD; the sealed box of these routes is the classical one.
 const AEAD = AEAD_ALGORITHM_IDS[0];
 const SEALED_BOX = X25519_SEALED_BOX;
 
@@ -82,11 +82,11 @@ function encodePlaintext(plaintext: Uint8Array, encoding: TextEncoding): string 
  * Each handler decodes, calls core, and encodes; every open or unwrap failure is core's one
  * DECRYPTION_FAILED.
  */
-export const symmetricRoutes: FastifyPluginAsync = async (fastify) => {
+export const symmetricRoutes = fp(async function symmetricRoutes(fastify) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post('/v2/encrypt', {
-    config: { scope: 'crypto:encrypt' },
+    config: { scope: 'crypto:encrypt', operation: 'aead.encrypt' },
     schema: {
       tags: ['aead'],
       summary: 'Encrypt with XChaCha20-Poly1305 under a 32-byte key (random nonce, prepended)',
@@ -95,13 +95,13 @@ export const symmetricRoutes: FastifyPluginAsync = async (fastify) => {
     },
   }, async (request) => {
     const { key, plaintext, aad, encoding = 'utf8' } = request.body;
-    const sealed = app.operations.run('encrypt', AEAD, () =>
+    const sealed = app.operations.run(request, AEAD, () =>
       withHexSecret(key, '/key', (keyBytes) => xchachaSeal(keyBytes, decodeText(plaintext, encoding, '/plaintext'), decodeAad(aad, encoding))));
     return { data: { ciphertext: bytesToBase64(sealed), algorithm: AEAD } };
   });
 
   app.post('/v2/decrypt', {
-    config: { scope: 'crypto:decrypt' },
+    config: { scope: 'crypto:decrypt', operation: 'aead.decrypt' },
     schema: {
       tags: ['aead'],
       summary: 'Decrypt the output of /v2/encrypt',
@@ -110,7 +110,7 @@ export const symmetricRoutes: FastifyPluginAsync = async (fastify) => {
     },
   }, async (request) => {
     const { key, ciphertext, aad, encoding = 'utf8' } = request.body;
-    const data = app.operations.run('decrypt', AEAD, () => {
+    const data = app.operations.run(request, AEAD, () => {
       const sealed = base64ToBytes(ciphertext, '/ciphertext');
       const additional = decodeAad(aad, encoding);
       return encodePlaintext(withHexSecret(key, '/key', (keyBytes) => xchachaOpen(keyBytes, sealed, additional)), encoding);
@@ -119,7 +119,7 @@ export const symmetricRoutes: FastifyPluginAsync = async (fastify) => {
   });
 
   app.post('/v2/secretbox/seal', {
-    config: { scope: 'crypto:encrypt' },
+    config: { scope: 'crypto:encrypt', operation: 'secretbox.seal' },
     schema: {
       tags: ['aead'],
       summary: 'Seal with XChaCha20-Poly1305 under a 32-byte key (the /v2/encrypt format)',
@@ -128,13 +128,13 @@ export const symmetricRoutes: FastifyPluginAsync = async (fastify) => {
     },
   }, async (request) => {
     const { key, plaintext, aad, encoding = 'utf8' } = request.body;
-    const sealed = app.operations.run('secretbox.seal', AEAD, () =>
+    const sealed = app.operations.run(request, AEAD, () =>
       withHexSecret(key, '/key', (keyBytes) => xchachaSeal(keyBytes, decodeText(plaintext, encoding, '/plaintext'), decodeAad(aad, encoding))));
     return { data: { sealed: bytesToBase64(sealed), algorithm: AEAD } };
   });
 
   app.post('/v2/secretbox/open', {
-    config: { scope: 'crypto:decrypt' },
+    config: { scope: 'crypto:decrypt', operation: 'secretbox.open' },
     schema: {
       tags: ['aead'],
       summary: 'Open the output of /v2/secretbox/seal',
@@ -143,7 +143,7 @@ export const symmetricRoutes: FastifyPluginAsync = async (fastify) => {
     },
   }, async (request) => {
     const { key, ciphertext, aad, encoding = 'utf8' } = request.body;
-    const data = app.operations.run('secretbox.open', AEAD, () => {
+    const data = app.operations.run(request, AEAD, () => {
       const sealed = base64ToBytes(ciphertext, '/ciphertext');
       const additional = decodeAad(aad, encoding);
       return encodePlaintext(withHexSecret(key, '/key', (keyBytes) => xchachaOpen(keyBytes, sealed, additional)), encoding);
@@ -152,7 +152,7 @@ export const symmetricRoutes: FastifyPluginAsync = async (fastify) => {
   });
 
   app.post('/v2/sealedbox/seal', {
-    config: { scope: 'crypto:encrypt' },
+    config: { scope: 'crypto:encrypt', operation: 'sealedbox.seal' },
     schema: {
       tags: ['sealed-box'],
       summary: 'Seal to an X25519 public key (libsodium crypto_box_seal)',
@@ -161,13 +161,13 @@ export const symmetricRoutes: FastifyPluginAsync = async (fastify) => {
     },
   }, async (request) => {
     const { recipientPublicKey, plaintext, encoding = 'utf8' } = request.body;
-    const sealed = app.operations.run('sealedbox.seal', SEALED_BOX, () =>
+    const sealed = app.operations.run(request, SEALED_BOX, () =>
       sealBox(hexToBytes(recipientPublicKey, '/recipientPublicKey'), decodeText(plaintext, encoding, '/plaintext')));
     return { data: { sealed: bytesToBase64(sealed), algorithm: SEALED_BOX } };
   });
 
   app.post('/v2/sealedbox/open', {
-    config: { scope: 'crypto:decrypt' },
+    config: { scope: 'crypto:decrypt', operation: 'sealedbox.open' },
     schema: {
       tags: ['sealed-box'],
       summary: 'Open a sealed box with the recipient\'s X25519 secret key (libsodium crypto_box_seal_open)',
@@ -176,17 +176,17 @@ export const symmetricRoutes: FastifyPluginAsync = async (fastify) => {
     },
   }, async (request) => {
     const { recipientSecretKey, sealed, encoding = 'utf8' } = request.body;
-    const data = app.operations.run('sealedbox.open', SEALED_BOX, () => {
+    const data = app.operations.run(request, SEALED_BOX, () => {
       const box = base64ToBytes(sealed, '/sealed');
       return encodePlaintext(withHexSecret(recipientSecretKey, '/recipientSecretKey', (secretKey) => openBox(secretKey, box)), encoding);
     });
     return { data };
   });
 
-  // X-Wing work stays on the event loop, as on /v2/pq/hybrid/*: one ML-KEM-768 operation costs
-  // 0.4-1.6 ms even in pure JavaScript, about what a worker round trip would cost instead.
+  // X-Wing work stays on the event loop, as on /v2/pq/hybrid/*: even in pure JavaScript it costs
+  // about what a worker round trip would cost instead (pq-offload.ts).
   app.post('/v2/sealedbox/seal-pq', {
-    config: { scope: 'crypto:encrypt' },
+    config: { scope: 'crypto:encrypt', operation: 'sealedbox.seal-pq' },
     schema: {
       tags: ['sealed-box'],
       summary: 'Seal to an X-Wing (X25519 + ML-KEM-768) public key: HPKE base mode, single shot, ChaCha20-Poly1305',
@@ -196,7 +196,7 @@ export const symmetricRoutes: FastifyPluginAsync = async (fastify) => {
   }, async (request) => {
     const { plaintext, encoding = 'utf8' } = request.body;
     const body = request.body;
-    const sealed = await app.operations.run('sealedbox.seal-pq', PQ_SEALED_BOX, () => {
+    const sealed = await app.operations.run(request, PQ_SEALED_BOX, () => {
       const form = chooseForm(body, [['x25519PublicKey', 'mlKemPublicKey'], ['publicKey']]);
       const recipient = form === 0
         ? { x25519PublicKey: hexToBytes(body.x25519PublicKey ?? '', '/x25519PublicKey'), mlKemPublicKey: hexToBytes(body.mlKemPublicKey ?? '', '/mlKemPublicKey') }
@@ -207,7 +207,7 @@ export const symmetricRoutes: FastifyPluginAsync = async (fastify) => {
   });
 
   app.post('/v2/sealedbox/open-pq', {
-    config: { scope: 'crypto:decrypt' },
+    config: { scope: 'crypto:decrypt', operation: 'sealedbox.open-pq' },
     schema: {
       tags: ['sealed-box'],
       summary: 'Open a post-quantum sealed box with the X-Wing secret key (the seed, or its X25519 and ML-KEM-768 parts)',
@@ -217,7 +217,7 @@ export const symmetricRoutes: FastifyPluginAsync = async (fastify) => {
   }, async (request) => {
     const { sealed, encoding = 'utf8' } = request.body;
     const body = request.body;
-    const data = await app.operations.run('sealedbox.open-pq', PQ_SEALED_BOX, async () => {
+    const data = await app.operations.run(request, PQ_SEALED_BOX, async () => {
       const form = chooseForm(body, [['x25519SecretKey', 'mlKemSecretKey'], ['secretKey']]);
       const box = base64ToBytes(sealed, '/sealed');
       const secrets: Uint8Array[] = [];
@@ -239,7 +239,7 @@ export const symmetricRoutes: FastifyPluginAsync = async (fastify) => {
   });
 
   app.post('/v2/keys/wrap', {
-    config: { scope: 'crypto:keys' },
+    config: { scope: 'crypto:keys', operation: 'keys.wrap' },
     schema: {
       tags: ['keys'],
       summary: 'Wrap a key with AES-KW (RFC 3394) or AES-KWP (RFC 5649)',
@@ -248,13 +248,13 @@ export const symmetricRoutes: FastifyPluginAsync = async (fastify) => {
     },
   }, async (request) => {
     const { kek, keyToWrap, algorithm = 'aes-kw' } = request.body;
-    const wrapped = app.operations.run('keys.wrap', algorithm, () =>
+    const wrapped = app.operations.run(request, algorithm, () =>
       withHexSecret(kek, '/kek', (kekBytes) => withHexSecret(keyToWrap, '/keyToWrap', (keyBytes) => wrapKey(algorithm, kekBytes, keyBytes))));
     return { data: { wrapped: bytesToBase64(wrapped), algorithm } };
   });
 
   app.post('/v2/keys/unwrap', {
-    config: { scope: 'crypto:keys' },
+    config: { scope: 'crypto:keys', operation: 'keys.unwrap' },
     schema: {
       tags: ['keys'],
       summary: 'Unwrap a key wrapped with AES-KW or AES-KWP',
@@ -263,7 +263,7 @@ export const symmetricRoutes: FastifyPluginAsync = async (fastify) => {
     },
   }, async (request) => {
     const { kek, wrappedKey, algorithm = 'aes-kw' } = request.body;
-    const key = app.operations.run('keys.unwrap', algorithm, () => {
+    const key = app.operations.run(request, algorithm, () => {
       const wrapped = base64ToBytes(wrappedKey, '/wrappedKey');
       return withHexSecret(kek, '/kek', (kekBytes) => unwrapKey(algorithm, kekBytes, wrapped));
     });
@@ -273,4 +273,4 @@ export const symmetricRoutes: FastifyPluginAsync = async (fastify) => {
       wipe(key);
     }
   });
-};
+}, { name: 'symmetric-routes', dependencies: ['metrics'], encapsulate: true });

@@ -1,5 +1,5 @@
 /**
- * The deprecation headers of every /v1 response (contract §7):
+ * The deprecation headers of every /v1 response:
  *   Deprecation: @1767225600                        (RFC 9745: a structured-field date, Unix seconds)
  *   Sunset: Fri, 01 Jan 2027 00:00:00 GMT           (RFC 8594: an HTTP-date)
  *   Link: </v2>; rel="successor-version"            (RFC 5829)

@@ -1,8 +1,7 @@
 /**
  * The OpenPGP work of the deprecated /v1 routes, on OpenPGP.js 6. Plain data in, plain data out,
  * so that it runs in a worker thread (worker.ts): OpenPGP.js does its S2K passphrase derivation in
- * synchronous JavaScript (70 ms per locked key packet at its default cost, 200 ms at GnuPG's usual
- * one, measured on Node 24), which would stall the event loop if it ran there.
+ * synchronous JavaScript, which would stall the event loop if it ran there.
  *
  * What is made is what GnuPG 2.2 and later read: v4 keys, SEIPDv1 (MDC) messages, v4 signatures.
  *

@@ -1,22 +1,20 @@
 /**
- * The deprecated /v1 routes (contract §7): OpenPGP on OpenPGP.js 6, readable by GnuPG and reading
+ * The deprecated /v1 routes: OpenPGP on OpenPGP.js 6, readable by GnuPG and reading
  * what GnuPG makes. `POST /v1/generate`, `/v1/encrypt`, `/v1/decrypt`, `/v1/sign`, `/v1/verify`,
  * `/v1/revoke`.
  *
  * - Same pipeline as /v2 (authentication with scopes, rate limiting, problem errors), plus the
- *   deprecation headers on every /v1 response (deprecation.ts).
+ *   deprecation headers on every /v1 response (deprecation.ts, registered by app.ts on the root
+ *   instance, where the 404 handler and the pipeline's 401 and 429 replies see it).
  * - The OpenPGP work runs in worker threads behind a bounded queue (pool.ts); the handlers only
  *   check what needs no OpenPGP parsing, price the request, and hand the job over.
  * - CRYPTO_KEY_DIR: the server's key pair (key-files.ts), loaded and checked once here, at app
  *   build; an unusable one stops the start with a ConfigError naming the variable to fix.
  *   /v1/decrypt and /v1/sign use it when the request carries no key.
  * - CRYPTO_KEY_OUT_DIR: /v1/generate also writes the new key there.
- *
- * Wrapped with fastify-plugin so that the deprecation hook lands on the root instance, where the
- * 404 handler and the pipeline's 401 and 429 replies see it.
  */
 import fp from 'fastify-plugin';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Counter, Gauge } from 'prom-client';
 import { invalidInput } from '@crypto-service/core';
@@ -39,26 +37,24 @@ import {
 } from '@crypto-service/protocol';
 import { ConfigError, type Config } from '../config.ts';
 import { problemResponses } from '../routes/responses.ts';
-import { v1DeprecationHeaders } from './deprecation.ts';
 import { readServerKeyFile, writeKeyFiles } from './key-files.ts';
-import { OpenPgpPool, WorkerStartError, type WorkerInit } from './pool.ts';
+import { OpenPgpPool, type WorkerInit } from './openpgp-pool.ts';
+import { WorkerStartError } from '../workers/pool.ts';
 import type { ServerKeyInfo } from './openpgp-jobs.ts';
 import '../route-config.ts';
 
 /**
- * Rate-limit units, on the scale of the /v2 KDF and password routes (10 units for about 0.1 s of a
- * core, so one unit is about 10 ms). Measured on Node 24 (2 cores): Curve25519 and NIST-curve keys
- * take 2–10 ms; RSA-2048 50–160 ms (mean 90), RSA-3072 210–460 ms (mean 320), RSA-4096 0.4–1.9 s
- * (mean 1.1 s); locking a new key with a passphrase adds two S2K derivations of about 70 ms.
+ * Rate-limit units, on the scale of the /v2 KDF and password routes (10 units for an Argon2id
+ * hash), from the mean time of each operation on the reference machine (docs/performance.md).
  */
 export const V1_COSTS = {
-  /** /v1/generate, ecc: the locking (0.14 s) dominates; it is also the base of the rsa prices. */
+  /** /v1/generate, ecc: locking the key with a passphrase dominates; also the base of the rsa prices. */
   generate: 10,
-  /** /v1/generate, rsa: the base plus the mean generation time in units (9, 32, 110), rounded. */
+  /** /v1/generate, rsa: the base plus the mean generation time in units, rounded. */
   rsa: { 2048: 20, 3072: 40, 4096: 120 } satisfies Record<V1RsaBits, number>,
   /** The other routes: 1 unit, as on /v2 ... */
   base: 1,
-  /** ... or 10 when a passphrase is sent: each one means an S2K derivation (70–200 ms). */
+  /** ... or 10 when a passphrase is sent: each one means an S2K derivation, as costly as an Argon2id hash. */
   withPassphrase: 10,
 } as const;
 
@@ -71,7 +67,7 @@ async function chargePassphrase(reply: FastifyReply, ...passphrases: (string | u
 
 const asArray = (value: string | string[] | undefined): string[] => (value === undefined ? [] : typeof value === 'string' ? [value] : value);
 
-const routes: FastifyPluginAsync<{ config: Config }> = async (fastify, { config }) => {
+export const v1Routes = fp<{ config: Config }>(async function v1Routes(fastify, { config }) {
   let init: WorkerInit = { nice: config.heavyWorkNice };
   if (config.keyDir !== undefined) {
     const keyFile = await readServerKeyFile(config.keyDir);
@@ -131,7 +127,7 @@ const routes: FastifyPluginAsync<{ config: Config }> = async (fastify, { config 
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post('/v1/generate', {
-    config: { scope: 'crypto:keys', rateLimitCost: V1_COSTS.generate },
+    config: { scope: 'crypto:keys', rateLimitCost: V1_COSTS.generate, operation: 'v1.generate', handlerTimeout: true },
     schema: {
       ...SCHEMA_COMMON,
       summary: 'Generate an OpenPGP key pair (Curve25519 by default, or RSA), with a revocation certificate',
@@ -146,7 +142,7 @@ const routes: FastifyPluginAsync<{ config: Config }> = async (fastify, { config 
     const bits = rsaBits ?? V1_DEFAULT_RSA_BITS;
     if (type === 'rsa') await reply.chargeRateLimit(V1_COSTS.rsa[bits] - V1_COSTS.generate);
     const algorithm = type === 'rsa' ? `rsa-${bits}` : (curve ?? V1_DEFAULT_CURVE);
-    const key = await app.operations.run('v1-generate', algorithm, () => pool.run({
+    const key = await app.operations.run(request, algorithm, () => pool.run({
       op: 'generate', name, email, passphrase, type, curve: curve ?? V1_DEFAULT_CURVE, rsaBits: bits, keyExpirationTime,
     }));
     if (config.keyOutDir !== undefined) {
@@ -158,7 +154,7 @@ const routes: FastifyPluginAsync<{ config: Config }> = async (fastify, { config 
   });
 
   app.post('/v1/encrypt', {
-    config: { scope: 'crypto:encrypt' },
+    config: { scope: 'crypto:encrypt', operation: 'v1.encrypt', handlerTimeout: true },
     schema: {
       ...SCHEMA_COMMON,
       summary: 'Encrypt text to OpenPGP public keys and/or a passphrase, optionally signed',
@@ -175,14 +171,14 @@ const routes: FastifyPluginAsync<{ config: Config }> = async (fastify, { config 
       throw invalidInput('signingPassphrase applies to signingKey, which is missing', '/signingPassphrase');
     }
     await chargePassphrase(reply, passphrase, signingPassphrase);
-    const armored = await app.operations.run('v1-encrypt', 'openpgp', () => pool.run({
+    const armored = await app.operations.run(request, 'openpgp', () => pool.run({
       op: 'encrypt', message, publicKeys, passphrase, signingKey, signingPassphrase,
     }));
     return { data: armored };
   });
 
   app.post('/v1/decrypt', {
-    config: { scope: 'crypto:decrypt' },
+    config: { scope: 'crypto:decrypt', operation: 'v1.decrypt', handlerTimeout: true },
     schema: {
       ...SCHEMA_COMMON,
       summary: "Decrypt an OpenPGP message with a private key, a passphrase, or the server's own key",
@@ -195,14 +191,14 @@ const routes: FastifyPluginAsync<{ config: Config }> = async (fastify, { config 
       throw invalidInput(`privateKey is required: ${noServerKey}; or send passphrase for a symmetrically encrypted message`, '/privateKey');
     }
     await chargePassphrase(reply, passphrase);
-    const plaintext = await app.operations.run('v1-decrypt', 'openpgp', () => pool.run({
+    const plaintext = await app.operations.run(request, 'openpgp', () => pool.run({
       op: 'decrypt', message, privateKey, passphrase, useServerKey: privateKey === undefined && hasServerKey,
     }));
     return { data: plaintext };
   });
 
   app.post('/v1/sign', {
-    config: { scope: 'crypto:sign' },
+    config: { scope: 'crypto:sign', operation: 'v1.sign', handlerTimeout: true },
     schema: {
       ...SCHEMA_COMMON,
       summary: "Sign text: a cleartext-signed message, or a detached signature; with a private key or the server's own key",
@@ -217,12 +213,12 @@ const routes: FastifyPluginAsync<{ config: Config }> = async (fastify, { config 
       if (passphrase !== undefined) throw invalidInput("passphrase applies to privateKey, which is missing (the server's own key needs none)", '/passphrase');
     }
     await chargePassphrase(reply, passphrase);
-    const signed = await app.operations.run('v1-sign', 'openpgp', () => pool.run({ op: 'sign', message, privateKey, passphrase, detached }));
+    const signed = await app.operations.run(request, 'openpgp', () => pool.run({ op: 'sign', message, privateKey, passphrase, detached }));
     return { data: signed };
   });
 
   app.post('/v1/verify', {
-    config: { scope: 'crypto:verify' },
+    config: { scope: 'crypto:verify', operation: 'v1.verify', handlerTimeout: true },
     schema: {
       ...SCHEMA_COMMON,
       summary: 'Verify a signed message, or text with its detached signature, against public keys',
@@ -232,12 +228,12 @@ const routes: FastifyPluginAsync<{ config: Config }> = async (fastify, { config 
   }, async (request) => {
     const { message, signature } = request.body;
     const publicKeys = asArray(request.body.publicKeys);
-    const result = await app.operations.run('v1-verify', 'openpgp', () => pool.run({ op: 'verify', message, signature, publicKeys }));
+    const result = await app.operations.run(request, 'openpgp', () => pool.run({ op: 'verify', message, signature, publicKeys }));
     return { data: result };
   });
 
   app.post('/v1/revoke', {
-    config: { scope: 'crypto:keys' },
+    config: { scope: 'crypto:keys', operation: 'v1.revoke', handlerTimeout: true },
     schema: {
       ...SCHEMA_COMMON,
       summary: 'Revoke an OpenPGP key; returns the revoked public key to publish',
@@ -247,14 +243,7 @@ const routes: FastifyPluginAsync<{ config: Config }> = async (fastify, { config 
   }, async (request, reply) => {
     const { privateKey, passphrase, reason } = request.body;
     await chargePassphrase(reply, passphrase);
-    const revoked = await app.operations.run('v1-revoke', 'openpgp', () => pool.run({ op: 'revoke', privateKey, passphrase, reason }));
+    const revoked = await app.operations.run(request, 'openpgp', () => pool.run({ op: 'revoke', privateKey, passphrase, reason }));
     return { data: revoked };
   });
-};
-
-const v1: FastifyPluginAsync<{ config: Config }> = async (app, { config }) => {
-  await app.register(v1DeprecationHeaders, { v1: config.v1 });
-  await app.register(routes, { config });
-};
-
-export const v1Routes = fp(v1, { name: 'v1-routes' });
+}, { name: 'v1-routes', dependencies: ['metrics', 'rate-limit', 'handler-timeout'], encapsulate: true });

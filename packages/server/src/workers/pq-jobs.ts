@@ -44,16 +44,8 @@ export function runPqJob<N extends PqJobName>(name: N, args: PqJobArgs<N>): Prom
   return job(...args);
 }
 
-/** A CryptoError as it crosses a worker boundary (structured clone keeps no class). */
-export interface SerializedError {
-  kind: 'crypto' | 'other';
-  code?: string;
-  message: string;
-  field?: string;
-}
-
-export type PqWorkerReply = { ok: true; result: unknown } | { ok: false; error: SerializedError };
-export interface PqWorkerRequest {
+/** One job as it crosses to a worker thread. */
+export interface PqJob {
   name: PqJobName;
   args: unknown[];
 }

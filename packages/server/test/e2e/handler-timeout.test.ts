@@ -76,7 +76,7 @@ test('a slow route answers 503 after HANDLER_TIMEOUT_MS; queued work nobody wait
   assert.equal(counter(metrics, 'crypto_work_queue_dropped_total', 'password'), 2, metrics.split('\n').filter((line) => line.includes('work_queue')).join('\n'));
   // Exactly one Argon2id hash ran (the first one); the two dropped ones count as unavailable.
   const hashes = Object.fromEntries(metrics.split('\n')
-    .filter((line) => line.startsWith('crypto_operations_total{operation="password-hash"'))
+    .filter((line) => line.startsWith('crypto_operations_total{operation="password.hash"'))
     .map((line) => [/outcome="([a-z-]+)"/.exec(line)?.[1], Number(line.split(' ').at(-1))]));
   assert.deepEqual(hashes, { success: 1, unavailable: 2 });
 
@@ -93,7 +93,7 @@ test('a slow route answers 503 after HANDLER_TIMEOUT_MS; queued work nobody wait
 // The dedicated route and the generic one (/v2/sign hands SLH-DSA to the same queue through core).
 const SLH_ROUTES = [
   { path: '/v2/pq/slh-dsa/sign', operation: 'slh-dsa.sign', body: (secretKey: string) => ({ variant: 'sha2-192s', secretKey, message: 'm' }) },
-  { path: '/v2/sign', operation: 'sign', body: (privateKey: string) => ({ algorithm: 'slh-dsa-sha2-192s', privateKey, message: 'm' }) },
+  { path: '/v2/sign', operation: 'signature.sign', body: (privateKey: string) => ({ algorithm: 'slh-dsa-sha2-192s', privateKey, message: 'm' }) },
 ];
 
 test('SLH-DSA signatures still waiting for the post-quantum queue are dropped once their request timed out', { timeout: 300_000 }, async (t) => {

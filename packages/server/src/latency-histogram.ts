@@ -1,9 +1,9 @@
 /**
  * A Prometheus histogram kept in plain arrays and read by prom-client's registry like any of its
  * own metrics: the request-latency histogram, observed once per request. prom-client's
- * Histogram.observe() checks the labels object and hashes it into a string on every call (≈ 1 µs
- * of a small request's CPU in a profile); here a request adds to the arrays of its series, which
- * the metrics plugin finds without building anything.
+ * Histogram.observe() checks the labels object and hashes it into a string on every call; here a
+ * request adds to the arrays of its series, which the metrics plugin finds without building
+ * anything.
  *
  * What a scrape sees is what prom-client's Histogram gives: per series (once it has an
  * observation) cumulative `_bucket{le="…"}` lines, `le="+Inf"`, `_sum` and `_count`, labels in
