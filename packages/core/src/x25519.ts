@@ -21,7 +21,7 @@ import { tryOrThrow } from './errors.ts';
 import { okpPrivateKeyObject, okpPublicKeyObject, okpRawPublicKey, X25519_CURVE } from './okp.ts';
 import { PublicKeyCache } from './public-key-cache.ts';
 
-export const X25519_KEY_LENGTH = 32;
+export const X25519_KEY_LENGTH = X25519_CURVE.privateKeyLength;
 
 const recipientKeys = new PublicKeyCache(256);
 
