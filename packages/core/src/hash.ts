@@ -32,7 +32,8 @@ export const MAX_XOF_LENGTH = 1024;
 /**
  * node:crypto's one-shot `hash()` (no Hash object: cheaper for small inputs), as bytes of their
  * own. Asked for a `'buffer'`, Node 24 spends more per call than for a string, more than the digest
- * of a small input itself costs (bench/micro.ts); a latin1 ('binary') string holds one byte per character, so the bytes are read straight back out of it.
+ * of a small input itself costs (bench/micro.ts); a latin1 ('binary') string holds one byte per
+ * character, so the bytes are read straight back out of it.
  */
 export function oneShotDigest(algorithm: string, data: Uint8Array): Uint8Array {
   const text = nodeHash(algorithm, data, 'binary');

@@ -7,7 +7,8 @@
  * run on libuv's thread pool and leave the event loop free. HKDF costs microseconds and runs
  * synchronously, on Node 24 through @noble/hashes when its HMAC work is small, for the reason HMAC
  * does (mac.ts): Node 24's native HMAC setup costs more than @noble's whole HKDF of a short key
- * (docs/performance.md). Both backends give the same bytes (RFC 5869's and Wycheproof's vectors on each).
+ * (docs/performance.md). Both backends give the same bytes (RFC 5869's and Wycheproof's vectors on
+ * each).
  *
  * The public entry points are `planKdf` (every check, the defaults, a random salt) and `deriveKey`
  * (the work). Splitting them lets the server refuse a bad request before it queues anything, and

@@ -137,7 +137,8 @@ function invalidDecapsulationKey(algorithm: MlKemAlgorithm, field: string) {
 
 /**
  * Key pair from a 64-byte seed (FIPS 203 ML-KEM.KeyGen_internal(d, z)): deterministic, and
- * synchronous, cheap enough for the calling thread. X-Wing expands its keys with it. The returned secretKey is a copy of the seed.
+ * synchronous, cheap enough for the calling thread. X-Wing expands its keys with it. The returned
+ * secretKey is a copy of the seed.
  */
 export function mlKemKeyPairFromSeed(seed: Uint8Array, level?: number, options?: MlKemOptions & { field?: string }): MlKemKeyPair {
   const algorithm = mlKemAlgorithmForLevel(level);

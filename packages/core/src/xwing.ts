@@ -14,8 +14,9 @@
  * seed) that the seed expands to, and the two halves of the public key and of the ciphertext.
  *
  * Backends: X25519 (x25519.ts), SHAKE256 and SHA3-256 are node:crypto on every runtime; ML-KEM-768
- * is node:crypto on Node 24 and @noble/post-quantum on Node 22 (ml-kem.ts). The result is byte-identical to @noble/post-quantum's ml_kem768_x25519
- * (test/pq-differential.test.ts) and to the draft's vectors (test/vectors/xwing.test.ts).
+ * is node:crypto on Node 24 and @noble/post-quantum on Node 22 (ml-kem.ts). The result is
+ * byte-identical to @noble/post-quantum's ml_kem768_x25519 (test/pq-differential.test.ts) and to
+ * the draft's vectors (test/vectors/xwing.test.ts).
  *
  * As an HPKE KEM (XWING_HPKE_KEM, kem_id 0x647a, as the draft's "Use in HPKE" section defines it):
  * Encap's ciphertext is HPKE's `enc` (1120 B), its shared secret is HPKE's shared_secret unchanged,
