@@ -3,16 +3,18 @@
  * Wire format: nonce (24 B) ‖ ciphertext ‖ tag (16 B), identical to libsodium's
  * crypto_aead_xchacha20poly1305_ietf with the nonce prepended.
  *
- * Two backends with identical output: @noble/ciphers for small messages (a native cipher object is
- * dear to set up in a busy server: pure JS is faster below a few KiB there, though a loop puts the
- * crossover near 512 B since node-crypto.ts hands the key over as a KeyObject), and node:crypto's
- * chacha20-poly1305 keyed with the HChaCha20 subkey for larger ones (6–11× faster from 64 KiB).
+ * Two backends with identical output: @noble/ciphers for small messages, because a native cipher
+ * object costs more to set up in a busy server than pure JavaScript spends on a short message, and
+ * node:crypto's chacha20-poly1305 keyed with the HChaCha20 subkey for larger ones, where OpenSSL's
+ * speed per byte wins (docs/performance.md).
  */
 import { createCipheriv, createDecipheriv } from './node-crypto.ts';
-import { hchacha, xchacha20poly1305 } from '@noble/ciphers/chacha.js';
+import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
+import { concatBytes } from './bytes.ts';
 import { checkLength } from './checks.ts';
 import { wipe } from './ct.ts';
 import { decryptionFailed, openOrFail } from './errors.ts';
+import { hchacha20 } from './hchacha-hsalsa.ts';
 import { fillNonce } from './nonces.ts';
 
 export const XCHACHA_KEY_LENGTH = 32;
@@ -20,34 +22,12 @@ export const XCHACHA_NONCE_LENGTH = 24;
 export const POLY1305_TAG_LENGTH = 16;
 export const XCHACHA_OVERHEAD = XCHACHA_NONCE_LENGTH + POLY1305_TAG_LENGTH;
 
-/** Messages at least this long go to the native backend (node-crypto-notes: @noble leads to 1 KiB, native from 4 KiB; bench/ measures it here). */
+/** Messages at least this long go to the native backend: the crossover that bench/micro.ts measures. */
 export const NATIVE_AEAD_THRESHOLD = 2048;
 
 export type AeadBackend = 'auto' | 'native' | 'noble';
 
 const EMPTY = new Uint8Array(0);
-// "expand 32-byte k" as four little-endian words.
-const SIGMA = new Uint32Array([0x61707865, 0x3320646e, 0x79622d32, 0x6b206574]);
-
-function littleEndianWords(bytes: Uint8Array): Uint32Array {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const words = new Uint32Array(bytes.byteLength / 4);
-  for (let i = 0; i < words.length; i++) words[i] = view.getUint32(i * 4, true);
-  return words;
-}
-
-/** HChaCha20(key, nonce[0..16]): the subkey that turns ChaCha20 into XChaCha20. */
-export function hchacha20(key: Uint8Array, nonce16: Uint8Array): Uint8Array {
-  const keyWords = littleEndianWords(key);
-  const out = new Uint32Array(8);
-  hchacha(SIGMA, keyWords, littleEndianWords(nonce16), out);
-  const subkey = new Uint8Array(32);
-  const view = new DataView(subkey.buffer);
-  for (let i = 0; i < 8; i++) view.setUint32(i * 4, out[i] ?? 0, true);
-  keyWords.fill(0);
-  out.fill(0);
-  return subkey;
-}
 
 function nativeIv(nonce: Uint8Array): Uint8Array {
   const iv = new Uint8Array(12);
@@ -76,11 +56,7 @@ export function nativeChaCha20Poly1305Open(key: Uint8Array, nonce: Uint8Array, a
       decipher.setAuthTag(sealed.subarray(length));
       // OpenSSL hands out plaintext before the tag is checked: wiped below in every case (the caller gets a copy).
       unverified = decipher.update(sealed.subarray(0, length));
-      const final = decipher.final();
-      const out = new Uint8Array(unverified.byteLength + final.byteLength);
-      out.set(unverified, 0);
-      out.set(final, unverified.byteLength);
-      return out;
+      return concatBytes(unverified, decipher.final());
     });
   } finally {
     wipe(unverified);
@@ -97,8 +73,8 @@ export function xchachaSeal(
   checkLength(key, XCHACHA_KEY_LENGTH, 'key');
   if (options.nonce !== undefined) checkLength(options.nonce, XCHACHA_NONCE_LENGTH, 'nonce');
   // Nonce, ciphertext and tag are written in place, into views of the one output array: no array
-  // of their own, no copy. (A small array of its own would also cost its backing store when a
-  // cipher first views it as 32-bit words: about 0.25 µs each, see codec.ts.)
+  // of their own and no copy (a small array of its own would also need a backing store of its own
+  // when a cipher first views it as 32-bit words, see codec.ts).
   const out = new Uint8Array(XCHACHA_OVERHEAD + plaintext.byteLength);
   const nonce = out.subarray(0, XCHACHA_NONCE_LENGTH);
   if (options.nonce === undefined) fillNonce(nonce);

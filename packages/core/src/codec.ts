@@ -1,5 +1,5 @@
 /**
- * Strict text codecs for the wire formats of contract §1: lowercase hex out (either case in),
+ * Strict text codecs for the wire formats of the API: lowercase hex out (either case in),
  * standard padded base64, and well-formed UTF-8. Node's own decoders are lenient (they skip bad
  * characters silently), so every input is checked first: a typo in a key must be a 400, not a
  * different key.
@@ -33,8 +33,8 @@ const COPIED_FOR_ENCODING = 64;
 /**
  * Node's encoders work on a Buffer. A Buffer viewing `bytes` needs `bytes.buffer`, which V8 has to
  * create first for a small typed array made on its own (up to 64 bytes live inside the JS heap until
- * something asks for their buffer): about 0.25 µs, more than copying them (bench/micro.ts, "Encode
- * 32 bytes"). So a small array is copied, and the copy wiped after (an output can be a key); a
+ * something asks for their buffer), which costs more than copying them (bench/micro.ts measures
+ * both). So a small array is copied, and the copy wiped after (an output can be a key); a
  * larger one, which has its buffer already, is viewed.
  */
 function encodeBytes(bytes: Uint8Array, encoding: 'hex' | 'base64' | 'base64url'): string {

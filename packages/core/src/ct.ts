@@ -37,9 +37,8 @@ const MAX_UTF8_CHARACTER_BYTES = 4;
  * two), so it reveals nothing of the secrets' lengths below that, and above it only the power of
  * two. The time does depend on the candidate's own length, which whoever sent it knows.
  *
- * Why not a digest of each side, compared in constant time (the first design): it kept the same
- * properties at about twice the cost, a SHA-256 per request (0.4 µs in a loop, about 0.8 µs in the
- * server, measured in docs/performance-history.md, seventh and eighth passes).
+ * Why not a digest of each side, compared in constant time: it keeps the same properties at about
+ * twice the cost, a SHA-256 per request.
  */
 export class SecretSet {
   readonly #padded: Buffer[];

@@ -9,6 +9,7 @@
  * structure puts it. A key is secret input, and "almost DER" is how two parsers come to disagree
  * about which key a blob holds.
  */
+import { asBuffer, concatBytes } from './bytes.ts';
 import { base64ToBytes } from './codec.ts';
 import { wipe } from './ct.ts';
 import { invalidInput, StacklessError } from './errors.ts';
@@ -25,22 +26,12 @@ export type PemKind = 'private' | 'public';
 export const PEM_LABELS = { private: 'PRIVATE KEY', public: 'PUBLIC KEY' } as const;
 const PEM_PATTERN = /^-----BEGIN ([A-Z0-9 ]+)-----\r?\n([A-Za-z0-9+/=\r\n]+)-----END \1-----\s*$/;
 
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.byteLength, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.byteLength;
-  }
-  return out;
-}
-
 /** One DER element. Every structure built here is far below 16 MiB. */
 export function derTlv(tag: number, ...content: Uint8Array[]): Uint8Array {
-  const body = concat(content);
+  const body = concatBytes(...content);
   const n = body.byteLength;
   const length = n < 0x80 ? [n] : n < 0x100 ? [0x81, n] : n < 0x10000 ? [0x82, n >> 8, n & 0xff] : [0x83, n >> 16, (n >> 8) & 0xff, n & 0xff];
-  const out = concat([Uint8Array.of(tag, ...length), body]);
+  const out = concatBytes(Uint8Array.of(tag, ...length), body);
   // `body` may hold a private key: the copy in `out` is the caller's, this one is ours to clear.
   wipe(body);
   return out;
@@ -60,7 +51,7 @@ export function oidContent(dotted: string): Uint8Array {
 
 /** PEM text (RFC 7468, 64-character lines) of DER bytes. */
 export function derToPem(der: Uint8Array, kind: PemKind): string {
-  const base64 = Buffer.from(der.buffer, der.byteOffset, der.byteLength).toString('base64');
+  const base64 = asBuffer(der).toString('base64');
   const lines = base64.match(/.{1,64}/g) ?? [];
   return `-----BEGIN ${PEM_LABELS[kind]}-----\n${lines.join('\n')}\n-----END ${PEM_LABELS[kind]}-----\n`;
 }

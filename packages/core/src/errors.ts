@@ -10,9 +10,9 @@ export type CoreErrorCode = 'INVALID_INPUT' | 'UNSUPPORTED_ALGORITHM' | 'DECRYPT
 /**
  * An error that captures no stack trace: for errors that are answers about the caller's input or
  * the service's state, raised on purpose and turned into a 4xx or 503 problem, never logged with a
- * stack. Capturing one walks up to `Error.stackTraceLimit` frames (10 by default), 5.5–8.6 µs on
- * the benchmark host against 0.3–0.9 µs without, paid on every request of a flood of bad input
- * (docs/performance.md, "Refusals"). `stack` is then the header line alone ("Name: message").
+ * stack. Capturing one walks up to `Error.stackTraceLimit` frames, which costs several times the
+ * rest of making the error, on every request of a flood of bad input (docs/performance.md). `stack`
+ * is then the header line alone ("Name: message").
  */
 export class StacklessError extends Error {
   constructor(message: string) {
@@ -77,14 +77,14 @@ export function withoutStackTraces<T>(work: () => T): T {
 /**
  * Runs `work`, a call into a library (node:crypto, @noble, TextDecoder) whose failure means bad
  * input, and answers any failure with `otherwise()` instead: our own error thrown, or a value
- * returned ("invalid" for a verifier). The library's error is discarded unread, yet V8 captures
- * its stack at construction, deep in the server's call stack: on a failed createPublicKey, 22 µs
- * of 40 on the benchmark host (docs/performance.md, "Refusals"), paid by every request of a flood
- * of bad keys or forged ciphertexts. So stack traces are off while `work` and `otherwise` run.
- * Synchronous work only (hence the plain result type): the limit is restored when `work` returns,
- * and a rejected promise would escape both the limit and the catch. For calls whose failures are
- * the input's fault: `otherwise` gets the caught error, to tell the input's fault from another
- * where a call can fail both ways, but any error caught here has no frames.
+ * returned ("invalid" for a verifier). The library's error is discarded unread, yet V8 captures its
+ * stack at construction, deep in the server's call stack: about half the cost of a failed
+ * createPublicKey, paid by every request of a flood of bad keys or forged ciphertexts. So stack
+ * traces are off while `work` and `otherwise` run. Synchronous work only (hence the plain result
+ * type): the limit is restored when `work` returns, and a rejected promise would escape both the
+ * limit and the catch. For calls whose failures are the input's fault: `otherwise` gets the caught
+ * error, to tell the input's fault from another where a call can fail both ways, but any error
+ * caught here has no frames.
  */
 export function tryOr<T>(work: () => T, otherwise: (error: unknown) => T): T {
   return withoutStackTraces(() => {

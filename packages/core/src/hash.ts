@@ -9,7 +9,7 @@ import { hash as nodeHash, createHash } from 'node:crypto';
 import { blake2b } from '@noble/hashes/blake2.js';
 import { blake3 } from '@noble/hashes/blake3.js';
 import { invalidInput, unsupportedAlgorithm } from './errors.ts';
-import { asBytes } from './views.ts';
+import { asBytes } from './bytes.ts';
 
 interface FixedDigest {
   readonly kind: 'fixed';
@@ -31,9 +31,9 @@ export const MAX_XOF_LENGTH = 1024;
 
 /**
  * node:crypto's one-shot `hash()` (no Hash object: cheaper for small inputs), as bytes of their
- * own. Asked for a `'buffer'`, Node 24 spends about 1 µs more per call than for a string (a 64-byte
- * SHA-256 measured 1.1–2 µs against 0.45–0.75 µs here, most of a small hash request's digest); a
- * latin1 ('binary') string holds one byte per character, so the bytes are read straight back out of it.
+ * own. Asked for a `'buffer'`, Node 24 spends more per call than for a string, more than the digest
+ * of a small input itself costs (bench/micro.ts); a latin1 ('binary') string holds one byte per
+ * character, so the bytes are read straight back out of it.
  */
 export function oneShotDigest(algorithm: string, data: Uint8Array): Uint8Array {
   const text = nodeHash(algorithm, data, 'binary');

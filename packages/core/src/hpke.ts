@@ -4,13 +4,10 @@
  * is a pluggable object (`HpkeKem`), so that a second KEM (X-Wing, 0x647a) can join
  * DHKEM(X25519, HKDF-SHA256) (0x0020) without touching the key schedule.
  *
- * Backends: node:crypto for X25519 (7-10x faster than @noble/curves here: about 0.1-0.17 ms against
- * 1.1-1.2 ms per shared secret on Node 22 and 24); @noble/hashes for HMAC-SHA256, because one seal
- * takes about ten HMACs of short inputs, where a node:crypto Hmac object is dearer to create in
- * the server than @noble's whole HMAC (mac.ts, NOBLE_HMAC_BELOW); ChaCha20-Poly1305 as in
- * aead.ts, @noble/ciphers below NATIVE_AEAD_THRESHOLD and node:crypto from it, with identical output.
- * X25519 keys pass through DER (PKCS#8 / SPKI) because the `raw-*` key formats exist only on
- * Node 24.
+ * Backends: X25519 is x25519.ts's (node:crypto); HMAC-SHA256 is @noble/hashes', because one seal
+ * takes about ten HMACs of short inputs, where a node:crypto Hmac object costs more to create than
+ * @noble's whole HMAC (mac.ts, NOBLE_HMAC_BELOW); ChaCha20-Poly1305 is as in aead.ts, @noble/ciphers
+ * below NATIVE_AEAD_THRESHOLD and node:crypto from it, with identical output.
  *
  * The KEM operations are asynchronous (see HpkeKem), and so are seal and open; the KDF and AEAD
  * steps are synchronous and cheap (a few HMACs and one short cipher call per message).
@@ -19,17 +16,17 @@
  * that goes wrong while opening (bad enc, low-order enc, wrong key, tampered ciphertext) is the one
  * decryptionFailed(), so that an open is no oracle.
  */
-import { diffieHellman, randomBytes, type KeyObject } from 'node:crypto';
-import { createCipheriv, createPrivateKey, createPublicKey } from './node-crypto.ts';
+import { randomBytes } from 'node:crypto';
+import { createCipheriv } from './node-crypto.ts';
 import { chacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { aeadBackendFor, nativeChaCha20Poly1305Open, POLY1305_TAG_LENGTH, type AeadBackend } from './aead.ts';
+import { bigEndianBytes, concatBytes } from './bytes.ts';
 import { checkLength } from './checks.ts';
 import { wipe } from './ct.ts';
-import { decryptionFailed, invalidInput, openOrFail, tryOr } from './errors.ts';
-import { asBuffer } from './views.ts';
-import { x25519PublicKeyObject } from './x25519-public-key.ts';
+import { decryptionFailed, invalidInput, openOrFail } from './errors.ts';
+import { x25519, X25519_KEY_LENGTH, x25519PrivateKeyObject, x25519PublicKeyBytes, x25519PublicKeyOf } from './x25519.ts';
 
 /** RFC 9180 Table 1. Only the base mode is offered: no PSK, no sender authentication. */
 export const HPKE_MODE_BASE = 0x00;
@@ -49,34 +46,6 @@ export const HPKE_AEAD_TAG_LENGTH = POLY1305_TAG_LENGTH;
 const EMPTY = new Uint8Array(0);
 const encoder = new TextEncoder();
 const HPKE_V1 = encoder.encode('HPKE-v1');
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.byteLength, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.byteLength;
-  }
-  return out;
-}
-
-/** I2OSP(n, w): big-endian, w bytes. */
-function i2osp(value: number, width: number): Uint8Array {
-  const out = new Uint8Array(width);
-  for (let i = width - 1, rest = value; i >= 0; i--, rest = Math.floor(rest / 256)) out[i] = rest % 256;
-  return out;
-}
-
-function fromHex(text: string): Uint8Array {
-  return new Uint8Array(Buffer.from(text, 'hex'));
-}
-
-/** Copies node's output into memory of its own and clears the original, so that one wipe reaches it. */
-function takeBytes(buffer: Buffer): Uint8Array {
-  const out = new Uint8Array(buffer);
-  buffer.fill(0);
-  return out;
-}
 
 // ---------------------------------------------------------------------------------------------
 // HKDF-SHA256 (RFC 5869). HPKE calls Extract and Expand separately with its own labels, which
@@ -99,7 +68,7 @@ export function hpkeKdfExpand(prk: Uint8Array, info: Uint8Array, length: number)
   const out = new Uint8Array(length);
   let previous: Uint8Array = EMPTY;
   for (let counter = 1, offset = 0; offset < length; counter++) {
-    const block = hmacSha256(prk, concat(previous, info, Uint8Array.of(counter)));
+    const block = hmacSha256(prk, concatBytes(previous, info, Uint8Array.of(counter)));
     out.set(block.subarray(0, Math.min(block.byteLength, length - offset)), offset);
     offset += block.byteLength;
     wipe(previous);
@@ -111,7 +80,7 @@ export function hpkeKdfExpand(prk: Uint8Array, info: Uint8Array, length: number)
 
 /** LabeledExtract (RFC 9180 §4): Extract(salt, "HPKE-v1" ‖ suite_id ‖ label ‖ ikm). */
 export function labeledExtract(suiteId: Uint8Array, salt: Uint8Array, label: string, ikm: Uint8Array): Uint8Array {
-  const labeledIkm = concat(HPKE_V1, suiteId, encoder.encode(label), ikm);
+  const labeledIkm = concatBytes(HPKE_V1, suiteId, encoder.encode(label), ikm);
   try {
     return hpkeKdfExtract(salt, labeledIkm);
   } finally {
@@ -121,7 +90,7 @@ export function labeledExtract(suiteId: Uint8Array, salt: Uint8Array, label: str
 
 /** LabeledExpand (RFC 9180 §4): Expand(prk, I2OSP(L, 2) ‖ "HPKE-v1" ‖ suite_id ‖ label ‖ info, L). */
 export function labeledExpand(suiteId: Uint8Array, prk: Uint8Array, label: string, info: Uint8Array, length: number): Uint8Array {
-  return hpkeKdfExpand(prk, concat(i2osp(length, 2), HPKE_V1, suiteId, encoder.encode(label), info), length);
+  return hpkeKdfExpand(prk, concatBytes(bigEndianBytes(length, 2), HPKE_V1, suiteId, encoder.encode(label), info), length);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -203,52 +172,9 @@ export interface HpkeKem {
 // ---------------------------------------------------------------------------------------------
 // DHKEM(X25519, HKDF-SHA256) (RFC 9180 §4.1, §7.1).
 
-// The fixed DER wrapper of a raw 32-byte X25519 private key (RFC 8410: PKCS#8; public keys:
-// x25519-public-key.ts). Node 22 has no `raw-private` key format.
-const X25519_PKCS8_PREFIX = fromHex('302e020100300506032b656e04220420');
-const X25519_KEY_LENGTH = 32;
-
-function x25519PrivateKey(secretKey: Uint8Array): KeyObject {
-  const der = concat(X25519_PKCS8_PREFIX, secretKey);
-  try {
-    return createPrivateKey({ key: asBuffer(der), format: 'der', type: 'pkcs8' });
-  } finally {
-    wipe(der);
-  }
-}
-
-/** pk(sk), serialized: the last 32 bytes of the SPKI encoding. */
-function x25519PublicKeyOf(privateKey: KeyObject): Uint8Array {
-  const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
-  return new Uint8Array(spki.subarray(spki.byteLength - X25519_KEY_LENGTH));
-}
-
-function isAllZero(bytes: Uint8Array): boolean {
-  // OR of every byte, with no early exit: the time does not depend on where a nonzero byte is.
-  let accumulator = 0;
-  for (const byte of bytes) accumulator |= byte;
-  return accumulator === 0;
-}
-
-/**
- * DH(sk, pk), or undefined when the result is the all-zero value, which RFC 9180 §7.1.4 requires
- * both sides to refuse (pk is then a low-order point, and the "secret" is known to anyone).
- * OpenSSL already fails the derivation in that case; the explicit check keeps the rule from
- * resting on one backend's behaviour. X25519 accepts every 32-byte string as a public key, so a
- * failure here can only mean that case.
- */
-function x25519(privateKey: KeyObject, publicKey: Uint8Array, isRecipient = false): Uint8Array | undefined {
-  const shared = tryOr<Uint8Array | undefined>(
-    () => takeBytes(diffieHellman({ privateKey, publicKey: x25519PublicKeyObject(publicKey, isRecipient) })),
-    () => undefined,
-  );
-  if (shared === undefined || isAllZero(shared)) return undefined;
-  return shared;
-}
-
 function createDhkemX25519(): HpkeKem {
   const id = HPKE_KEM_DHKEM_X25519_HKDF_SHA256;
-  const suiteId = concat(encoder.encode('KEM'), i2osp(id, 2));
+  const suiteId = concatBytes(encoder.encode('KEM'), bigEndianBytes(id, 2));
   const Nsecret = 32;
   const Nsk = X25519_KEY_LENGTH;
   const Npk = X25519_KEY_LENGTH;
@@ -268,7 +194,7 @@ function createDhkemX25519(): HpkeKem {
     const prk = labeledExtract(suiteId, EMPTY, 'dkp_prk', ikm);
     try {
       const secretKey = labeledExpand(suiteId, prk, 'sk', EMPTY, Nsk);
-      return { secretKey, publicKey: x25519PublicKeyOf(x25519PrivateKey(secretKey)) };
+      return { secretKey, publicKey: x25519PublicKeyOf(secretKey) };
     } finally {
       wipe(prk);
     }
@@ -276,16 +202,16 @@ function createDhkemX25519(): HpkeKem {
 
   async function importPrivateKey(secretKey: Uint8Array, label = 'secretKey'): Promise<KemPrivateKey> {
     checkLength(secretKey, Nsk, label);
-    const key = x25519PrivateKey(secretKey);
-    const publicKey = x25519PublicKeyOf(key);
+    const key = x25519PrivateKeyObject(secretKey);
+    const publicKey = x25519PublicKeyBytes(key);
     return {
       kemId: id,
       publicKey,
       async decap(enc: Uint8Array): Promise<Uint8Array> {
         if (enc.byteLength !== Npk) throw decryptionFailed();
-        const dh = x25519(key, enc);
-        if (dh === undefined) throw decryptionFailed();
-        const kemContext = concat(enc, publicKey);
+        // RFC 9180 §7.1.4: a low-order enc is refused (x25519.ts), as any failure to open is.
+        const dh = x25519(key, enc, decryptionFailed);
+        const kemContext = concatBytes(enc, publicKey);
         try {
           return extractAndExpand(dh, kemContext);
         } finally {
@@ -321,11 +247,14 @@ function createDhkemX25519(): HpkeKem {
       const ikm = options.seed ?? new Uint8Array(randomBytes(Nsk));
       const ephemeral = deriveKeyPair(ikm);
       try {
-        const dh = x25519(x25519PrivateKey(ephemeral.secretKey), publicKey, true);
-        if (dh === undefined) {
-          throw invalidInput(`${label} is a low-order X25519 point (the shared secret would be all zeros)`, `/${label}`);
-        }
-        const kemContext = concat(ephemeral.publicKey, publicKey);
+        // RFC 9180 §7.1.4: a low-order recipient key is refused (x25519.ts).
+        const dh = x25519(
+          x25519PrivateKeyObject(ephemeral.secretKey),
+          publicKey,
+          () => invalidInput(`${label} is a low-order X25519 point (the shared secret would be all zeros)`, `/${label}`),
+          { isRecipient: true },
+        );
+        const kemContext = concatBytes(ephemeral.publicKey, publicKey);
         try {
           return { sharedSecret: extractAndExpand(dh, kemContext), enc: ephemeral.publicKey };
         } finally {
@@ -396,7 +325,7 @@ export function chacha20Poly1305Open(
 
 /** suite_id = "HPKE" ‖ I2OSP(kem_id, 2) ‖ I2OSP(kdf_id, 2) ‖ I2OSP(aead_id, 2). */
 export function hpkeSuiteId(kem: HpkeKem): Uint8Array {
-  return concat(encoder.encode('HPKE'), i2osp(kem.id, 2), i2osp(HPKE_KDF_HKDF_SHA256, 2), i2osp(HPKE_AEAD_CHACHA20_POLY1305, 2));
+  return concatBytes(encoder.encode('HPKE'), bigEndianBytes(kem.id, 2), bigEndianBytes(HPKE_KDF_HKDF_SHA256, 2), bigEndianBytes(HPKE_AEAD_CHACHA20_POLY1305, 2));
 }
 
 export interface HpkeKeySchedule {
@@ -414,7 +343,7 @@ export function hpkeKeySchedule(kem: HpkeKem, sharedSecret: Uint8Array, info: Ui
   const suiteId = hpkeSuiteId(kem);
   const pskIdHash = labeledExtract(suiteId, EMPTY, 'psk_id_hash', EMPTY);
   const infoHash = labeledExtract(suiteId, EMPTY, 'info_hash', info);
-  const keyScheduleContext = concat(Uint8Array.of(HPKE_MODE_BASE), pskIdHash, infoHash);
+  const keyScheduleContext = concatBytes(Uint8Array.of(HPKE_MODE_BASE), pskIdHash, infoHash);
   const secret = labeledExtract(suiteId, sharedSecret, 'secret', EMPTY);
   return {
     keyScheduleContext,

@@ -2,14 +2,13 @@
  * Key derivation for `/v2/kdf`: scrypt (RFC 7914), HKDF (RFC 5869) over SHA-256/384/512 and
  * PBKDF2-HMAC-SHA256 (RFC 8018).
  *
- * Backends: node:crypto for scrypt and PBKDF2, which are slow by design (scrypt at the defaults
- * about 350 ms and 128 MiB, PBKDF2 at 600,000 iterations about 80 ms on the project's 2-core
- * machine): they use node:crypto's callback forms, which run on libuv's thread pool and leave the
- * event loop free. HKDF costs microseconds and runs synchronously, on Node 24 through @noble/hashes
- * when its HMAC work is small, for the reason HMAC does (mac.ts): Node 24's native HMAC setup. In
- * the server a 32-byte HKDF-SHA256 `/v2/kdf` cost 88.6 µs of CPU natively and 49.8 µs through
- * @noble (same-run A/B, 1.88× the requests per second; HKDF-SHA512 99.0 against 61.3 µs, 1.65×).
- * Both backends give the same bytes (RFC 5869's and Wycheproof's vectors on each).
+ * Backends: node:crypto for scrypt and PBKDF2, which are slow by design (tens to hundreds of
+ * milliseconds at the defaults, and scrypt's 128 MiB): they use node:crypto's callback forms, which
+ * run on libuv's thread pool and leave the event loop free. HKDF costs microseconds and runs
+ * synchronously, on Node 24 through @noble/hashes when its HMAC work is small, for the reason HMAC
+ * does (mac.ts): Node 24's native HMAC setup costs more than @noble's whole HKDF of a short key
+ * (docs/performance.md). Both backends give the same bytes (RFC 5869's and Wycheproof's vectors on
+ * each).
  *
  * The public entry points are `planKdf` (every check, the defaults, a random salt) and `deriveKey`
  * (the work). Splitting them lets the server refuse a bad request before it queues anything, and
@@ -27,7 +26,7 @@ import { hkdfSync } from './node-crypto.ts';
 import { hkdf as nobleHkdf } from '@noble/hashes/hkdf.js';
 import { isMacAlgorithm, NOBLE_HASHES, NOBLE_HMAC_BELOW } from './mac.ts';
 import { invalidInput, unsupportedAlgorithm } from './errors.ts';
-import { asBytes } from './views.ts';
+import { asBytes } from './bytes.ts';
 
 interface ScryptSpec {
   readonly kind: 'scrypt';
@@ -67,7 +66,7 @@ const MIB = 1024 * 1024;
 // Output length (bytes). 16 bytes (128 bits) is the least that is still a key.
 export const KDF_DEFAULT_KEY_LENGTH = 32;
 export const KDF_MIN_KEY_LENGTH = 16;
-/** scrypt's output comes from one PBKDF2 pass with c = 1, so long outputs cost nothing extra. */
+/** scrypt's output comes from a single PBKDF2 iteration (c = 1), so long outputs cost nothing extra. */
 export const SCRYPT_MAX_KEY_LENGTH = 1024;
 /**
  * PBKDF2 repeats all its iterations for every 32-byte block of output (and an attacker needs only
@@ -107,7 +106,7 @@ export const PBKDF2_DEFAULT_ITERATIONS = 600_000;
  * refused rather than silently accepted as "PBKDF2".
  */
 export const PBKDF2_MIN_ITERATIONS = 100_000;
-/** About 0.3 s per 32-byte block on the project's machine. */
+/** About a third of a second per 32-byte block on the reference machine (docs/performance.md). */
 export const PBKDF2_MAX_ITERATIONS = 2_000_000;
 
 export interface KdfParamsInput {
@@ -361,7 +360,7 @@ export type HkdfBackend = 'auto' | 'native' | 'noble';
  * the HMACs' messages (extract: the IKM; expand: T(i-1) ‖ info ‖ i for each HashLen of output)
  * plus two blocks per HMAC for its inner and outer finishing compressions. It leans towards native
  * (the threshold was measured on an HMAC's message bytes alone, and a native HKDF costs more than a
- * native HMAC: 88.6 against 78.1 µs of CPU in the server); only 32-byte outputs were measured.
+ * native HMAC); only 32-byte outputs were measured.
  * With a 32-byte IKM and no info, @noble takes outputs up to 1568 bytes (SHA-256), 240 (SHA-384)
  * or 320 (SHA-512).
  * Info beyond node:crypto's 1024-byte limit goes native, which refuses it, as on Node 22.

@@ -2,11 +2,12 @@
  * AES Key Wrap: AES-KW (RFC 3394, NIST SP 800-38F "KW") and AES-KWP, with padding (RFC 5649,
  * SP 800-38F "KWP"), the formats of `/v2/keys/wrap` and `/v2/keys/unwrap`.
  *
- * Backend: node:crypto (OpenSSL's `id-aes*-wrap` and `id-aes*-wrap-pad`). @noble/ciphers is 3–4.5×
- * faster per call but its AES is table-based, so its timing depends on the key; OpenSSL's AES uses
+ * Backend: node:crypto (OpenSSL's `id-aes*-wrap` and `id-aes*-wrap-pad`). @noble/ciphers is faster
+ * per call, but its AES is table-based, so its timing depends on the key; OpenSSL's AES uses
  * AES-NI where the CPU has it. The KEK is a long-lived secret, so native it is.
  */
 import { createCipheriv, createDecipheriv } from './node-crypto.ts';
+import { concatBytes } from './bytes.ts';
 import { checkLength } from './checks.ts';
 import { wipe } from './ct.ts';
 import { decryptionFailed, invalidInput, openOrFail, unsupportedAlgorithm } from './errors.ts';
@@ -68,13 +69,6 @@ function bitsOf(kek: Uint8Array): 128 | 192 | 256 {
   return (kek.byteLength * 8) as 128 | 192 | 256;
 }
 
-function concat(first: Buffer, second: Buffer): Uint8Array {
-  const out = new Uint8Array(first.byteLength + second.byteLength);
-  out.set(first, 0);
-  out.set(second, first.byteLength);
-  return out;
-}
-
 /** Wraps `keyToWrap` under `kek` with AES-KW or AES-KWP. */
 export function wrapKey(algorithm: string, kek: Uint8Array, keyToWrap: Uint8Array): Uint8Array {
   const spec = specOf(algorithm);
@@ -86,7 +80,7 @@ export function wrapKey(algorithm: string, kek: Uint8Array, keyToWrap: Uint8Arra
     throw invalidInput(`keyToWrap: ${rule} (got ${keyToWrap.byteLength} bytes)`, '/keyToWrap');
   }
   const cipher = createCipheriv(spec.cipher(bits), kek, spec.iv);
-  return concat(cipher.update(keyToWrap), cipher.final());
+  return concatBytes(cipher.update(keyToWrap), cipher.final());
 }
 
 /**
@@ -105,7 +99,7 @@ export function unwrapKey(algorithm: string, kek: Uint8Array, wrappedKey: Uint8A
       const decipher = createDecipheriv(spec.cipher(bits), kek, spec.iv);
       head = decipher.update(wrappedKey);
       tail = decipher.final();
-      return concat(head, tail);
+      return concatBytes(head, tail);
     });
   } finally {
     // The parts hold the unwrapped key; the caller gets its own copy.

@@ -3,23 +3,14 @@
  *
  * Backends: on Node 24, @noble/hashes for messages shorter than the algorithm's entry in
  * NOBLE_HMAC_BELOW, node:crypto (OpenSSL) from there on; on Node 22, node:crypto at every size.
- * Node 24's binding makes a native HMAC object expensive to set up whatever the message:
- * `createHmac` alone takes 12.8 µs in a loop (1.8 µs on Node 22, the same OpenSSL 3.5.8), and in the
- * server far more: a 64-byte `/v2/hmac` cost 75–78 µs of CPU natively against 36–54 µs through
- * @noble (same-run A/Bs, docs/performance.md, "HMAC"). Part of that was Node 24's key check, which
- * paid a stack trace for a key given as bytes (node-crypto.ts now hands it over as a KeyObject);
- * without it native still cost 63.0 µs against @noble's 50.6 in the server (thirty-fourth pass),
- * though a loop finds them even at 16 bytes: the native object's setup is what a busy server's
- * cold caches make dear, so the thresholds below stay. @noble's cost grows with
- * the message much faster than OpenSSL's, SHA-3's fastest of all, so each algorithm has its own
- * crossover, bracketed in the server: SHA-256 still wins through @noble at 4 KiB (−27 µs) and
- * loses at 16 KiB (+14 µs); SHA-512 wins at 64 B and loses at 4 KiB; SHA3-256 wins at 64 B and is
- * about even at 1 KiB (0.93× the requests per second). Each entry sits below the crossover that
- * interpolating its bracket suggests (about 12 KiB, 2.7 KiB and 0.9 KiB); SHA-384 follows SHA-512
- * (the same compression function), and SHA3-384 and SHA3-512, whose blocks are smaller, get half
- * of SHA3-256's entry. On Node 22 native wins at every size (`createHmac` costs 1.6–2.4 µs for a
- * small message there, @noble 3–19 µs), so nothing goes to @noble. Both backends give the same
- * bytes: RFC 4231's and NIST's vectors on each, and random inputs compared.
+ * Node 24's binding makes a native HMAC object expensive to set up whatever the message, and a
+ * busy server's cold caches make it dearer than a loop shows, so for short messages @noble's whole
+ * HMAC costs less. @noble's cost grows with the message much faster than OpenSSL's, SHA-3's
+ * fastest of all, so each algorithm has its own crossover, measured in the server; each entry sits
+ * below its crossover (docs/performance.md). SHA-384 follows SHA-512 (the same compression
+ * function), and SHA3-384 and SHA3-512, whose blocks are smaller, get half of SHA3-256's entry. On
+ * Node 22 native wins at every size, so nothing goes to @noble. Both backends give the same bytes:
+ * RFC 4231's and NIST's vectors on each, and random inputs compared.
  *
  * Verification takes only a MAC of the algorithm's full output length. A truncated MAC is refused
  * (400) rather than compared on its prefix: accepting a 4-byte tag would let a forger succeed with
@@ -40,7 +31,7 @@ interface MacSpec {
 }
 
 /**
- * The parameter table: every `algorithm` value of `/v2/hmac` (contract §5). The registry and the
+ * The parameter table: every `algorithm` value of `/v2/hmac`. The registry and the
  * request schema are built from its keys.
  */
 export const MAC_ALGORITHMS = {

@@ -1,8 +1,8 @@
 /**
  * ML-DSA (FIPS 204): ML-DSA-44, ML-DSA-65 and ML-DSA-87, pure (not pre-hash) signatures with an
- * optional context string, for `/v2/pq/dsa/*` and, later, `/v2/sign` and `/v2/verify`.
+ * optional context string, for `/v2/pq/dsa/*`, `/v2/sign` and `/v2/verify`.
  *
- * Encodings (contract §6): the public key is raw (1312 / 1952 / 2592 B: its length gives the level);
+ * Encodings: the public key is raw (1312 / 1952 / 2592 B: its length gives the level);
  * the secret key that keygen returns is the 32-byte seed ξ of FIPS 204 ML-DSA.KeyGen_internal;
  * signing also accepts the expanded secret key (2560 / 4032 / 4896 B: its length gives the level).
  * A 32-byte seed does not reveal its level: `level` says it, 65 by default. Signatures are
@@ -34,10 +34,10 @@ import {
   nativeGenerateKeyPair,
   nativeSign,
   nativeVerify,
-  oidContent,
   selectBackend,
   type PqBackend,
 } from './pq-common.ts';
+import { oidContent } from './der.ts';
 
 interface MlDsaSpec {
   readonly level: 44 | 65 | 87;

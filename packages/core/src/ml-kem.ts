@@ -2,7 +2,7 @@
  * ML-KEM (FIPS 203): ML-KEM-512, ML-KEM-768 and ML-KEM-1024, the KEM of `/v2/pq/keygen`,
  * `/encapsulate` and `/decapsulate`, and the post-quantum half of X-Wing (xwing.ts).
  *
- * Encodings (contract §6): the public (encapsulation) key is raw (800 / 1184 / 1568 B, so its length
+ * Encodings: the public (encapsulation) key is raw (800 / 1184 / 1568 B, so its length
  * gives the level); the secret key that keygen returns is the 64-byte seed d ‖ z of FIPS 203
  * ML-KEM.KeyGen_internal, from which the expanded decapsulation key is recomputed; decapsulation also
  * accepts the expanded key (1632 / 2400 / 3168 B, whose length gives the level).
@@ -32,10 +32,10 @@ import {
   nativeDecapsulate,
   nativeEncapsulate,
   nativeGenerateKeyPair,
-  oidContent,
   selectBackend,
   type PqBackend,
 } from './pq-common.ts';
+import { oidContent } from './der.ts';
 
 interface MlKemSpec {
   readonly level: 512 | 768 | 1024;
@@ -137,8 +137,8 @@ function invalidDecapsulationKey(algorithm: MlKemAlgorithm, field: string) {
 
 /**
  * Key pair from a 64-byte seed (FIPS 203 ML-KEM.KeyGen_internal(d, z)): deterministic, and
- * synchronous (about 0.1–0.5 ms natively, 0.4–2 ms in pure JavaScript). X-Wing expands its keys
- * with it. The returned secretKey is a copy of the seed.
+ * synchronous, cheap enough for the calling thread. X-Wing expands its keys with it. The returned
+ * secretKey is a copy of the seed.
  */
 export function mlKemKeyPairFromSeed(seed: Uint8Array, level?: number, options?: MlKemOptions & { field?: string }): MlKemKeyPair {
   const algorithm = mlKemAlgorithmForLevel(level);

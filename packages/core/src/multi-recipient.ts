@@ -1,5 +1,5 @@
 /**
- * Multi-recipient encryption (contract §6): one payload, readable by each of up to 100 recipients.
+ * Multi-recipient encryption: one payload, readable by each of up to 100 recipients.
  *
  * - A fresh 32-byte payload key; the payload is XChaCha20-Poly1305 under it, nonce ‖ ct ‖ tag
  *   (the format of /v2/encrypt), with empty AAD.
@@ -24,18 +24,20 @@
 import { randomBytes } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { xchachaOpen, xchachaSeal, XCHACHA_KEY_LENGTH, POLY1305_TAG_LENGTH } from './aead.ts';
+import { concatBytes } from './bytes.ts';
 import { checkLength } from './checks.ts';
 import { bytesToHex } from './codec.ts';
 import { wipe } from './ct.ts';
 import { CryptoError, decryptionFailed, invalidInput, unsupportedAlgorithm } from './errors.ts';
 import { DHKEM_X25519_HKDF_SHA256, hpkeOpen, hpkeSeal, type EncapOptions, type HpkeKem, type KemPrivateKey } from './hpke.ts';
 import { ML_KEM_PARAMETERS } from './ml-kem.ts';
-import { X25519_KEY_LENGTH, XWING_HPKE_KEM, XWING_PUBLIC_KEY_LENGTH, xwingHpkePrivateKeyFromParts } from './xwing.ts';
+import { X25519_KEY_LENGTH } from './x25519.ts';
+import { XWING_HPKE_KEM, XWING_PUBLIC_KEY_LENGTH, xwingHpkePrivateKeyFromParts } from './xwing.ts';
 
 /**
  * The envelope's algorithm identifier: HPKE slots (KEM by slot type, HKDF-SHA256,
  * ChaCha20-Poly1305) around an XChaCha20-Poly1305 payload. A change to the format takes a new
- * identifier, so that envelopes made under this one keep opening (contract §8).
+ * identifier, so that envelopes made under this one keep opening.
  */
 export const MULTI_RECIPIENT_ALGORITHM = 'hpke-xchacha20-poly1305';
 /** HPKE `info` of every slot: binds the slot to this use, so a slot cannot pass for another HPKE message. */
@@ -45,7 +47,7 @@ export const MAX_RECIPIENTS = 100;
 export const MULTI_RECIPIENT_PAYLOAD_KEY_LENGTH = XCHACHA_KEY_LENGTH;
 /** A slot's wrappedKey: the sealed payload key and its Poly1305 tag, whatever the slot type. */
 export const SLOT_WRAPPED_KEY_LENGTH = MULTI_RECIPIENT_PAYLOAD_KEY_LENGTH + POLY1305_TAG_LENGTH;
-/** The longest `enc` any slot type carries: X-Wing's 1120 bytes (contract §6). The request schemas bound their fields with it. */
+/** The longest `enc` any slot type carries: X-Wing's 1120 bytes. The request schemas bound their fields with it. */
 export const MAX_SLOT_ENC_LENGTH = XWING_HPKE_KEM.Nenc;
 /** The longest recipient public key: the combined X-Wing key, ML-KEM-768 pk (1184 B) ‖ X25519 pk (32 B). */
 export const MAX_RECIPIENT_PUBLIC_KEY_LENGTH = XWING_PUBLIC_KEY_LENGTH;
@@ -56,11 +58,10 @@ export const HYBRID_ML_KEM_SECRET_KEY_MAX_LENGTH = ML_KEM_PARAMETERS['ml-kem-768
 const EMPTY = new Uint8Array(0);
 
 /**
- * Work between two turns of the event loop, in X25519 slots. An X25519 slot costs about 0.3-0.8 ms
- * of X25519 and HMAC work on the event loop (on a loaded 2-core host), so 100 recipients would
- * hold it for tens of milliseconds in one piece; yielding every few slots lets probes and other
- * requests through. An X-Wing slot adds an ML-KEM-768 operation (pure JavaScript on Node 22,
- * 0.5-1.6 ms), so it weighs as several.
+ * Work between two turns of the event loop, in X25519 slots. Each slot is X25519 and HMAC work on
+ * the event loop, so 100 recipients would hold it for tens of milliseconds in one piece; yielding
+ * every few slots lets probes and other requests through. An X-Wing slot adds an ML-KEM-768
+ * operation (pure JavaScript on Node 22), so it weighs as several.
  */
 const WORK_PER_TURN = 8;
 const SLOT_WEIGHT: { readonly [Type in RecipientType]: number } = { x25519: 1, 'x25519-ml-kem-768': 4 };
@@ -77,7 +78,7 @@ function turnTaker(): (weight: number) => Promise<void> {
   };
 }
 
-/** The slot types of contract §5, by their canonical names (the names written into envelopes). */
+/** The slot types, by their canonical names (the names written into envelopes). */
 export const RECIPIENT_TYPES = ['x25519', 'x25519-ml-kem-768'] as const;
 export type RecipientType = (typeof RECIPIENT_TYPES)[number];
 /** Names accepted on input for the same slot types. */
@@ -122,7 +123,7 @@ export interface MultiRecipientEnvelope {
   readonly algorithm: typeof MULTI_RECIPIENT_ALGORITHM;
 }
 
-/** The credential of one recipient; errors name the request fields of contract §6 (in comments). */
+/** The credential of one recipient; errors name the request fields (in comments). */
 export interface X25519RecipientSecret {
   readonly type: 'x25519';
   /** `recipientSecretKey`. */
@@ -189,9 +190,7 @@ function slotPublicKey(type: RecipientType, recipient: RecipientPublicKey, entry
     throw invalidInput(`${label} must be the ${X25519_KEY_LENGTH}-byte X25519 public key when mlKemPublicKey is given (got ${recipient.publicKey.byteLength})`, `/${label}`);
   }
   checkLength(recipient.mlKemPublicKey, HYBRID_ML_KEM_PUBLIC_KEY_LENGTH, mlKemLabel);
-  const publicKey = new Uint8Array(XWING_PUBLIC_KEY_LENGTH);
-  publicKey.set(recipient.mlKemPublicKey, 0);
-  publicKey.set(recipient.publicKey, HYBRID_ML_KEM_PUBLIC_KEY_LENGTH);
+  const publicKey = concatBytes(recipient.mlKemPublicKey, recipient.publicKey);
   return { publicKey, options: { label, partLabels: { mlKem: mlKemLabel, x25519: label } } };
 }
 

@@ -7,11 +7,9 @@
  * catching the TypeError the binding throws when there are none. That error captures a stack
  * trace like any other, up to Error.stackTraceLimit frames of the caller's stack, and is thrown
  * away. A call with raw key bytes or an options object (`{ key, dsaEncoding }`, `{ key: der,
- * format, type }`) pays two such throws per object it inspects: createHmac or createCipheriv with
- * a Buffer key 14 µs against 2.5 µs with a KeyObject, createPublicKey of DER 33 µs against 12 µs
- * without stack traces, sign with `{ key }` 47 µs against 37 µs without (33 µs given the KeyObject
- * itself), 20 frames down on the benchmark host (docs/performance-history.md, thirty-fourth pass).
- * Node 22 checks a symbol and throws nothing.
+ * format, type }`) pays two such throws per object it inspects, which deep in a server's stack can
+ * cost more than the call's own work (docs/performance.md). Node 22 checks a symbol and throws
+ * nothing.
  *
  * - Secret keys (HMAC, ChaCha20-Poly1305, AES key wrap, HKDF) are handed over as a KeyObject made by
  *   createSecretKey, which takes bytes without any check: the checks that follow find a KeyObject at
@@ -52,7 +50,7 @@ import { withFramesAbove, withoutStackTraces } from './errors.ts';
 function stackless<F extends (...args: never[]) => unknown>(current: () => F): F {
   const call = function (this: unknown, ...args: Parameters<F>): ReturnType<F> {
     // Inside tryOr, where a failure means bad input and is answered with core's own error, stack
-    // traces are already off: nothing to add, not even a rethrow (each throw costs about 1 µs).
+    // traces are already off: nothing to add, not even a rethrow (a throw is not free).
     if (Error.stackTraceLimit === 0) return current().apply(this, args) as ReturnType<F>;
     try {
       return withoutStackTraces(() => current().apply(this, args) as ReturnType<F>);

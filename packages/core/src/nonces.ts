@@ -2,10 +2,10 @@
  * Random nonces, drawn from a pool of CSPRNG output (node:crypto's randomFillSync) that is refilled
  * 4 KiB at a time.
  *
- * Why a pool: every call of randomBytes costs about 1.4 µs however few bytes it returns (OpenSSL's
- * DRBG goes through its provider, locks and reseed checks on each call), and 3.4–4.6 µs in the
- * server's CPU profile of a small `POST /v2/encrypt`, over a tenth of that request. A 24-byte nonce
- * from the pool costs about 0.05 µs (docs/performance.md).
+ * Why a pool: every call of randomBytes has a fixed cost however few bytes it returns (OpenSSL's
+ * DRBG goes through its provider, locks and reseed checks on each call), a noticeable share of a
+ * small `POST /v2/encrypt`; a nonce copied from the pool costs a small fraction of that
+ * (docs/performance.md).
  *
  * Only for values that are public once used: nonces. Never for keys, seeds or anything else secret.
  * The pool holds bytes that will be used later, and a memory disclosure (a core dump, a heap

@@ -9,11 +9,10 @@
  * string for the same salt. @node-rs/argon2 is imported lazily, so Node 24 never loads it unless a
  * test asks for it.
  *
- * Why node:crypto on Node 24 although @node-rs/argon2 is faster there (0.36–0.44× the CPU time per
- * hash, 2.5× the hashes per second through the server's queue: docs/performance.md, "Argon2id's
- * backend"): with @node-rs/argon2 saturating both cores of the benchmark machine, `/live`'s p99
- * went above the 20 ms target in 3 of 5 runs (32–37 ms; HEAVY_WORK_NICE=19 did not remove the
- * stalls), where native stayed at 6–8 ms. The cause was not found; the liveness target comes first.
+ * Why node:crypto on Node 24 although @node-rs/argon2 is faster there: with @node-rs/argon2
+ * saturating both cores of the benchmark machine, `/live`'s p99 went above its target, where
+ * native stayed well within it (docs/performance.md). The cause was not found; the liveness target
+ * comes first.
  *
  * Parameters (`t` passes, `m` KiB of memory, `p` lanes):
  * - defaults m = 65536, t = 3, p = 4: RFC 9106 §4's second recommended option;
@@ -28,7 +27,7 @@ import * as nodeCrypto from 'node:crypto';
 import { xchachaOpen, xchachaSeal, XCHACHA_NONCE_LENGTH, POLY1305_TAG_LENGTH } from './aead.ts';
 import { constantTimeEqual, wipe } from './ct.ts';
 import { decryptionFailed, invalidInput, unsupportedAlgorithm } from './errors.ts';
-import { asBytes } from './views.ts';
+import { asBytes, concatBytes } from './bytes.ts';
 import { randomNonce } from './nonces.ts';
 
 /**
@@ -359,7 +358,7 @@ export async function verifyPassword(
 //
 // The whole 53-byte header is the AEAD's associated data, so changing any field (a lower cost, a
 // different salt) makes decryption fail. The header alone says how to decrypt: a later change of
-// defaults or of format keeps old blobs readable (contract §6 and §8).
+// defaults or of format keeps old blobs readable.
 
 export const PASSWORD_ENVELOPE_VERSION = 1;
 const PREFIX_LENGTH = 1 + 4 + 4 + 4 + ARGON2_SALT_LENGTH;
@@ -431,10 +430,7 @@ export async function encryptWithPassword(
   try {
     // xchachaSeal returns nonce ‖ ciphertext ‖ tag; the nonce is the header's last field.
     const sealed = xchachaSeal(key, plaintext, header, { nonce });
-    const out = new Uint8Array(PREFIX_LENGTH + sealed.byteLength);
-    out.set(header.subarray(0, PREFIX_LENGTH), 0);
-    out.set(sealed, PREFIX_LENGTH);
-    return out;
+    return concatBytes(header.subarray(0, PREFIX_LENGTH), sealed);
   } finally {
     wipe(key);
   }

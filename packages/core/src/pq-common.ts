@@ -11,10 +11,13 @@
  * (test/pq-differential.test.ts proves it in both directions).
  */
 import * as nodeCrypto from 'node:crypto';
-import { generateKeyPair, type KeyObject, type KeyType } from 'node:crypto';
-import { createPrivateKey, createPublicKey, sign, verify } from './node-crypto.ts';
+import { generateKeyPair, type KeyObject, type KeyType, type SignKeyObjectInput, type VerifyKeyObjectInput } from 'node:crypto';
+import { createPrivateKey, createPublicKey } from './node-crypto.ts';
+import { asBuffer, asBytes } from './bytes.ts';
+import { wipe } from './ct.ts';
+import { DER_OCTET_STRING, derTlv, pkcs8Der } from './der.ts';
 import { PublicKeyCache } from './public-key-cache.ts';
-import { asBuffer, asBytes } from './views.ts';
+import { nativeSign as signNatively, nativeVerify as verifyNatively } from './signature-scheme.ts';
 
 // encapsulate/decapsulate exist from Node 24.7: a named import of them would fail to link on
 // Node 22, so they are read from the namespace object (undefined where absent).
@@ -34,7 +37,7 @@ function works(probe: () => unknown): boolean {
 
 /**
  * Which families node:crypto implements on this runtime. Each probe is one cheap call of the very
- * API the module uses (an all-zero seed or public key is a valid input): about 0.1 ms in all.
+ * API the module uses (an all-zero seed or public key is a valid input).
  */
 export const PQ_NATIVE_SUPPORT: Readonly<{ mlKem: boolean; mlDsa: boolean; slhDsa: boolean }> = Object.freeze({
   mlKem: typeof encapsulate === 'function' && typeof decapsulate === 'function'
@@ -57,7 +60,7 @@ export function selectBackend(requested: PqBackend | undefined, nativeAvailable:
 
 // ---------------------------------------------------------------------------------------------
 // node:crypto's callback forms run in libuv's thread pool and so keep the event loop free: an
-// SLH-DSA signature takes from 12 ms to more than 2 s (docs: node-crypto-notes.md, "The event loop").
+// SLH-DSA signature can take seconds.
 
 export function nativeGenerateKeyPair(type: KeyType): Promise<{ publicKey: KeyObject; privateKey: KeyObject }> {
   // The overloads of generateKeyPair are per literal type; this module passes only PQ types.
@@ -71,22 +74,14 @@ export function nativeGenerateKeyPair(type: KeyType): Promise<{ publicKey: KeyOb
   });
 }
 
+/** Signs on libuv's pool, with the FIPS 204 / 205 context where there is one. */
 export function nativeSign(key: KeyObject, message: Uint8Array, context: Uint8Array | undefined): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
-    sign(null, message, context === undefined ? key : { key, context }, (error, signature) => {
-      if (error) reject(error);
-      else resolve(asBytes(signature));
-    });
-  });
+  return signNatively(null, message, context === undefined ? key : ({ key, context } as SignKeyObjectInput), true);
 }
 
+/** Verifies on libuv's pool, with the FIPS 204 / 205 context where there is one. */
 export function nativeVerify(key: KeyObject, message: Uint8Array, signature: Uint8Array, context: Uint8Array | undefined): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    verify(null, message, context === undefined ? key : { key, context }, signature, (error, valid) => {
-      if (error) reject(error);
-      else resolve(valid);
-    });
-  });
+  return verifyNatively(null, message, context === undefined ? key : ({ key, context } as VerifyKeyObjectInput), signature, true);
 }
 
 export function nativeEncapsulate(key: KeyObject): Promise<{ sharedKey: Uint8Array; ciphertext: Uint8Array }> {
@@ -111,9 +106,8 @@ export function nativeDecapsulate(key: KeyObject, ciphertext: Uint8Array): Promi
 
 // ---------------------------------------------------------------------------------------------
 // Imported public keys, cached (public-key-cache.ts says why that is safe). Importing a raw key
-// costs more than the operation for the fast schemes: ML-KEM encapsulation keeps about half its
-// throughput when the key is imported on every call; an ML-DSA public key import expands the
-// matrix A. 256 entries: a few MB at most, whatever a caller sends.
+// costs about as much as the operation itself for the fast schemes (an ML-DSA public key import
+// expands the matrix A). 256 entries: a few MB at most, whatever a caller sends.
 
 export const NATIVE_PUBLIC_KEY_CACHE_SIZE = 256;
 const publicKeyCache = new PublicKeyCache(NATIVE_PUBLIC_KEY_CACHE_SIZE);
@@ -137,38 +131,17 @@ export function nativePublicKeyCacheSize(): number {
 //                                 privateKey OCTET STRING { expandedKey OCTET STRING } }
 // and checks it on import (ML-KEM: H(ek) inside dk; ML-DSA: tr and t0 against ρ, s1, s2).
 
-function derLength(length: number): number[] {
-  if (length < 0x80) return [length];
-  if (length < 0x100) return [0x81, length];
-  return [0x82, length >> 8, length & 0xff];
-}
-
-function derElement(tag: number, body: Uint8Array): Uint8Array {
-  const header = [tag, ...derLength(body.byteLength)];
-  const out = new Uint8Array(header.length + body.byteLength);
-  out.set(header, 0);
-  out.set(body, header.length);
-  return out;
-}
-
 /**
  * PKCS#8 DER of an expanded private key. `oid` is the DER content of the algorithm's OBJECT
  * IDENTIFIER (e.g. 2.16.840.1.101.3.4.4.2 for ML-KEM-768). The caller wipes the result.
  */
 export function expandedKeyPkcs8(oid: Uint8Array, expandedKey: Uint8Array): Uint8Array {
-  const version = Uint8Array.of(0x02, 0x01, 0x00);
-  const algorithm = derElement(0x30, derElement(0x06, oid));
-  const inner = derElement(0x04, expandedKey);
-  const privateKey = derElement(0x04, inner);
-  const body = new Uint8Array(version.byteLength + algorithm.byteLength + privateKey.byteLength);
-  body.set(version, 0);
-  body.set(algorithm, version.byteLength);
-  body.set(privateKey, version.byteLength + algorithm.byteLength);
-  const der = derElement(0x30, body);
-  inner.fill(0);
-  privateKey.fill(0);
-  body.fill(0);
-  return der;
+  const inner = derTlv(DER_OCTET_STRING, expandedKey);
+  try {
+    return pkcs8Der(oid, inner);
+  } finally {
+    wipe(inner);
+  }
 }
 
 /** A private KeyObject from expanded-key PKCS#8 DER. Throws what createPrivateKey throws. */
@@ -177,7 +150,7 @@ export function importExpandedPrivateKey(oid: Uint8Array, expandedKey: Uint8Arra
   try {
     return createPrivateKey({ key: asBuffer(der), format: 'der', type: 'pkcs8' });
   } finally {
-    der.fill(0);
+    wipe(der);
   }
 }
 
@@ -190,6 +163,3 @@ export function importRawPrivateKey(type: KeyType, format: 'raw-seed' | 'raw-pri
 export function exportRaw(key: KeyObject, format: 'raw-public' | 'raw-seed' | 'raw-private'): Uint8Array {
   return asBytes(key.export({ format }));
 }
-
-/** The DER content of a dotted OBJECT IDENTIFIER; one implementation for every key format (der.ts). */
-export { oidContent } from './der.ts';

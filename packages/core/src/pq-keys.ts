@@ -64,8 +64,8 @@ import {
 import { SLH_DSA_ALGORITHM_IDS, SLH_DSA_PARAMETERS, slhDsaKeygen, slhDsaSign, slhDsaVerify, type SlhDsaAlgorithm } from './slh-dsa.ts';
 import { XWING_ALGORITHM, XWING_PUBLIC_KEY_LENGTH, XWING_SEED_LENGTH, xwingKeygen, type XWingAlgorithm } from './xwing.ts';
 import { PQ_NATIVE_SUPPORT, selectBackend, type PqBackend } from './pq-common.ts';
-import { asBuffer } from './views.ts';
-import type { EncodedKey, Jwk, KeyFormat } from './signature.ts';
+import { asBuffer } from './bytes.ts';
+import type { EncodedKey, Jwk, KeyFormat } from './key-format.ts';
 
 export type PostQuantumKeyAlgorithm = MlKemAlgorithm | XWingAlgorithm | MlDsaAlgorithm | SlhDsaAlgorithm;
 
@@ -129,7 +129,7 @@ function buildKeyTypes(): Record<PostQuantumKeyAlgorithm, PostQuantumKeyType> {
   return table;
 }
 
-/** Every post-quantum key type, by the identifier of the contract. */
+/** Every post-quantum key type, by its identifier. */
 export const POST_QUANTUM_KEY_TYPES: Readonly<Record<PostQuantumKeyAlgorithm, PostQuantumKeyType>> = Object.freeze(buildKeyTypes());
 /** In the order `/v2/keys/generate` lists them: KEMs, then signatures. */
 export const POST_QUANTUM_KEY_ALGORITHM_IDS: readonly PostQuantumKeyAlgorithm[] = [
@@ -255,7 +255,7 @@ export async function postQuantumPrivateKeyFromPem(
 // ---------------------------------------------------------------------------------------------
 // Generation and output
 
-/** The parts of an X-Wing key pair (contract §6), which `/v2/pq/hybrid/keygen` also returns. */
+/** The parts of an X-Wing key pair, which `/v2/pq/hybrid/keygen` also returns. */
 export interface XWingKeyParts {
   readonly x25519PublicKey: Uint8Array;
   readonly x25519PrivateKey: Uint8Array;

@@ -1,9 +1,8 @@
 /**
  * A bounded LRU of imported public KeyObjects, by algorithm and exact key bytes: what signature
- * verification, the post-quantum modules and the X25519 senders (sealed box, HPKE, X-Wing) keep so that a
- * caller who uses one public key again does not pay its import again (an Ed25519 or P-256 import
- * costs about a third of a verification; an X25519 SPKI import 26 µs in a loop on Node 24, an
- * ML-KEM one about half an encapsulation).
+ * verification, the post-quantum modules and X25519 (x25519.ts) keep so that a caller who uses one
+ * public key again does not pay its import again, a large part of a verification or an
+ * encapsulation.
  *
  * Safe: a public key is not secret; the cache key is the whole key (no hash, so no collision to
  * argue about) and the value a pure function of it, so a hit returns the very key the bytes
@@ -16,7 +15,7 @@
  * secret, and the trade is taken for the speed.
  */
 import type { KeyObject } from 'node:crypto';
-import { asBuffer } from './views.ts';
+import { asBuffer } from './bytes.ts';
 
 export class PublicKeyCache {
   readonly #entries = new Map<string, KeyObject>();

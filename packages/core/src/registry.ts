@@ -14,7 +14,7 @@ import { KEY_WRAP_ALGORITHM_IDS } from './keywrap.ts';
 import { SEALED_BOX_ALGORITHM_IDS } from './sealedbox.ts';
 import { ML_KEM_ALGORITHM_IDS } from './ml-kem.ts';
 import { XWING_ALGORITHM } from './xwing.ts';
-import { KEY_GENERATION_IDS } from './keys.ts';
+import { KEY_GENERATION_IDS } from './key-generation.ts';
 
 /**
  * The `kem` family: X25519 (the classical multi-recipient slot, DHKEM(X25519) in HPKE), ML-KEM

@@ -1,5 +1,5 @@
 /**
- * The post-quantum sealed box of `/v2/sealedbox/seal-pq` and `/open-pq` (contract §6): anonymous
+ * The post-quantum sealed box of `/v2/sealedbox/seal-pq` and `/open-pq`: anonymous
  * public-key encryption to an X-Wing key, built from HPKE (RFC 9180) rather than invented here.
  *
  *   mode      base, single shot (one message at sequence number 0)
@@ -21,18 +21,13 @@
  * Errors: a malformed key is an INVALID_INPUT naming its field; every failure to open (short or
  * tampered box, wrong key, low-order ephemeral key) is the one DECRYPTION_FAILED: no oracle.
  */
+import { concatBytes } from './bytes.ts';
 import { checkLength } from './checks.ts';
 import { decryptionFailed } from './errors.ts';
 import { HPKE_AEAD_TAG_LENGTH, hpkeOpen, hpkeSeal, type KemPrivateKey } from './hpke.ts';
-import {
-  X25519_KEY_LENGTH,
-  XWING_CIPHERTEXT_LENGTH,
-  XWING_HPKE_KEM,
-  XWING_PUBLIC_KEY_LENGTH,
-  XWING_SEED_LENGTH,
-  xwingHpkePrivateKeyFromParts,
-} from './xwing.ts';
 import { ML_KEM_PARAMETERS } from './ml-kem.ts';
+import { X25519_KEY_LENGTH } from './x25519.ts';
+import { XWING_CIPHERTEXT_LENGTH, XWING_HPKE_KEM, XWING_SEED_LENGTH, xwingHpkePrivateKeyFromParts } from './xwing.ts';
 
 /** The identifier of this box (`GET /v2/algorithms` sealedBox, and seal-pq's `algorithm`). */
 export const PQ_SEALED_BOX = 'hpke-x25519-ml-kem-768-chacha20-poly1305' as const;
@@ -63,16 +58,11 @@ export async function sealBoxPq(recipient: PqSealedBoxPublicKey, plaintext: Uint
   } else {
     checkLength(recipient.x25519PublicKey, X25519_KEY_LENGTH, 'x25519PublicKey');
     checkLength(recipient.mlKemPublicKey, ML_KEM_768_PUBLIC_KEY_LENGTH, 'mlKemPublicKey');
-    publicKey = new Uint8Array(XWING_PUBLIC_KEY_LENGTH);
-    publicKey.set(recipient.mlKemPublicKey, 0);
-    publicKey.set(recipient.x25519PublicKey, ML_KEM_768_PUBLIC_KEY_LENGTH);
+    publicKey = concatBytes(recipient.mlKemPublicKey, recipient.x25519PublicKey);
     options = { label: 'publicKey', partLabels: { mlKem: 'mlKemPublicKey', x25519: 'x25519PublicKey' } };
   }
   const { enc, ciphertext } = await hpkeSeal(XWING_HPKE_KEM, publicKey, PQ_SEALED_BOX_INFO, EMPTY, plaintext, options);
-  const sealed = new Uint8Array(enc.byteLength + ciphertext.byteLength);
-  sealed.set(enc, 0);
-  sealed.set(ciphertext, enc.byteLength);
-  return sealed;
+  return concatBytes(enc, ciphertext);
 }
 
 /** Reads the secret key once, checking it (INVALID_INPUT naming the field) before any ciphertext. */

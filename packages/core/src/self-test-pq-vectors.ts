@@ -11,13 +11,13 @@
  *   (privateSeed 2a…2a), tcId 1 "baseline": the seed ξ, the SHA-256 of the group's publicKey, the
  *   message "Hello world" and its signature.
  * - X-Wing: draft-connolly-cfrg-xwing-kem's first test vector (RustCrypto/KEMs x-wing
- *   test-vectors.json, as in ../shared/vectors/xwing/xwing.json): seed, SHA-256 of pk, ct, ss.
+ *   test-vectors.json, which the vector suite also reads): seed, SHA-256 of pk, ct, ss.
  * - The post-quantum sealed box: sealed by an independent HPKE implementation, @hpke/core 1.9.0 with
  *   @hpke/hybridkem-x-wing 0.7.0 and @hpke/chacha20poly1305 (suite X-Wing / HKDF-SHA256 /
  *   ChaCha20-Poly1305, info "crypto-service/v2/sealedbox-pq", empty aad) to the X-Wing vector's
  *   public key; it holds "crypto-service self-test".
  *
- * The pinned copies of these files are in ../shared/vectors (SOURCES.md gives their commits).
+ * The test-vector suite (test/vectors) reads pinned copies of the same files, with their sources.
  */
 
 export interface MlKemSelfTestVector {

@@ -2,7 +2,7 @@
  * SLH-DSA (FIPS 205): the twelve parameter sets SLH-DSA-{SHA2,SHAKE}-{128,192,256}{s,f}, pure
  * signatures with an optional context string, for `/v2/pq/slh-dsa/*` (and `/v2/pq/hash-sign/*`).
  *
- * Encodings (contract §6): the public key is PK.seed ‖ PK.root (2n bytes) and the secret key
+ * Encodings: the public key is PK.seed ‖ PK.root (2n bytes) and the secret key
  * SK.seed ‖ SK.prf ‖ PK.seed ‖ PK.root (4n bytes), FIPS 205 §9.1, the same on both backends.
  * SLH-DSA has no seed form. Lengths are shared between parameter sets (the SHA2 and SHAKE sets of
  * one security level, and their s and f variants), so `variant` names the set: `sha2-128f` by
@@ -12,10 +12,10 @@
  * the deterministic variant (opt_rand = PK.seed) exists for tests only, on the noble backend
  * (node:crypto has no input for it). A context is at most 255 bytes.
  *
- * Cost: natively, signing takes 12 ms (sha2-128f) to 2.3 s (shake-192s), key generation of the
- * s sets 30–300 ms; pure JavaScript is 5–20× slower. Everything here is asynchronous: node:crypto's
- * thread-pool forms on Node 24; on Node 22 the server runs these calls in worker threads
- * (packages/server/src/pq-offload.ts), since noble's work is synchronous. The secret key's PK.root
+ * Cost: signing takes from milliseconds (the `f` sets) to seconds (the `s` sets), and pure
+ * JavaScript is several times slower still. Everything here is asynchronous: node:crypto's
+ * thread-pool forms on Node 24; on Node 22 the server runs these calls in worker threads (its
+ * post-quantum offload), since noble's work is synchronous. The secret key's PK.root
  * is not recomputed on input (that is a key generation's work); neither backend does, and a wrong
  * one yields signatures that do not verify.
  */
@@ -45,10 +45,10 @@ import {
   nativeGenerateKeyPair,
   nativeSign,
   nativeVerify,
-  oidContent,
   selectBackend,
   type PqBackend,
 } from './pq-common.ts';
+import { oidContent } from './der.ts';
 
 interface SlhDsaSpec {
   readonly variant: string;

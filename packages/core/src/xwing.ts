@@ -10,13 +10,13 @@
  *   ciphertext     ML-KEM-768 ct (1088) ‖ X25519 ephemeral public key (32) = 1120 bytes
  *   shared secret  SHA3-256(ss_M ‖ ss_X ‖ ct_X ‖ pk_X ‖ "\.//^\")  (label 5c2e2f2f5e5c)
  *
- * Contract §6 also exposes the parts: `x25519PrivateKey` and `mlKemSecretKey` (the 64-byte ML-KEM
+ * The routes also expose the parts: `x25519PrivateKey` and `mlKemSecretKey` (the 64-byte ML-KEM
  * seed) that the seed expands to, and the two halves of the public key and of the ciphertext.
  *
- * Backends: X25519, SHAKE256 and SHA3-256 are node:crypto on every runtime (Node 22 imports X25519
- * keys as DER, as Node 24 does); ML-KEM-768 is node:crypto on Node 24 and @noble/post-quantum on
- * Node 22 (ml-kem.ts). The result is byte-identical to @noble/post-quantum's ml_kem768_x25519
- * (test/pq-differential.test.ts) and to the draft's vectors (test/vectors/xwing.test.ts).
+ * Backends: X25519 (x25519.ts), SHAKE256 and SHA3-256 are node:crypto on every runtime; ML-KEM-768
+ * is node:crypto on Node 24 and @noble/post-quantum on Node 22 (ml-kem.ts). The result is
+ * byte-identical to @noble/post-quantum's ml_kem768_x25519 (test/pq-differential.test.ts) and to
+ * the draft's vectors (test/vectors/xwing.test.ts).
  *
  * As an HPKE KEM (XWING_HPKE_KEM, kem_id 0x647a, as the draft's "Use in HPKE" section defines it):
  * Encap's ciphertext is HPKE's `enc` (1120 B), its shared secret is HPKE's shared_secret unchanged,
@@ -25,14 +25,14 @@
  *
  * A low-order X25519 point (as the recipient key, or as the ephemeral key in a ciphertext) makes
  * the X25519 shared secret all zero. OpenSSL, @noble/curves and Go's crypto/ecdh all refuse to
- * compute it, and so does this module: an INVALID_INPUT naming the field. The refusal depends only
- * on the public point, never on a secret, so it is no oracle.
+ * compute it, and so does this module (x25519.ts's rule): an INVALID_INPUT naming the field. The
+ * refusal depends only on the public point, never on a secret, so it is no oracle.
  */
-import { createHash, diffieHellman, randomFillSync, type KeyObject } from 'node:crypto';
-import { createPrivateKey, createPublicKey } from './node-crypto.ts';
+import { createHash, randomFillSync } from 'node:crypto';
+import { asBytes, concatBytes } from './bytes.ts';
 import { checkLength } from './checks.ts';
 import { constantTimeEqual, wipe } from './ct.ts';
-import { CryptoError, decryptionFailed, invalidInput, tryOrThrow } from './errors.ts';
+import { CryptoError, decryptionFailed, invalidInput } from './errors.ts';
 import type { EncapOptions, Encapsulation, HpkeKem, KemKeyPair, KemPrivateKey } from './hpke.ts';
 import {
   ML_KEM_PARAMETERS,
@@ -42,8 +42,7 @@ import {
   mlKemKeyPairFromSeed,
 } from './ml-kem.ts';
 import type { PqBackend } from './pq-common.ts';
-import { asBytes } from './views.ts';
-import { X25519_SPKI_PREFIX, x25519PublicKeyObject } from './x25519-public-key.ts';
+import { x25519, X25519_KEY_LENGTH, x25519PrivateKeyObject, x25519PublicKeyOf } from './x25519.ts';
 
 export const XWING_ALGORITHM = 'x25519-ml-kem-768';
 export const XWING_ALGORITHM_IDS = [XWING_ALGORITHM] as const;
@@ -56,7 +55,6 @@ export const XWING_CIPHERTEXT_LENGTH = 1120;
 export const XWING_SHARED_SECRET_LENGTH = 32;
 /** The 64 bytes of EncapsulateDerand: ML-KEM's m (0..32) ‖ the X25519 ephemeral key (32..64). */
 export const XWING_ENCAPSULATION_SEED_LENGTH = 64;
-export const X25519_KEY_LENGTH = 32;
 
 const ML_KEM_768 = ML_KEM_PARAMETERS['ml-kem-768'];
 const ML_KEM_PUBLIC_KEY_LENGTH = ML_KEM_768.publicKeyLength;
@@ -136,7 +134,7 @@ export interface XWingEncapsulateOptions extends XWingOptions {
   encapsulationSeed?: Uint8Array;
 }
 
-/** The parts form of decapsulation (contract §5, `/v2/pq/hybrid/decapsulate`). */
+/** The parts form of decapsulation (`/v2/pq/hybrid/decapsulate`). */
 export interface XWingDecapsulationParts {
   x25519PrivateKey: Uint8Array;
   /** The 64-byte ML-KEM-768 seed (or the 2400-byte expanded decapsulation key). */
@@ -145,41 +143,10 @@ export interface XWingDecapsulationParts {
   mlKemCiphertext: Uint8Array;
 }
 
-// ---------------------------------------------------------------------------------------------
-// X25519 through node:crypto, with DER framing (RFC 8410) so that Node 22, which lacks the raw
-// key formats, runs the same code as Node 24.
-
-const X25519_PKCS8_PREFIX = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x6e, 0x04, 0x22, 0x04, 0x20]);
-
-function framed(prefix: Uint8Array, key: Uint8Array): Buffer {
-  const der = Buffer.alloc(prefix.byteLength + key.byteLength);
-  der.set(prefix, 0);
-  der.set(key, prefix.byteLength);
-  return der;
-}
-
-function x25519PrivateKeyObject(privateKey: Uint8Array): KeyObject {
-  const der = framed(X25519_PKCS8_PREFIX, privateKey);
-  try {
-    return createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
-  } finally {
-    der.fill(0);
-  }
-}
-
-
-/** X25519(k, 9): the public key of a 32-byte private key (RFC 7748 §6.1). */
-export function x25519PublicKeyOf(privateKey: Uint8Array): Uint8Array {
-  const spki = createPublicKey(x25519PrivateKeyObject(privateKey)).export({ format: 'der', type: 'spki' });
-  return new Uint8Array(spki.subarray(X25519_SPKI_PREFIX.byteLength));
-}
-
-/** X25519(k, u). A low-order u makes the output all zero, which is refused (see the top of the file). */
-function x25519(privateKey: Uint8Array, publicKey: Uint8Array, field: string, what: string, isRecipient = false): Uint8Array {
-  return tryOrThrow(
-    () => asBytes(diffieHellman({ privateKey: x25519PrivateKeyObject(privateKey), publicKey: x25519PublicKeyObject(publicKey, isRecipient) })),
-    () => invalidInput(`${what} is a low-order X25519 point (the shared secret would be all zero)`, `/${field}`),
-  );
+/** X25519(k, u), refusing a low-order u (x25519.ts) with an INVALID_INPUT that names `field`. */
+function xwingX25519(privateKey: Uint8Array, publicKey: Uint8Array, field: string, what: string, isRecipient = false): Uint8Array {
+  const refusal = () => invalidInput(`${what} is a low-order X25519 point (the shared secret would be all zero)`, `/${field}`);
+  return x25519(x25519PrivateKeyObject(privateKey), publicKey, refusal, { isRecipient });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -200,13 +167,10 @@ export function xwingKeyPairFromSeed(seed: Uint8Array, options?: XWingOptions & 
     const mlKem = mlKemKeyPairFromSeed(expanded.subarray(0, ML_KEM_SEED_LENGTH), 768, options?.backend === undefined ? {} : { backend: options.backend });
     const x25519PrivateKey = expanded.slice(ML_KEM_SEED_LENGTH, 96);
     const x25519PublicKey = x25519PublicKeyOf(x25519PrivateKey);
-    const publicKey = new Uint8Array(XWING_PUBLIC_KEY_LENGTH);
-    publicKey.set(mlKem.publicKey, 0);
-    publicKey.set(x25519PublicKey, ML_KEM_PUBLIC_KEY_LENGTH);
     return {
       algorithm: XWING_ALGORITHM,
       secretKey: seed.slice(),
-      publicKey,
+      publicKey: concatBytes(mlKem.publicKey, x25519PublicKey),
       x25519PrivateKey,
       x25519PublicKey,
       mlKemSecretKey: mlKem.secretKey,
@@ -267,12 +231,10 @@ async function encapsulateParts(
   const ephemeral = eseed === undefined ? randomFillSync(new Uint8Array(X25519_KEY_LENGTH)) : eseed.slice(32, 64);
   try {
     const ctX = x25519PublicKeyOf(ephemeral);
-    const ssX = x25519(ephemeral, x25519PublicKey, fields.x25519, fields.x25519What, true);
+    const ssX = xwingX25519(ephemeral, x25519PublicKey, fields.x25519, fields.x25519What, true);
     const sharedSecret = xwingCombiner(mlKem.sharedSecret, ssX, ctX, x25519PublicKey);
     wipe(ssX, mlKem.sharedSecret);
-    const ciphertext = new Uint8Array(XWING_CIPHERTEXT_LENGTH);
-    ciphertext.set(mlKem.ciphertext, 0);
-    ciphertext.set(ctX, ML_KEM_CIPHERTEXT_LENGTH);
+    const ciphertext = concatBytes(mlKem.ciphertext, ctX);
     return { algorithm: XWING_ALGORITHM, ciphertext, sharedSecret, mlKemCiphertext: mlKem.ciphertext, x25519EphemeralPublic: ctX };
   } finally {
     wipe(ephemeral);
@@ -328,7 +290,7 @@ async function decapsulateParts(parts: XWingDecapsulationParts, x25519PublicKey:
     ...(options?.backend === undefined ? {} : { backend: options.backend }),
     fields: { secretKey: fields.mlKemSecretKey, ciphertext: fields.mlKemCiphertext },
   });
-  const ssX = x25519(parts.x25519PrivateKey, parts.x25519EphemeralPublic, fields.x25519EphemeralPublic, fields.x25519What);
+  const ssX = xwingX25519(parts.x25519PrivateKey, parts.x25519EphemeralPublic, fields.x25519EphemeralPublic, fields.x25519What);
   try {
     return {
       algorithm: XWING_ALGORITHM,
@@ -467,10 +429,7 @@ export function xwingHpkePrivateKeyFromParts(parts: XWingPrivateKeyParts, labels
     }
   }
   const x25519PublicKey = x25519PublicKeyOf(parts.x25519PrivateKey);
-  const publicKey = new Uint8Array(XWING_PUBLIC_KEY_LENGTH);
-  publicKey.set(mlKemPublicKey, 0);
-  publicKey.set(x25519PublicKey, ML_KEM_PUBLIC_KEY_LENGTH);
-  return hpkePrivateKey(parts, x25519PublicKey, publicKey);
+  return hpkePrivateKey(parts, x25519PublicKey, concatBytes(mlKemPublicKey, x25519PublicKey));
 }
 
 function xwingImportHpkePrivateKey(secretKey: Uint8Array, label = 'secretKey'): KemPrivateKey {

@@ -8,11 +8,11 @@ import { createHash } from 'node:crypto';
 import {
   NATIVE_AEAD_THRESHOLD,
   XCHACHA_OVERHEAD,
-  hchacha20,
   xchachaOpen,
   xchachaSeal,
   type AeadBackend,
 } from '../src/aead.ts';
+import { hchacha20 } from '../src/hchacha-hsalsa.ts';
 import { CryptoError, DECRYPTION_FAILED_MESSAGE } from '../src/errors.ts';
 
 const fromHex = (hex: string) => Uint8Array.from(Buffer.from(hex, 'hex'));

@@ -30,10 +30,10 @@ import {
   type PostQuantumKeyPair,
   type PostQuantumRunner,
 } from '../src/pq-keys.ts';
-import { generateKeyMaterial, type GeneratedKeyPair } from '../src/keys.ts';
+import { generateKeyMaterial, type GeneratedKeyPair } from '../src/key-generation.ts';
 import { PQ_NATIVE_SUPPORT } from '../src/pq-common.ts';
 import { CryptoError } from '../src/errors.ts';
-import type { Jwk } from '../src/signature.ts';
+import type { Jwk } from '../src/key-format.ts';
 import { onNode24 } from './node24.ts';
 
 const hex = (value: Uint8Array) => Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex');

@@ -20,16 +20,14 @@ import fc from 'fast-check';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { ed448 } from '@noble/curves/ed448.js';
 import { p256, p384 } from '@noble/curves/nist.js';
+import { ed448Noble, NATIVE_ED448_CONTEXT } from '../src/eddsa.ts';
+import { decodeKeyField, type RawKeyPair } from '../src/key-format.ts';
 import {
-  decodeKeyField,
-  ed448Noble,
-  NATIVE_ED448_CONTEXT,
   CLASSICAL_SIGNATURE_ALGORITHM_IDS,
   SIGNATURE_ALGORITHM_IDS,
   SIGNATURE_SCHEMES,
   signMessage,
   verifySignature,
-  type RawKeyPair,
   type ClassicalSignatureAlgorithm as SignatureAlgorithm,
 } from '../src/signature.ts';
 import { CryptoError } from '../src/errors.ts';

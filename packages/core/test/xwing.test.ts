@@ -6,7 +6,6 @@ import { CryptoError } from '../src/errors.ts';
 import { mlKemKeyPairFromSeed } from '../src/ml-kem.ts';
 import {
   XWING_ALGORITHM,
-  x25519PublicKeyOf,
   xwingDecapsulate,
   xwingDecapsulateParts,
   xwingDeriveKeyPair,
@@ -15,6 +14,7 @@ import {
   xwingKeygen,
   xwingKeyPairFromSeed,
 } from '../src/xwing.ts';
+import { x25519PublicKeyOf } from '../src/x25519.ts';
 
 function invalid(field: string) {
   return (error: unknown) => {

@@ -14,7 +14,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { verifyEcdsaDer, verifySignature } from '../../src/signature.ts';
+import { verifyEcdsaDer } from '../../src/ecdsa.ts';
+import { verifySignature } from '../../src/signature.ts';
 import { fromHex, readVectorFile, vectorsDirectory } from './vector-files.ts';
 
 interface EcdsaVector {

@@ -11,7 +11,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ed448Noble, verifySignature } from '../../src/signature.ts';
+import { ed448Noble } from '../../src/eddsa.ts';
+import { verifySignature } from '../../src/signature.ts';
 import { CryptoError } from '../../src/errors.ts';
 import { fromHex, readVectorFile } from './vector-files.ts';
 

@@ -29,15 +29,9 @@ import {
   type PostQuantumRunner,
   type XWingKeyParts,
 } from './pq-keys.ts';
-import {
-  KEY_FORMATS,
-  SIGNATURE_SCHEMES,
-  okpKeyPairScheme,
-  type EncodedKey,
-  type KeyFormat,
-  type KeyPairScheme,
-  type OkpCurve,
-} from './signature.ts';
+import { KEY_FORMATS, type EncodedKey, type KeyFormat, type KeyPairScheme } from './key-format.ts';
+import { okpKeyPairScheme, X25519_CURVE, X448_CURVE } from './okp.ts';
+import { SIGNATURE_SCHEMES } from './signature.ts';
 
 interface PairGenerator {
   readonly kind: 'pair';
@@ -57,9 +51,6 @@ interface PostQuantumGenerator {
 
 type KeyGenerator = PairGenerator | SecretGenerator | PostQuantumGenerator;
 
-const X25519: OkpCurve = { nodeType: 'x25519', jwkCurve: 'X25519', oidArc: 110, privateKeyLength: 32, publicKeyLength: 32 };
-const X448: OkpCurve = { nodeType: 'x448', jwkCurve: 'X448', oidArc: 111, privateKeyLength: 56, publicKeyLength: 56 };
-
 function pair(scheme: KeyPairScheme): PairGenerator {
   return { kind: 'pair', scheme };
 }
@@ -73,8 +64,8 @@ const CLASSICAL_KEY_GENERATORS = {
   ed448: pair(SIGNATURE_SCHEMES.ed448),
   'ecdsa-p256': pair(SIGNATURE_SCHEMES['ecdsa-p256']),
   'ecdsa-p384': pair(SIGNATURE_SCHEMES['ecdsa-p384']),
-  x25519: pair(okpKeyPairScheme(X25519)),
-  x448: pair(okpKeyPairScheme(X448)),
+  x25519: pair(okpKeyPairScheme(X25519_CURVE)),
+  x448: pair(okpKeyPairScheme(X448_CURVE)),
   'xchacha20-poly1305': secret(32),
   // Key-encryption keys for AES-KW / AES-KWP (RFC 3394 / 5649).
   'aes-128': secret(16),
@@ -114,7 +105,7 @@ export interface GeneratedKeyPair {
   readonly kind: 'pair';
   readonly publicKey: EncodedKey;
   readonly privateKey: EncodedKey;
-  /** X-Wing in raw form: the parts of the pair (contract §6), as `/v2/pq/hybrid/keygen` returns them. */
+  /** X-Wing in raw form: the parts of the pair, as `/v2/pq/hybrid/keygen` returns them. */
   readonly parts?: XWingKeyParts;
 }
 

@@ -23,8 +23,9 @@ import {
   type GeneratedKeyPair,
   type GeneratedSecretKey,
   type KeyGenerationAlgorithm,
-} from '../src/keys.ts';
-import { signMessage, verifySignature, type Jwk } from '../src/signature.ts';
+} from '../src/key-generation.ts';
+import type { Jwk } from '../src/key-format.ts';
+import { signMessage, verifySignature } from '../src/signature.ts';
 import { CryptoError } from '../src/errors.ts';
 
 const hex = (value: Uint8Array) => Buffer.from(value).toString('hex');
