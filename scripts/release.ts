@@ -1,8 +1,8 @@
 /**
  * `npm run release`: moves every package of the repository (the root and each workspace) to the
- * next version, in lockstep (mission §9, contract §8), and updates everything that names that
- * version: the inter-workspace dependency ranges and package-lock.json's entries for the root and
- * the workspaces. The server reads its version from its package.json at run time, so nothing else
+ * next version, in lockstep (one version for the whole project), and updates everything that
+ * names that version: the inter-workspace dependency ranges and package-lock.json's entries for
+ * the root and the workspaces. The server reads its version from its package.json at run time, so nothing else
  * needs to change. It does not commit or tag: review the change, then commit it.
  *
  *   npm run release                     make the release
@@ -10,8 +10,8 @@
  *   node scripts/release.ts --root DIR  act on another checkout (the tests use a temporary copy)
  *
  * The next version: each of patch and minor counts up to 999 and then carries into the position
- * on its left, which is the mission's rule (0.0.1, 0.0.2, … 0.0.999, then 0.1.0) carried on:
- * 0.1.0, 0.1.1, … 0.1.999, then 0.2.0; … 0.999.999, then 1.0.0; and the same from 1.0.0 on.
+ * on its left: 0.0.1, 0.0.2, … 0.0.999, then 0.1.0; 0.1.1, … 0.1.999, then 0.2.0; … 0.999.999,
+ * then 1.0.0; and the same from 1.0.0 on.
  *
  * It refuses to run, and writes nothing, when the packages disagree on the current version, when
  * an inter-workspace dependency names another version, or when package-lock.json is out of step

@@ -321,8 +321,7 @@ test('every container runs as non-root, read-only, without privileges, with requ
 test('the API memory limit holds both work-queue budgets at once, per process, plus the process itself', () => {
   const config = loadConfig(podEnvironment());
   const budgets = config.workQueues.password.memoryBudgetBytes + config.workQueues.kdf.memoryBudgetBytes;
-  // Measured: 153 MiB idle, 667 MiB peak RSS with an m = 256 MiB Argon2id and an N = 2^18, r = 8
-  // scrypt running together (Node 24.21); 256 MiB covers the process, request bodies and /v1 workers.
+  // Room beyond the two budgets for the process itself, request bodies and the /v1 workers.
   const processOverhead = 256 * MIB;
   const memoryTmpfs = (podSpec(api).volumes ?? [])
     .filter((volume) => volume.emptyDir?.medium === 'Memory')

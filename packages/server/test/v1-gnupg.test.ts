@@ -138,6 +138,19 @@ class GnuPG {
   }
 }
 
+/**
+ * Runs `work` with a GnuPG home of its own: a revocation imported there stays out of the shared
+ * keyring, whose keys the other tests still encrypt to and verify with.
+ */
+async function inOwnKeyring(work: (keyring: GnuPG) => Promise<void>): Promise<void> {
+  const keyring = new GnuPG();
+  try {
+    await work(keyring);
+  } finally {
+    keyring.close();
+  }
+}
+
 function hasStatus(result: GpgResult, keyword: string, containing?: string): boolean {
   return result.statusLines.some((line) => (line === keyword || line.startsWith(`${keyword} `)) && (containing === undefined || line.includes(containing)));
 }
@@ -236,18 +249,21 @@ describe(`/v1 and GnuPG (${GPG_VERSION})`, () => {
       });
 
       test('gpg sees the key from /v1/revoke as revoked, as it does the revocation certificate of /v1/generate', async () => {
-        assert.notEqual(gpg.validity(fpr), 'r');
-        const fresh = await v1('/v1/generate', { name: 'Revoked Later', email: 'later@service.example', ...kind.body });
-        gpg.import(fresh.publicKey);
-        gpg.import(fresh.revocationCertificate);
-        assert.equal(gpg.validity(fresh.fingerprint.toUpperCase()), 'r', 'revocation certificate');
-        const { publicKey } = await v1('/v1/revoke', { privateKey: key.privateKey, passphrase, reason: 'retired in a test' });
-        gpg.import(publicKey);
-        assert.equal(gpg.validity(fpr), 'r', '/v1/revoke');
-        // And gpg refuses to encrypt to it now (the input in a file: gpg stops before reading it).
-        const refused = gpg.run(['--armor', '--encrypt', '--recipient', fpr, gpg.file('x')]);
-        assert.equal(refused.status, 2, refused.stderr);
-        assert.ok(hasStatus(refused, 'INV_RECP'), refused.stderr);
+        await inOwnKeyring(async (keyring) => {
+          keyring.import(key.publicKey);
+          assert.notEqual(keyring.validity(fpr), 'r');
+          const fresh = await v1('/v1/generate', { name: 'Revoked Later', email: 'later@service.example', ...kind.body });
+          keyring.import(fresh.publicKey);
+          keyring.import(fresh.revocationCertificate);
+          assert.equal(keyring.validity(fresh.fingerprint.toUpperCase()), 'r', 'revocation certificate');
+          const { publicKey } = await v1('/v1/revoke', { privateKey: key.privateKey, passphrase, reason: 'retired in a test' });
+          keyring.import(publicKey);
+          assert.equal(keyring.validity(fpr), 'r', '/v1/revoke');
+          // And gpg refuses to encrypt to it now (the input in a file: gpg stops before reading it).
+          const refused = keyring.run(['--armor', '--encrypt', '--recipient', fpr, keyring.file('x')]);
+          assert.equal(refused.status, 2, refused.stderr);
+          assert.ok(hasStatus(refused, 'INV_RECP'), refused.stderr);
+        });
       });
     });
   }
@@ -294,9 +310,12 @@ describe(`/v1 and GnuPG (${GPG_VERSION})`, () => {
       });
 
       test('/v1/revoke revokes a gpg key in gpg\'s eyes', async () => {
-        const { publicKey } = await v1('/v1/revoke', { privateKey: key.privateKey, passphrase });
-        gpg.import(publicKey);
-        assert.equal(gpg.validity(key.fingerprint), 'r');
+        await inOwnKeyring(async (keyring) => {
+          keyring.import(key.publicKey);
+          const { publicKey } = await v1('/v1/revoke', { privateKey: key.privateKey, passphrase });
+          keyring.import(publicKey);
+          assert.equal(keyring.validity(key.fingerprint), 'r');
+        });
       });
     });
   }

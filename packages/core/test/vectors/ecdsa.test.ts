@@ -1,6 +1,6 @@
 /**
  * Wycheproof ecdsa_secp256r1_sha256_test.json and ecdsa_secp384r1_sha384_test.json
- * (C2SP/wycheproof, testvectors_v1; pinned in SOURCES.md).
+ * (C2SP/wycheproof, testvectors_v1; pinned in data/SOURCES.md).
  *
  * The files carry DER signatures. Every vector goes through verifyEcdsaDer, which imports the
  * key exactly as verifySignature does and hands the DER to OpenSSL; its expectation is asserted
@@ -16,7 +16,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { verifyEcdsaDer } from '../../src/ecdsa.ts';
 import { verifySignature } from '../../src/signature.ts';
-import { fromHex, readVectorFile, vectorsDirectory } from './vector-files.ts';
+import { fromHex, readVectorFile } from './vector-files.ts';
 
 interface EcdsaVector {
   tcId: number;
@@ -80,50 +80,46 @@ const SUITES = [
   { file: 'ecdsa_secp384r1_sha384_test.json', algorithm: 'ecdsa-p384', curve: 'secp384r1', sha: 'SHA-384', size: 48, valid: 194, invalid: 310, strictDer: 269 },
 ] as const;
 
-const vectorsDir = vectorsDirectory('the Wycheproof ECDSA vectors');
+for (const suite of SUITES) {
+  test(`Wycheproof ${suite.file}: every vector gives its expected result, in DER and as r ‖ s`, async () => {
+    const file = readVectorFile<EcdsaFile>(`wycheproof/${suite.file}`);
+    assert.equal(file.algorithm, 'ECDSA');
+    const counts = { valid: 0, invalid: 0, acceptable: 0 };
+    let converted = 0;
+    let compressedChecked = 0;
+    for (const group of file.testGroups) {
+      assert.equal(group.type, 'EcdsaVerify');
+      assert.equal(group.publicKey.curve, suite.curve);
+      assert.equal(group.sha, suite.sha);
+      const publicKey = fromHex(group.publicKey.uncompressed);
+      const compressedKey = compressed(publicKey, suite.size);
+      for (const vector of group.tests) {
+        const label = `${suite.algorithm} tcId ${vector.tcId} (${vector.comment || vector.flags.join(', ')})`;
+        counts[vector.result] += 1;
+        const message = fromHex(vector.msg);
+        const der = fromHex(vector.sig);
+        const expected = vector.result === 'valid';
+        assert.notEqual(vector.result, 'acceptable', label);
+        assert.equal(await verifyEcdsaDer(suite.algorithm, publicKey, message, der), expected, `${label}, DER`);
 
-if (vectorsDir !== undefined) {
-  for (const suite of SUITES) {
-    test(`Wycheproof ${suite.file}: every vector gives its expected result, in DER and as r ‖ s`, async () => {
-      const file = readVectorFile<EcdsaFile>(`wycheproof/${suite.file}`, vectorsDir);
-      assert.equal(file.algorithm, 'ECDSA');
-      const counts = { valid: 0, invalid: 0, acceptable: 0 };
-      let converted = 0;
-      let compressedChecked = 0;
-      for (const group of file.testGroups) {
-        assert.equal(group.type, 'EcdsaVerify');
-        assert.equal(group.publicKey.curve, suite.curve);
-        assert.equal(group.sha, suite.sha);
-        const publicKey = fromHex(group.publicKey.uncompressed);
-        const compressedKey = compressed(publicKey, suite.size);
-        for (const vector of group.tests) {
-          const label = `${suite.algorithm} tcId ${vector.tcId} (${vector.comment || vector.flags.join(', ')})`;
-          counts[vector.result] += 1;
-          const message = fromHex(vector.msg);
-          const der = fromHex(vector.sig);
-          const expected = vector.result === 'valid';
-          assert.notEqual(vector.result, 'acceptable', label);
-          assert.equal(await verifyEcdsaDer(suite.algorithm, publicKey, message, der), expected, `${label}, DER`);
-
-          const fixed = derToP1363(der, suite.size);
-          if (expected) assert.ok(fixed !== undefined, `${label}: a valid signature must be strict DER`);
-          if (fixed === undefined) continue;
-          converted += 1;
-          assert.equal(await verifySignature(suite.algorithm, publicKey, message, fixed), expected, `${label}, r ‖ s`);
-          if (expected) {
-            assert.equal(await verifySignature(suite.algorithm, compressedKey, message, fixed), true, `${label}, compressed key`);
-            compressedChecked += 1;
-          }
+        const fixed = derToP1363(der, suite.size);
+        if (expected) assert.ok(fixed !== undefined, `${label}: a valid signature must be strict DER`);
+        if (fixed === undefined) continue;
+        converted += 1;
+        assert.equal(await verifySignature(suite.algorithm, publicKey, message, fixed), expected, `${label}, r ‖ s`);
+        if (expected) {
+          assert.equal(await verifySignature(suite.algorithm, compressedKey, message, fixed), true, `${label}, compressed key`);
+          compressedChecked += 1;
         }
       }
-      assert.equal(counts.valid + counts.invalid + counts.acceptable, file.numberOfTests);
-      // The file's own tally.
-      assert.deepEqual(counts, { valid: suite.valid, invalid: suite.invalid, acceptable: 0 });
-      assert.equal(compressedChecked, suite.valid);
-      // Besides the valid ones, 75 invalid vectors are strict DER with r, s that fit (r = 0,
-      // s = n, modified integers, arithmetic edge cases), so the r ‖ s path sees more than the
-      // happy case.
-      assert.equal(converted, suite.strictDer);
-    });
-  }
+    }
+    assert.equal(counts.valid + counts.invalid + counts.acceptable, file.numberOfTests);
+    // The file's own tally.
+    assert.deepEqual(counts, { valid: suite.valid, invalid: suite.invalid, acceptable: 0 });
+    assert.equal(compressedChecked, suite.valid);
+    // Besides the valid ones, 75 invalid vectors are strict DER with r, s that fit (r = 0,
+    // s = n, modified integers, arithmetic edge cases), so the r ‖ s path sees more than the
+    // happy case.
+    assert.equal(converted, suite.strictDer);
+  });
 }

@@ -1,6 +1,6 @@
 /**
  * Wycheproof HMAC vectors (C2SP/wycheproof testvectors_v1: hmac_sha256, hmac_sha384, hmac_sha512,
- * hmac_sha3_256, hmac_sha3_512), read from CRYPTO_VECTORS_DIR/wycheproof.
+ * hmac_sha3_256, hmac_sha3_512), read from data/wycheproof.
  *
  * Each file has groups with the full tag size and groups with tags truncated to half. This service
  * verifies full-length MACs only (a truncated MAC is a 400, see mac.ts), so the two kinds are
@@ -14,7 +14,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { computeHmac, MAC_ALGORITHMS, verifyHmac, type MacAlgorithm } from '../../src/mac.ts';
 import { CryptoError } from '../../src/errors.ts';
-import { fromHex, readVectorFile, toHex, vectorsDirectory } from './vector-files.ts';
+import { fromHex, readVectorFile, toHex } from './vector-files.ts';
 
 interface MacVector {
   tcId: number;
@@ -37,44 +37,40 @@ const FILES: [string, MacAlgorithm][] = [
   ['hmac_sha3_512_test.json', 'sha3-512'],
 ];
 
-const vectorsDir = vectorsDirectory('the Wycheproof HMAC vectors');
-
-if (vectorsDir !== undefined) {
-  for (const [file, algorithm] of FILES) {
-    test(`Wycheproof ${file} (HMAC ${algorithm})`, (t) => {
-      const data = readVectorFile<MacFile>(`wycheproof/${file}`, vectorsDir);
-      const outputLength = MAC_ALGORITHMS[algorithm].outputLength;
-      const counts = { fullValid: 0, fullInvalid: 0, truncatedValid: 0, truncatedInvalid: 0 };
-      for (const group of data.testGroups) {
-        for (const v of group.tests) {
-          const label = `tcId ${v.tcId} (${v.comment})`;
-          assert.notEqual(v.result, 'acceptable', `${label}: no "acceptable" results are expected in these files`);
-          const key = fromHex(v.key);
-          const msg = fromHex(v.msg);
-          const tag = fromHex(v.tag);
-          assert.equal(tag.byteLength * 8, group.tagSize, label);
-          const mac = computeHmac(algorithm, key, msg);
-          if (tag.byteLength === outputLength) {
-            assert.equal(verifyHmac(algorithm, key, msg, tag), v.result === 'valid', label);
-            if (v.result === 'valid') {
-              assert.equal(toHex(mac), v.tag, label);
-              counts.fullValid += 1;
-            } else {
-              counts.fullInvalid += 1;
-            }
+for (const [file, algorithm] of FILES) {
+  test(`Wycheproof ${file} (HMAC ${algorithm})`, (t) => {
+    const data = readVectorFile<MacFile>(`wycheproof/${file}`);
+    const outputLength = MAC_ALGORITHMS[algorithm].outputLength;
+    const counts = { fullValid: 0, fullInvalid: 0, truncatedValid: 0, truncatedInvalid: 0 };
+    for (const group of data.testGroups) {
+      for (const v of group.tests) {
+        const label = `tcId ${v.tcId} (${v.comment})`;
+        assert.notEqual(v.result, 'acceptable', `${label}: no "acceptable" results are expected in these files`);
+        const key = fromHex(v.key);
+        const msg = fromHex(v.msg);
+        const tag = fromHex(v.tag);
+        assert.equal(tag.byteLength * 8, group.tagSize, label);
+        const mac = computeHmac(algorithm, key, msg);
+        if (tag.byteLength === outputLength) {
+          assert.equal(verifyHmac(algorithm, key, msg, tag), v.result === 'valid', label);
+          if (v.result === 'valid') {
+            assert.equal(toHex(mac), v.tag, label);
+            counts.fullValid += 1;
           } else {
-            assert.throws(() => verifyHmac(algorithm, key, msg, tag),
-              (error: unknown) => error instanceof CryptoError && error.code === 'INVALID_INPUT' && error.field === '/mac', label);
-            assert.equal(toHex(mac.subarray(0, tag.byteLength)) === v.tag, v.result === 'valid', label);
-            if (v.result === 'valid') counts.truncatedValid += 1;
-            else counts.truncatedInvalid += 1;
+            counts.fullInvalid += 1;
           }
+        } else {
+          assert.throws(() => verifyHmac(algorithm, key, msg, tag),
+            (error: unknown) => error instanceof CryptoError && error.code === 'INVALID_INPUT' && error.field === '/mac', label);
+          assert.equal(toHex(mac.subarray(0, tag.byteLength)) === v.tag, v.result === 'valid', label);
+          if (v.result === 'valid') counts.truncatedValid += 1;
+          else counts.truncatedInvalid += 1;
         }
       }
-      t.diagnostic(`${file}: ${JSON.stringify(counts)}`);
-      assert.equal(counts.fullValid + counts.fullInvalid + counts.truncatedValid + counts.truncatedInvalid, data.numberOfTests);
-      // Each kind is present, so a file change that dropped one would be noticed.
-      for (const [kind, count] of Object.entries(counts)) assert.ok(count > 0, `${file}: no ${kind} vectors`);
-    });
-  }
+    }
+    t.diagnostic(`${file}: ${JSON.stringify(counts)}`);
+    assert.equal(counts.fullValid + counts.fullInvalid + counts.truncatedValid + counts.truncatedInvalid, data.numberOfTests);
+    // Each kind is present, so a file change that dropped one would be noticed.
+    for (const [kind, count] of Object.entries(counts)) assert.ok(count > 0, `${file}: no ${kind} vectors`);
+  });
 }

@@ -1,5 +1,5 @@
 /**
- * ML-DSA (FIPS 204) against Wycheproof (C2SP/wycheproof testvectors_v1, pinned in SOURCES.md):
+ * ML-DSA (FIPS 204) against Wycheproof (C2SP/wycheproof testvectors_v1, pinned in data/SOURCES.md):
  *
  *   mldsa_{44,65,87}_verify_test.json     verification: valid signatures, and invalid ones (modified
  *                                          signatures, bad hint encodings, infinity-norm violations,
@@ -18,15 +18,13 @@
  * Vectors that give only μ (the "external μ" interface of FIPS 204, flagged Internal) have no
  * message: this service does not offer that interface, so they cannot run through it. They are
  * counted separately, and the test asserts that every one of them is such a vector.
- *
- * The directory comes from CRYPTO_VECTORS_DIR; without it this file fails and says so.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CryptoError } from '../../src/errors.ts';
 import { ML_DSA_PARAMETERS, mlDsaKeygen, mlDsaSign, mlDsaVerify, type MlDsaAlgorithm } from '../../src/ml-dsa.ts';
 import { PQ_NATIVE_SUPPORT, type PqBackend } from '../../src/pq-common.ts';
-import { fromHex, readVectorFile, toHex, vectorsDirectory } from './vector-files.ts';
+import { fromHex, readVectorFile, toHex } from './vector-files.ts';
 
 const BACKENDS: PqBackend[] = PQ_NATIVE_SUPPORT.mlDsa ? ['native', 'noble'] : ['noble'];
 const ZERO_RND = new Uint8Array(32);
@@ -55,150 +53,146 @@ async function rejection(work: () => Promise<{ valid: boolean }>, label: string)
   }
 }
 
-const vectorsDir = vectorsDirectory('the ML-DSA vectors');
-
-if (vectorsDir !== undefined) {
-  describe('Wycheproof ML-DSA verification', () => {
-    for (const level of [44, 65, 87]) {
-      const file = `mldsa_${level}_verify_test.json`;
-      test(file, async (t) => {
-        const data = readVectorFile<WycheproofFile<VerifyGroup>>(`wycheproof/${file}`, vectorsDir);
-        const algorithm = algorithmOf(data.algorithm);
-        const counts = { valid: 0, invalid: 0, acceptable: 0, invalidAsFalse: 0, invalidRefused: 0 };
-        for (const group of data.testGroups) {
-          assert.equal(group.type, 'MlDsaVerify');
-          const publicKey = fromHex(group.publicKey);
-          for (const vector of group.tests) {
-            const label = `${file} tcId ${vector.tcId} (${vector.comment ?? ''})`;
-            const message = fromHex(vector.msg);
-            const signature = fromHex(vector.sig);
-            const options = vector.ctx === undefined ? {} : { context: fromHex(vector.ctx) };
-            switch (vector.result) {
-              case 'valid':
-                counts.valid++;
-                for (const backend of BACKENDS) {
-                  const result = await mlDsaVerify(publicKey, message, signature, { ...options, backend });
-                  assert.deepEqual(result, { algorithm, valid: true }, `${label} (${backend})`);
-                }
-                break;
-              case 'invalid': {
-                counts.invalid++;
-                const outcomes = new Set<string>();
-                for (const backend of BACKENDS) {
-                  outcomes.add(await rejection(() => mlDsaVerify(publicKey, message, signature, { ...options, backend }), `${label} (${backend})`));
-                }
-                // Both backends reject the same way: a length or context fault is refused before
-                // any backend runs, a well-formed bad signature is false on both.
-                assert.equal(outcomes.size, 1, `${label}: backends disagree`);
-                if (outcomes.has('false')) counts.invalidAsFalse++;
-                else counts.invalidRefused++;
-                break;
+describe('Wycheproof ML-DSA verification', () => {
+  for (const level of [44, 65, 87]) {
+    const file = `mldsa_${level}_verify_test.json`;
+    test(file, async (t) => {
+      const data = readVectorFile<WycheproofFile<VerifyGroup>>(`wycheproof/${file}`);
+      const algorithm = algorithmOf(data.algorithm);
+      const counts = { valid: 0, invalid: 0, acceptable: 0, invalidAsFalse: 0, invalidRefused: 0 };
+      for (const group of data.testGroups) {
+        assert.equal(group.type, 'MlDsaVerify');
+        const publicKey = fromHex(group.publicKey);
+        for (const vector of group.tests) {
+          const label = `${file} tcId ${vector.tcId} (${vector.comment ?? ''})`;
+          const message = fromHex(vector.msg);
+          const signature = fromHex(vector.sig);
+          const options = vector.ctx === undefined ? {} : { context: fromHex(vector.ctx) };
+          switch (vector.result) {
+            case 'valid':
+              counts.valid++;
+              for (const backend of BACKENDS) {
+                const result = await mlDsaVerify(publicKey, message, signature, { ...options, backend });
+                assert.deepEqual(result, { algorithm, valid: true }, `${label} (${backend})`);
               }
-              case 'acceptable': {
-                counts.acceptable++;
-                const results = new Set<string>();
-                for (const backend of BACKENDS) {
-                  results.add(await mlDsaVerify(publicKey, message, signature, { ...options, backend }).then((r) => String(r.valid), () => 'refused'));
-                }
-                assert.equal(results.size, 1, `${label}: backends disagree on an acceptable vector`);
-                break;
+              break;
+            case 'invalid': {
+              counts.invalid++;
+              const outcomes = new Set<string>();
+              for (const backend of BACKENDS) {
+                outcomes.add(await rejection(() => mlDsaVerify(publicKey, message, signature, { ...options, backend }), `${label} (${backend})`));
               }
-              default:
-                assert.fail(`${label}: unknown result ${vector.result}`);
+              // Both backends reject the same way: a length or context fault is refused before
+              // any backend runs, a well-formed bad signature is false on both.
+              assert.equal(outcomes.size, 1, `${label}: backends disagree`);
+              if (outcomes.has('false')) counts.invalidAsFalse++;
+              else counts.invalidRefused++;
+              break;
             }
+            case 'acceptable': {
+              counts.acceptable++;
+              const results = new Set<string>();
+              for (const backend of BACKENDS) {
+                results.add(await mlDsaVerify(publicKey, message, signature, { ...options, backend }).then((r) => String(r.valid), () => 'refused'));
+              }
+              assert.equal(results.size, 1, `${label}: backends disagree on an acceptable vector`);
+              break;
+            }
+            default:
+              assert.fail(`${label}: unknown result ${vector.result}`);
           }
         }
-        assert.equal(counts.valid + counts.invalid + counts.acceptable, data.numberOfTests, 'every vector was run');
-        assert.ok(counts.valid > 0 && counts.invalidAsFalse > 0 && counts.invalidRefused > 0);
-        t.diagnostic(
-          `${file}: ${counts.valid} valid, ${counts.invalid} invalid (${counts.invalidAsFalse} valid: false, ${counts.invalidRefused} refused as INVALID_INPUT), `
-            + `${counts.acceptable} acceptable; backends: ${BACKENDS.join(', ')}`,
-        );
-      });
-    }
-  });
+      }
+      assert.equal(counts.valid + counts.invalid + counts.acceptable, data.numberOfTests, 'every vector was run');
+      assert.ok(counts.valid > 0 && counts.invalidAsFalse > 0 && counts.invalidRefused > 0);
+      t.diagnostic(
+        `${file}: ${counts.valid} valid, ${counts.invalid} invalid (${counts.invalidAsFalse} valid: false, ${counts.invalidRefused} refused as INVALID_INPUT), `
+          + `${counts.acceptable} acceptable; backends: ${BACKENDS.join(', ')}`,
+      );
+    });
+  }
+});
 
-  describe('Wycheproof ML-DSA key generation from seeds and signing', () => {
-    for (const level of [44, 65, 87]) {
-      const file = `mldsa_${level}_sign_seed_test.json`;
-      test(file, async (t) => {
-        const data = readVectorFile<WycheproofFile<SignGroup>>(`wycheproof/${file}`, vectorsDir);
-        const algorithm = algorithmOf(data.algorithm);
-        const counts = { valid: 0, invalid: 0, acceptable: 0, externalMu: 0 };
-        for (const group of data.testGroups) {
-          assert.equal(group.type, 'MlDsaSign');
-          const seed = fromHex(group.privateSeed);
-          let checkedGroup = false;
-          for (const vector of group.tests) {
-            const label = `${file} tcId ${vector.tcId} (${vector.comment ?? ''})`;
-            const context = vector.ctx === undefined ? undefined : fromHex(vector.ctx);
-            const withContext = context === undefined ? {} : { context };
-            if (vector.msg === undefined) {
-              // μ only: the external-μ interface, which this service does not offer.
-              assert.ok(vector.mu !== undefined && vector.result === 'valid', `${label}: a vector without a message must be an external-μ one`);
-              counts.externalMu++;
-              continue;
-            }
-            const message = fromHex(vector.msg);
-            switch (vector.result) {
-              case 'valid': {
-                counts.valid++;
-                const publicKey = fromHex(group.publicKey);
+describe('Wycheproof ML-DSA key generation from seeds and signing', () => {
+  for (const level of [44, 65, 87]) {
+    const file = `mldsa_${level}_sign_seed_test.json`;
+    test(file, async (t) => {
+      const data = readVectorFile<WycheproofFile<SignGroup>>(`wycheproof/${file}`);
+      const algorithm = algorithmOf(data.algorithm);
+      const counts = { valid: 0, invalid: 0, acceptable: 0, externalMu: 0 };
+      for (const group of data.testGroups) {
+        assert.equal(group.type, 'MlDsaSign');
+        const seed = fromHex(group.privateSeed);
+        let checkedGroup = false;
+        for (const vector of group.tests) {
+          const label = `${file} tcId ${vector.tcId} (${vector.comment ?? ''})`;
+          const context = vector.ctx === undefined ? undefined : fromHex(vector.ctx);
+          const withContext = context === undefined ? {} : { context };
+          if (vector.msg === undefined) {
+            // μ only: the external-μ interface, which this service does not offer.
+            assert.ok(vector.mu !== undefined && vector.result === 'valid', `${label}: a vector without a message must be an external-μ one`);
+            counts.externalMu++;
+            continue;
+          }
+          const message = fromHex(vector.msg);
+          switch (vector.result) {
+            case 'valid': {
+              counts.valid++;
+              const publicKey = fromHex(group.publicKey);
+              for (const backend of BACKENDS) {
+                const expected = await mlDsaVerify(publicKey, message, fromHex(vector.sig), { ...withContext, backend });
+                assert.equal(expected.valid, true, `${label} the expected signature verifies (${backend})`);
+              }
+              if (!checkedGroup) {
+                // Once per key: key generation from the seed, and a fresh hedged signature from
+                // each backend verified on each backend.
+                checkedGroup = true;
                 for (const backend of BACKENDS) {
-                  const expected = await mlDsaVerify(publicKey, message, fromHex(vector.sig), { ...withContext, backend });
-                  assert.equal(expected.valid, true, `${label} the expected signature verifies (${backend})`);
-                }
-                if (!checkedGroup) {
-                  // Once per key: key generation from the seed, and a fresh hedged signature from
-                  // each backend verified on each backend.
-                  checkedGroup = true;
-                  for (const backend of BACKENDS) {
-                    const keys = await mlDsaKeygen(level, { seed, backend });
-                    assert.equal(toHex(keys.publicKey), group.publicKey, `${label} public key (${backend})`);
-                    const fresh = await mlDsaSign(seed, message, { level, ...withContext, backend });
-                    for (const verifier of BACKENDS) {
-                      const check = await mlDsaVerify(publicKey, message, fresh.signature, { ...withContext, backend: verifier });
-                      assert.equal(check.valid, true, `${label} signed on ${backend}, verified on ${verifier}`);
-                    }
+                  const keys = await mlDsaKeygen(level, { seed, backend });
+                  assert.equal(toHex(keys.publicKey), group.publicKey, `${label} public key (${backend})`);
+                  const fresh = await mlDsaSign(seed, message, { level, ...withContext, backend });
+                  for (const verifier of BACKENDS) {
+                    const check = await mlDsaVerify(publicKey, message, fresh.signature, { ...withContext, backend: verifier });
+                    assert.equal(check.valid, true, `${label} signed on ${backend}, verified on ${verifier}`);
                   }
                 }
-                const randomness = vector.rnd === undefined ? ZERO_RND : fromHex(vector.rnd);
-                const exact = await mlDsaSign(seed, message, { level, ...withContext, randomness });
-                assert.equal(exact.algorithm, algorithm);
-                assert.equal(toHex(exact.signature), vector.sig, `${label} exact signature (noble, rnd ${vector.rnd === undefined ? '0^32' : 'given'})`);
-                break;
               }
-              case 'invalid':
-                // Seeds of the wrong length, contexts over 255 bytes: refused on every backend.
-                counts.invalid++;
-                for (const backend of BACKENDS) {
-                  await assert.rejects(mlDsaSign(seed, message, { level, ...withContext, backend }), (error: unknown) => {
-                    assert.ok(error instanceof CryptoError && error.code === 'INVALID_INPUT', `${label} (${backend}): ${String(error)}`);
-                    return true;
-                  });
-                }
-                break;
-              case 'acceptable': {
-                counts.acceptable++;
-                const outcomes = new Set<string>();
-                for (const backend of BACKENDS) {
-                  outcomes.add(await mlDsaSign(seed, message, { level, ...withContext, backend }).then(() => 'signed', () => 'refused'));
-                }
-                assert.equal(outcomes.size, 1, `${label}: backends disagree on an acceptable vector`);
-                break;
-              }
-              default:
-                assert.fail(`${label}: unknown result ${vector.result}`);
+              const randomness = vector.rnd === undefined ? ZERO_RND : fromHex(vector.rnd);
+              const exact = await mlDsaSign(seed, message, { level, ...withContext, randomness });
+              assert.equal(exact.algorithm, algorithm);
+              assert.equal(toHex(exact.signature), vector.sig, `${label} exact signature (noble, rnd ${vector.rnd === undefined ? '0^32' : 'given'})`);
+              break;
             }
+            case 'invalid':
+              // Seeds of the wrong length, contexts over 255 bytes: refused on every backend.
+              counts.invalid++;
+              for (const backend of BACKENDS) {
+                await assert.rejects(mlDsaSign(seed, message, { level, ...withContext, backend }), (error: unknown) => {
+                  assert.ok(error instanceof CryptoError && error.code === 'INVALID_INPUT', `${label} (${backend}): ${String(error)}`);
+                  return true;
+                });
+              }
+              break;
+            case 'acceptable': {
+              counts.acceptable++;
+              const outcomes = new Set<string>();
+              for (const backend of BACKENDS) {
+                outcomes.add(await mlDsaSign(seed, message, { level, ...withContext, backend }).then(() => 'signed', () => 'refused'));
+              }
+              assert.equal(outcomes.size, 1, `${label}: backends disagree on an acceptable vector`);
+              break;
+            }
+            default:
+              assert.fail(`${label}: unknown result ${vector.result}`);
           }
         }
-        assert.equal(counts.valid + counts.invalid + counts.acceptable + counts.externalMu, data.numberOfTests, 'every vector was accounted for');
-        assert.ok(counts.valid > 0 && counts.invalid > 0);
-        t.diagnostic(
-          `${file}: ${counts.valid} valid, ${counts.invalid} invalid, ${counts.acceptable} acceptable, `
-            + `${counts.externalMu} external-μ only (interface not offered); backends: ${BACKENDS.join(', ')}`,
-        );
-      });
-    }
-  });
-}
+      }
+      assert.equal(counts.valid + counts.invalid + counts.acceptable + counts.externalMu, data.numberOfTests, 'every vector was accounted for');
+      assert.ok(counts.valid > 0 && counts.invalid > 0);
+      t.diagnostic(
+        `${file}: ${counts.valid} valid, ${counts.invalid} invalid, ${counts.acceptable} acceptable, `
+          + `${counts.externalMu} external-μ only (interface not offered); backends: ${BACKENDS.join(', ')}`,
+      );
+    });
+  }
+});

@@ -1,5 +1,5 @@
 /**
- * X-Wing (draft-connolly-cfrg-xwing-kem) against its published vectors (SOURCES.md):
+ * X-Wing (draft-connolly-cfrg-xwing-kem) against its published vectors (data/SOURCES.md):
  *
  *   xwing/xwing.json            the draft's vectors as published by RustCrypto/KEMs: seed, pk,
  *                               eseed, ct, ss (3)
@@ -12,8 +12,6 @@
  * ML-KEM backend this runtime has; and the same through X-Wing as an HPKE KEM (XWING_HPKE_KEM:
  * Encap with the eseed, Decap from the seed and from the parts). Both files hold only valid
  * vectors; each is counted.
- *
- * The directory comes from CRYPTO_VECTORS_DIR; without it this file fails and says so.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,7 +25,7 @@ import {
   xwingHpkePrivateKeyFromParts,
   xwingKeyPairFromSeed,
 } from '../../src/xwing.ts';
-import { fromHex, readVectorFile, toHex, vectorsDirectory } from './vector-files.ts';
+import { fromHex, readVectorFile, toHex } from './vector-files.ts';
 
 const BACKENDS: PqBackend[] = PQ_NATIVE_SUPPORT.mlKem ? ['native', 'noble'] : ['noble'];
 
@@ -70,31 +68,27 @@ async function check(vector: Vector, label: string): Promise<void> {
   assert.equal(toHex(await XWING_HPKE_KEM.decap(ciphertext, fromParts)), vector.ss, `${label} HPKE Decap from the parts`);
 }
 
-const vectorsDir = vectorsDirectory('the X-Wing vectors');
+test('xwing/xwing.json: the draft vectors (RustCrypto/KEMs)', async (t) => {
+  const data = readVectorFile<{ vectors: (Vector & { sk: string })[] }>('xwing/xwing.json');
+  let valid = 0;
+  for (const [index, vector] of data.vectors.entries()) {
+    // The secret key of X-Wing is the seed itself.
+    assert.equal(vector.sk, vector.seed);
+    await check(vector, `xwing.json #${index}`);
+    valid++;
+  }
+  assert.equal(valid, 3);
+  t.diagnostic(`xwing.json: ${valid} valid; ML-KEM backends: ${BACKENDS.join(', ')}`);
+});
 
-if (vectorsDir !== undefined) {
-  test('xwing/xwing.json: the draft vectors (RustCrypto/KEMs)', async (t) => {
-    const data = readVectorFile<{ vectors: (Vector & { sk: string })[] }>('xwing/xwing.json', vectorsDir);
-    let valid = 0;
-    for (const [index, vector] of data.vectors.entries()) {
-      // The secret key of X-Wing is the seed itself.
-      assert.equal(vector.sk, vector.seed);
-      await check(vector, `xwing.json #${index}`);
-      valid++;
-    }
-    assert.equal(valid, 3);
-    t.diagnostic(`xwing.json: ${valid} valid; ML-KEM backends: ${BACKENDS.join(', ')}`);
-  });
-
-  test('xwing/mlkem768-x25519.json: noble-post-quantum vectors of the same KEM', async (t) => {
-    const data = readVectorFile<{ seed: string; sk: string; randomness: string; pk: string; ct: string; ss: string }[]>('xwing/mlkem768-x25519.json', vectorsDir);
-    let valid = 0;
-    for (const [index, vector] of data.entries()) {
-      assert.equal(vector.sk, vector.seed);
-      await check({ seed: vector.seed, pk: vector.pk, eseed: vector.randomness, ct: vector.ct, ss: vector.ss }, `mlkem768-x25519.json #${index}`);
-      valid++;
-    }
-    assert.equal(valid, 10);
-    t.diagnostic(`mlkem768-x25519.json: ${valid} valid; ML-KEM backends: ${BACKENDS.join(', ')}`);
-  });
-}
+test('xwing/mlkem768-x25519.json: noble-post-quantum vectors of the same KEM', async (t) => {
+  const data = readVectorFile<{ seed: string; sk: string; randomness: string; pk: string; ct: string; ss: string }[]>('xwing/mlkem768-x25519.json');
+  let valid = 0;
+  for (const [index, vector] of data.entries()) {
+    assert.equal(vector.sk, vector.seed);
+    await check({ seed: vector.seed, pk: vector.pk, eseed: vector.randomness, ct: vector.ct, ss: vector.ss }, `mlkem768-x25519.json #${index}`);
+    valid++;
+  }
+  assert.equal(valid, 10);
+  t.diagnostic(`mlkem768-x25519.json: ${valid} valid; ML-KEM backends: ${BACKENDS.join(', ')}`);
+});

@@ -73,15 +73,31 @@ describe('secrets never reach the logs or an error body', () => {
     assert.equal(response.statusCode, status, `${label}: ${response.body.slice(0, 300)}`);
   }
 
+  /** What `work` threw, or undefined: the hook below keeps a failure for the test it belongs to. */
+  async function failureOf(work: () => Promise<void>): Promise<unknown> {
+    try {
+      await work();
+      return undefined;
+    } catch (error) {
+      return error ?? new Error('failed without an error');
+    }
+  }
+
+  // Every request is sent from the hook, in one order, so that each test below reads finished
+  // traffic whatever order the tests themselves run in.
+  let requestMixFailure: unknown;
+  let v1MixFailure: unknown;
   test.before(async () => {
     app = await testApp(
       { CRYPTO_API_KEY: API_KEY, JWT_SECRET, LOG_LEVEL: 'debug', RATE_LIMIT_MAX: '1000000', BODY_LIMIT_BYTES: '65536' },
       { logStream: { write: (line: string) => logs.push(line) } },
     );
+    requestMixFailure = await failureOf(sendRequestMix);
+    v1MixFailure = await failureOf(sendV1Mix);
   });
   test.after(() => app.close());
 
-  test('the request mix', async () => {
+  async function sendRequestMix(): Promise<void> {
     secrets.push(text('API key', API_KEY), text('wrong API key', WRONG_API_KEY), text('JWT secret', JWT_SECRET), text('foreign JWT secret', FOREIGN_JWT_SECRET));
     secrets.push(text('password', PASSWORD), text('wrong password', WRONG_PASSWORD), text('passphrase', PASSPHRASE), text('plaintext', PLAINTEXT), text('message', MESSAGE));
 
@@ -191,9 +207,9 @@ describe('secrets never reach the logs or an error body', () => {
     assert.equal(textPlain.statusCode, 415);
     errorBodies.push({ label: 'text/plain body', body: textPlain.body });
     await refused('a body over the limit', '/v2/encrypt', { key: key.toString('hex'), plaintext: `${PLAINTEXT} ${'x'.repeat(70_000)}` }, 413);
-  });
+  }
 
-  test('/v1 with passphrases: generate, encrypt, decrypt, and the wrong passphrase', async () => {
+  async function sendV1Mix(): Promise<void> {
     const generated = await ok('/v1 generate', '/v1/generate', { name: 'Hygiene', email: 'hygiene@example.com', passphrase: PASSPHRASE });
     secrets.push(text('/v1 armored private key body', generated.privateKey.split('\n').slice(3, 5).join('\n')));
     const armored = await ok('/v1 encrypt', '/v1/encrypt', { message: MESSAGE, publicKeys: generated.publicKey });
@@ -202,6 +218,14 @@ describe('secrets never reach the logs or an error body', () => {
     const symmetric = await ok('/v1 encrypt to a passphrase', '/v1/encrypt', { message: PLAINTEXT, passphrase: PASSPHRASE });
     await refused('/v1 decrypt a symmetric message, wrong passphrase', '/v1/decrypt', { message: symmetric, passphrase: WRONG_PASSWORD }, 400);
     await refused('/v1 sign with a locked key, no passphrase', '/v1/sign', { message: MESSAGE, privateKey: generated.privateKey }, 400);
+  }
+
+  test('the request mix', () => {
+    if (requestMixFailure !== undefined) throw requestMixFailure;
+  });
+
+  test('/v1 with passphrases: generate, encrypt, decrypt, and the wrong passphrase', () => {
+    if (v1MixFailure !== undefined) throw v1MixFailure;
   });
 
   test('no secret, in any form, is in any log line or error body', () => {
