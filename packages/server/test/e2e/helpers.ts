@@ -226,7 +226,7 @@ export class ServerProcess {
   }
 
   /** Waits for "Server listening at <url>" and records the address. */
-  async ready(timeoutMs = 10_000): Promise<this> {
+  async ready(timeoutMs = 30_000): Promise<this> {
     const prefix = 'Server listening at ';
     const line = await this.waitForLog((log) => log.msg.startsWith(prefix), timeoutMs, `"${prefix}…" line`);
     this.baseUrl = line.msg.slice(prefix.length).trim();
@@ -272,7 +272,7 @@ export async function untilReady(server: StartedServer, timeoutMs = 30_000): Pro
   }
 }
 
-export async function startServer(env: Env = {}, { readyTimeoutMs = 10_000 } = {}): Promise<StartedServer> {
+export async function startServer(env: Env = {}, { readyTimeoutMs = 30_000 } = {}): Promise<StartedServer> {
   for (let attempt = 1; ; attempt += 1) {
     const port = env.PORT ?? String(await freePort());
     const server = new ServerProcess({ ...env, PORT: port });
