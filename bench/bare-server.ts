@@ -18,6 +18,7 @@ import cluster from 'node:cluster';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { bytesToBase64, bytesToHex, digest, hexToBytes, mlDsaSign, mlKemEncapsulate, signMessage, utf8ToBytes, xchachaSeal } from '@crypto-service/core';
+import type * as FastifyModule from 'fastify';
 
 if (typeof AsyncLocalStorage !== 'function') throw new Error('node:async_hooks has no AsyncLocalStorage');
 
@@ -31,7 +32,7 @@ async function serve(): Promise<void> {
   // Fastify is the server package's dependency, not the root's: resolved from there, so that the
   // baseline runs exactly the Fastify the service runs.
   const fromServer = createRequire(new URL('../packages/server/package.json', import.meta.url));
-  const { default: Fastify } = (await import(pathToFileURL(fromServer.resolve('fastify')).href)) as typeof import('fastify');
+  const { default: Fastify } = (await import(pathToFileURL(fromServer.resolve('fastify')).href)) as typeof FastifyModule;
   const app = Fastify({ logger: false });
 
   app.get('/live', async () => ({ status: 'alive' }));

@@ -17,7 +17,6 @@ import { createCipheriv, createHash, createHmac, hash as oneShotHash, randomByte
 import { parseArgs } from 'node:util';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { blake2b } from '@noble/hashes/blake2.js';
-import { hkdf } from '@noble/hashes/hkdf.js';
 import { aeskw, aeskwp } from '@noble/ciphers/aes.js';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { ed448 } from '@noble/curves/ed448.js';

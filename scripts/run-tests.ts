@@ -40,7 +40,7 @@ function testFiles(selection: Selection): string[] {
   if (selection === 'timing') {
     return [...TIMING_TESTS];
   }
-  const all = [...globSync('packages/*/test/**/*.test.ts'), ...globSync('deploy/test/**/*.test.ts')];
+  const all = [...globSync('packages/*/test/**/*.test.ts'), ...globSync('deploy/test/**/*.test.ts'), ...globSync('scripts/**/*.test.ts')];
   const isTiming = (file: string) => TIMING_TESTS.includes(file);
   const isVectorSuite = (file: string) => file.includes('/test/vectors/');
   return all

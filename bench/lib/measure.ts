@@ -38,7 +38,7 @@ export interface Comparison {
 }
 
 // Results go here so that the engine cannot drop a call whose result is never used.
-let sink: unknown;
+let _sink: unknown;
 
 interface Prepared { operation: Operation; asynchronous: boolean; batch: number }
 
@@ -47,9 +47,9 @@ async function timeBatch(prepared: Omit<Prepared, 'batch'>, count: number, clock
   const cpu = process.cpuUsage();
   const start = performance.now();
   if (prepared.asynchronous) {
-    for (let i = 0; i < count; i++) sink = await prepared.operation();
+    for (let i = 0; i < count; i++) _sink = await prepared.operation();
   } else {
-    for (let i = 0; i < count; i++) sink = prepared.operation();
+    for (let i = 0; i < count; i++) _sink = prepared.operation();
   }
   const wallMs = performance.now() - start;
   const used = process.cpuUsage(cpu);
@@ -62,7 +62,7 @@ async function timeBatch(prepared: Omit<Prepared, 'batch'>, count: number, clock
 async function prepare(operation: Operation, roundMs: number): Promise<Prepared> {
   const first = operation();
   const asynchronous = typeof (first as { then?: unknown } | null)?.then === 'function';
-  if (asynchronous) sink = await first;
+  if (asynchronous) _sink = await first;
   if (roundMs === 0) {
     await timeBatch({ operation, asynchronous }, 1, 'wall');
     return { operation, asynchronous, batch: 1 };

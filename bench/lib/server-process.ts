@@ -193,7 +193,7 @@ async function startServer(options: { name: string; script: string; env: Record<
     await waitUntilReady(`${url}${options.readyPath}`, child, options.readyAnswers);
   } catch (error) {
     child.kill('SIGKILL');
-    throw new Error(`${options.name} server did not start: ${(error as Error).message} (log: ${logFile})`);
+    throw new Error(`${options.name} server did not start: ${(error as Error).message} (log: ${logFile})`, { cause: error });
   }
   return {
     name: options.name,

@@ -115,6 +115,8 @@ export function dockerIgnore(text: string): (path: string) => boolean {
       const source = pattern.split('/').map((segment) => (segment === '**'
         ? '\u0000'
         : segment.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]'))).join('/')
+        // NUL stands in for `**` while the other wildcards are translated: no path contains it.
+        // eslint-disable-next-line no-control-regex
         .replace(/\u0000\//g, '(?:.*/)?').replace(/\/\u0000/g, '(?:/.*)?').replace(/\u0000/g, '.*');
       return { exception, regex: new RegExp(`^${source}(?:/.*)?$`) };
     });

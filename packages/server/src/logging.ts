@@ -216,7 +216,7 @@ class RequestLogger {
         value: function log(this: RequestLogger, ...args: Parameters<LogMethod>) {
           if (!this.isLevelEnabled(level)) return;
           const logger = this.#logger();
-          logger[level].apply(logger, args);
+          logger[level](...args);
         },
       });
     }

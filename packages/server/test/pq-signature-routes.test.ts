@@ -259,7 +259,7 @@ describe('rate-limit units: the same totals as the /v2/pq routes', () => {
     assert.equal(refused.statusCode, 400);
     assert.equal(remaining(refused), expected -= PQ_RATE_LIMIT_COSTS.slhDsaSign);
     const ed = await postJson(app, '/v2/sign', { privateKey: '11'.repeat(32), message: 'm' });
-    assert.equal(remaining(ed), expected -= 1);
+    assert.equal(remaining(ed), expected - 1);
   });
 
   test('a signature the client cannot afford is a 429 with Retry-After, and no signing work starts', async (t) => {

@@ -88,7 +88,7 @@ export default fp(async function metrics(app) {
   collectDefaultMetrics({ register: registry });
   const requestCounts = new DeferredCounts<HttpLabels>();
   const operationCounts = new DeferredCounts<OperationLabels>();
-  const requests = new Counter({
+  new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests by method, route template and status code',
     labelNames: ['method', 'route', 'status_code'] as const,
@@ -102,7 +102,7 @@ export default fp(async function metrics(app) {
     'HTTP request latency by method, route template and status code',
     LATENCY_BUCKETS,
   ).registerIn(registry);
-  const operations = new Counter({
+  new Counter({
     name: 'crypto_operations_total',
     help: 'Crypto operations by operation, algorithm and outcome (success, rejected, unavailable, error)',
     labelNames: ['operation', 'algorithm', 'outcome'] as const,

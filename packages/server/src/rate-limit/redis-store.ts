@@ -148,7 +148,7 @@ export class RedisStore implements RateLimitStore {
 
 /** The password in a Redis URL, as written and decoded, so that either spelling can be scrubbed. */
 function secretsOf(url: string): string[] {
-  let password = '';
+  let password: string;
   try {
     password = new URL(url).password;
   } catch {

@@ -300,7 +300,7 @@ export async function runServerToExit(env: Env, timeoutMs = 10_000): Promise<Run
     return { ...exit, stdout: server.stdout(), stderr: server.stderr() };
   } catch (error) {
     await server.kill();
-    throw new Error(`${(error as Error).message}; output:\n${server.output()}`);
+    throw new Error(`${(error as Error).message}; output:\n${server.output()}`, { cause: error });
   }
 }
 

@@ -7,7 +7,7 @@ import { before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
-import { delay, postJson, request, startServer, untilReady, type StartedServer } from './helpers.ts';
+import { postJson, request, startServer, untilReady, type StartedServer } from './helpers.ts';
 import { startRedisServer, type RedisServer } from '../redis-server.ts';
 
 const HASH_BODY = { algorithm: 'sha256', data: 'abc' };

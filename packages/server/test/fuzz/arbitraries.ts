@@ -73,7 +73,7 @@ const PRACTICAL_ALPHABET = [
   'α', 'Ω', 'ж', 'Я', '中', '文', '\u0301', '\u200b', '\u2028', '😀', '𝄞', '\u{10ffff}',
 ];
 
-const escapeInClass = (char: string) => (/[\\\]\[^-]/.test(char) ? `\\${char}` : char);
+const escapeInClass = (char: string) => (/[\\\][^-]/.test(char) ? `\\${char}` : char);
 
 /**
  * The pattern with each bracket expression that uses a Unicode property (`[^\p{C}\p{Z}@]`)
