@@ -17,7 +17,8 @@
  *   ChaCha20-Poly1305, info "crypto-service/v2/sealedbox-pq", empty aad) to the X-Wing vector's
  *   public key; it holds "crypto-service self-test".
  *
- * The test-vector suite (test/vectors) reads pinned copies of the same files, with their sources.
+ * The test-vector suite (test/vectors) reads pinned copies of the same files, from
+ * test/vectors/data/ (SOURCES.md there names each file's source, commit and digest).
  */
 
 export interface MlKemSelfTestVector {

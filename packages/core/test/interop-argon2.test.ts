@@ -1,5 +1,5 @@
 /**
- * Argon2 interoperability (contract §6: `password/hash` must interoperate with libsodium's
+ * Argon2 interoperability (`password/hash` must interoperate with libsodium's
  * crypto_pwhash_str_verify and the reference implementation). Two independent implementations, in
  * both directions:
  * - libsodium (libsodium-wrappers-sumo): its crypto_pwhash_str_verify accepts our PHC strings, and

@@ -343,7 +343,7 @@ describe('the public entry point refuses what it should, naming the field', () =
     }
   });
 
-  test('the identifier list is the contract\'s', () => {
+  test('the identifier list is the documented one', () => {
     assert.deepEqual([...KDF_ALGORITHM_IDS].sort(), ['hkdf-sha256', 'hkdf-sha384', 'hkdf-sha512', 'pbkdf2-sha256', 'scrypt']);
   });
 

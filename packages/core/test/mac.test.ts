@@ -187,7 +187,7 @@ describe('verification', () => {
     }
   });
 
-  test('the identifier list is the contract\'s', () => {
+  test('the identifier list is the documented one', () => {
     assert.deepEqual([...MAC_ALGORITHM_IDS], ['sha256', 'sha384', 'sha512', 'sha3-256', 'sha3-384', 'sha3-512']);
   });
 });

@@ -187,7 +187,7 @@ function compress(ux: string, uy: string): Uint8Array {
 }
 
 describe('the table', () => {
-  test('lists the four classical schemes, Ed25519 first, with the lengths of contract §6', () => {
+  test('lists the four classical schemes, Ed25519 first, with their documented lengths', () => {
     assert.deepEqual(CLASSICAL_SIGNATURE_ALGORITHM_IDS, ['ed25519', 'ed448', 'ecdsa-p256', 'ecdsa-p384']);
     // The full list (the registry's) is the classical schemes, then ML-DSA, then the twelve SLH-DSA sets.
     assert.deepEqual(SIGNATURE_ALGORITHM_IDS.slice(0, 7), [...CLASSICAL_SIGNATURE_ALGORITHM_IDS, 'ml-dsa-44', 'ml-dsa-65', 'ml-dsa-87']);

@@ -1,7 +1,7 @@
 /**
- * SLH-DSA. Routine tests use the fast 'f' parameter sets (sha2-128f signs in about 12 ms natively,
- * 70 ms in pure JavaScript); the 's' sets and the SHAKE sets are exercised across backends in
- * pq-differential.test.ts.
+ * SLH-DSA. Routine tests use the fast 'f' parameter sets (sha2-128f signs in milliseconds natively,
+ * several times that in pure JavaScript); the 's' sets and the SHAKE sets are exercised across
+ * backends in pq-differential.test.ts.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -3,10 +3,11 @@
  *
  * Why: Argon2id, scrypt, PBKDF2, SLH-DSA and RSA key generation never run on the event loop, but
  * they do run on the same cores. When they saturate every core, the event loop has to wait for a
- * time slice like any other thread, and a liveness probe or a cheap hash waits with it (≈ 25–50 ms
- * at p99 on two cores). Giving the threads that run heavy work a higher nice value lets the
- * scheduler run the event loop first whenever it has something to do; the heavy work still takes
- * every idle cycle, so its throughput is unchanged when nothing else wants the CPU.
+ * time slice like any other thread, and a liveness probe or a cheap hash waits with it (tens of
+ * milliseconds at p99 on two cores; docs/performance.md). Giving the threads that run heavy work
+ * a higher nice value lets the scheduler run the event loop first whenever it has something to do;
+ * the heavy work still takes every idle cycle, so its throughput is unchanged when nothing else
+ * wants the CPU.
  *
  * Which threads: libuv's thread pool (named `libuv-worker` on Linux), where node:crypto runs every
  * asynchronous job (Argon2id, scrypt, PBKDF2, the native post-quantum calls, key generation), and

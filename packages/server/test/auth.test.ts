@@ -169,7 +169,7 @@ describe('scopes', () => {
     assert.match(without.json().detail, /crypto:hash/);
   });
 
-  test('scopes as an array, crypto:*, and no scope claim all work as the contract says', async (t) => {
+  test('scopes as an array, crypto:*, and no scope claim all work as documented', async (t) => {
     const app = await testApp(env);
     t.after(() => app.close());
     const cases: [Record<string, unknown>, number][] = [

@@ -16,7 +16,7 @@ function failsOn(env: Record<string, string>, variable: string, pattern?: RegExp
 }
 
 describe('configuration', () => {
-  test('defaults follow the mission and the contract', () => {
+  test('defaults are the documented ones', () => {
     const config = loadConfig({});
     assert.equal(config.port, 3000);
     assert.equal(config.host, 'localhost');

@@ -450,7 +450,7 @@ describe('overload: a full queue answers 503 with Retry-After', () => {
   });
 });
 
-describe('scopes (contract §3)', () => {
+describe('scopes', () => {
   const secret = new TextEncoder().encode(TEST_JWT_SECRET);
   const token = (scope: string) => new SignJWT({ scope }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime(Math.floor(Date.now() / 1000) + 300).sign(secret);
 

@@ -1,4 +1,4 @@
-/** Contract §2: every error is a problem+json with a stable code; the status for each condition. */
+/** Errors: every error is a problem+json with a stable code; the status for each condition. */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ERROR_CODES, PROBLEM_TYPE_PREFIX, problemType } from '@crypto-service/protocol';

@@ -79,7 +79,7 @@ describe('POST /v2/hash', () => {
 });
 
 describe('GET /v2/algorithms', () => {
-  test('lists every family of the contract, and every listed hash is accepted by /v2/hash', async (t) => {
+  test('lists every documented family, and every listed hash is accepted by /v2/hash', async (t) => {
     const app = await testApp();
     t.after(() => app.close());
     const { data } = (await app.inject({ method: 'GET', url: '/v2/algorithms' })).json();

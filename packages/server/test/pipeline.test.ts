@@ -1,6 +1,6 @@
 /**
- * The mission's pipeline order: security headers, CORS, rate limiting, compression, authentication,
- * handler. Each stage's effects must be visible on the responses of the stages after it.
+ * The documented pipeline order (docs/api.md): security headers, CORS, rate limiting,
+ * compression, authentication, handler. Each stage's effects must be visible on the responses of the stages after it.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { postJson, testApp } from './helpers.ts';
 
 describe('probes', () => {
-  test('/live, /health and /ready answer with their contract shapes', async (t) => {
+  test('/live, /health and /ready answer with their documented shapes', async (t) => {
     const app = await testApp();
     t.after(() => app.close());
     const live = await app.inject({ method: 'GET', url: '/live' });

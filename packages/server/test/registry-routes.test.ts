@@ -1,5 +1,5 @@
 /**
- * Contract §1: every identifier that `GET /v2/algorithms` lists is accepted by its route(s), and
+ * Every identifier that `GET /v2/algorithms` lists is accepted by its route(s), and
  * the request schemas' enums are the registry's lists. Each family has a check below that uses
  * every listed identifier on the route that takes it; a family without a check fails the test, so
  * a new family cannot be listed untested.

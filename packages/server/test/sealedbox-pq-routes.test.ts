@@ -71,7 +71,7 @@ describe('POST /v2/sealedbox/seal-pq and /open-pq', () => {
         assert.deepEqual(opened.json(), { data: plaintext });
       }
     }
-    // Hex keys in either case (contract §1).
+    // Hex keys in either case.
     const upper = await seal({ x25519PublicKey: keys.x25519PublicKey.toUpperCase(), mlKemPublicKey: keys.mlKemPublicKey.toUpperCase(), plaintext: 'x' });
     assert.deepEqual((await post(OPEN, { secretKey: keys.secretKey.toUpperCase(), sealed: upper.sealed })).json(), { data: 'x' });
   });

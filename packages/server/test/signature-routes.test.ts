@@ -55,7 +55,7 @@ function flipHexBit(hex: string, byte: number): string {
   return hexOf(bytes);
 }
 
-/** A problem+json response (contract §2) with the given status and code. */
+/** A problem+json response with the given status and code. */
 function assertProblem(response: Response, status: number, code: string, label = ''): { errors?: { field: string }[] } {
   assert.equal(response.statusCode, status, `${label}: ${response.body}`);
   assert.match(String(response.headers['content-type']), /^application\/problem\+json/, label);
@@ -109,7 +109,7 @@ describe('signature routes', () => {
           const good = await verify({});
           assert.equal(good.statusCode, 200, good.body);
           assert.deepEqual(good.json(), { data: { valid: true, algorithm } });
-          // Hex input is accepted in either case (contract §1).
+          // Hex input is accepted in either case.
           assert.equal((await verify({ signature: data.signature.toUpperCase(), publicKey: publicKey.toUpperCase() })).json().data.valid, true);
 
           const otherMessage = encode('a different message', encoding);
@@ -340,7 +340,7 @@ describe('signature routes', () => {
         ...Object.keys(SECRET_IDS).map((algorithm) => ({ name: `keygen ${algorithm} as pem`, ...keygen({ algorithm, format: 'pem' }), status: 400, code: 'INVALID_INPUT', field: '/format' })),
         // ECDSA public keys that are not points of the curve.
         { name: 'p256 public key off the curve', url: '/v2/verify', body: { algorithm: 'ecdsa-p256', publicKey: p256Key.publicKey.slice(0, -2) + (p256Key.publicKey.endsWith('00') ? '01' : '00'), message: 'm', signature: '00'.repeat(64) }, status: 400, code: 'INVALID_INPUT', field: '/publicKey' },
-        // SEC1 "hybrid" points (0x06 / 0x07 ‖ x ‖ y): OpenSSL reads the one whose prefix matches y's parity; the contract offers neither.
+        // SEC1 "hybrid" points (0x06 / 0x07 ‖ x ‖ y): OpenSSL reads the one whose prefix matches y's parity; the API accepts only uncompressed and compressed points.
         ...['06', '07'].map((prefix) => ({ name: `p256 public key with the hybrid prefix ${prefix}`, url: '/v2/verify', body: { algorithm: 'ecdsa-p256', publicKey: `${prefix}${p256Key.publicKey.slice(2)}`, message: 'm', signature: '00'.repeat(64) }, status: 400, code: 'INVALID_INPUT', field: '/publicKey' })),
         { name: 'p256 private scalar 0', url: '/v2/sign', body: { algorithm: 'ecdsa-p256', privateKey: '00'.repeat(32), message: 'm' }, status: 400, code: 'INVALID_INPUT', field: '/privateKey' },
         { name: 'p384 private scalar ff…ff', url: '/v2/sign', body: { algorithm: 'ecdsa-p384', privateKey: 'ff'.repeat(48), message: 'm' }, status: 400, code: 'INVALID_INPUT', field: '/privateKey' },
@@ -395,7 +395,7 @@ describe('signature routes', () => {
   });
 });
 
-describe('scopes (contract §3)', () => {
+describe('scopes', () => {
   const secret = new TextEncoder().encode(TEST_JWT_SECRET);
   const token = (scope: string) => new SignJWT({ scope }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('5m').sign(secret);
 

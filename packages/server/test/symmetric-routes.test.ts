@@ -28,7 +28,7 @@ function x25519KeyPair(): { publicKey: string; secretKey: string } {
   return { publicKey: hex(Buffer.from(jwk.x!, 'base64url')), secretKey: hex(Buffer.from(jwk.d!, 'base64url')) };
 }
 
-/** A problem+json response (contract §2) with the given status and code. */
+/** A problem+json response with the given status and code. */
 function assertProblem(response: Response, status: number, code: string, label = ''): any {
   assert.equal(response.statusCode, status, `${label}: ${response.body}`);
   assert.match(String(response.headers['content-type']), /^application\/problem\+json/, label);
@@ -463,7 +463,7 @@ describe('symmetric routes', () => {
     });
   });
 
-  describe('scopes (contract §3)', () => {
+  describe('scopes', () => {
     const secret = new TextEncoder().encode(TEST_JWT_SECRET);
     const token = (scope: string) => new SignJWT({ scope }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('5m').sign(secret);
 

@@ -1,6 +1,6 @@
 /**
- * /v1 against the real GnuPG (contract §7: "Output must be readable by GnuPG, and GnuPG output
- * readable by the service"), in both directions, for Curve25519 and RSA keys, keys made by the
+ * /v1 against the real GnuPG (the service's output must be readable by GnuPG, and GnuPG's output
+ * readable by the service), in both directions, for Curve25519 and RSA keys, keys made by the
  * service and keys made by GnuPG, public-key and symmetric messages, inline and detached
  * signatures, and revocation.
  *

@@ -1,7 +1,7 @@
 /**
- * The deprecation headers (contract §7): on every /v1 response, whichever stage produced it (the
- * route, validation, authentication, the rate limiter, the 404 / 405 handler, the body parser,
- * CORS), with configurable dates; and on nothing else (/v2, probes, look-alike paths).
+ * The /v1 deprecation headers (Deprecation, Sunset, Link): on every /v1 response, whichever
+ * stage produced it (the route, validation, authentication, the rate limiter, the 404 / 405
+ * handler, the body parser, CORS), with configurable dates; and on nothing else (/v2, probes, look-alike paths).
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';

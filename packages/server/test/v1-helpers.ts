@@ -5,7 +5,7 @@ import type { postJson } from './helpers.ts';
 
 export type Response = Awaited<ReturnType<typeof postJson>>;
 
-/** The contract's values (§7), which are also the defaults of V1_DEPRECATION_DATE and V1_SUNSET_DATE. */
+/** The documented /v1 deprecation header values, which are also the defaults of V1_DEPRECATION_DATE and V1_SUNSET_DATE. */
 export const DEFAULT_V1_HEADERS = {
   deprecation: '@1767225600',
   sunset: 'Fri, 01 Jan 2027 00:00:00 GMT',

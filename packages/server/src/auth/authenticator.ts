@@ -1,5 +1,5 @@
 /**
- * Contract §3: API key and HS256 JWT, each on when its variable is set, either enough when both
+ * Authentication: API key and HS256 JWT, each on when its variable is set, either enough when both
  * are. Every credential that is presented must be valid: a bad Bearer token is a 401 even beside a
  * good API key (and the other way round), so that a broken client is told rather than let through
  * by accident.

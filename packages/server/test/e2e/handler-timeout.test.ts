@@ -81,8 +81,8 @@ test('a slow route answers 503 after HANDLER_TIMEOUT_MS; queued work nobody wait
   assert.deepEqual(hashes, { success: 1, unavailable: 2 });
 
   // And the server serves on, with a fresh slot: the queue is empty, and a hash at the floor's
-  // cost goes through it (the default cost, 64 MiB and 3 passes, came within 2.3 times of the
-  // 300 ms timeout on an idle machine, and past it under load).
+  // cost goes through it (the default cost, 64 MiB and 3 passes, can come close to the 300 ms
+  // timeout on an idle machine, and pass it under load).
   assert.equal(jobs(metrics, 'running'), 0);
   assert.equal(jobs(metrics, 'waiting'), 0);
   const quick = await postJson(url, QUICK_HASH, { timeoutMs: 10_000 });
@@ -106,8 +106,9 @@ test('SLH-DSA signatures still waiting for the post-quantum queue are dropped on
   let droppedBefore = 0;
 
   for (const route of SLH_ROUTES) {
-    // sha2-192s signs in ≈ 0.7 s natively (≈ 3 s on Node 22): far beyond 100 ms, so every request
-    // times out while the queue's slots (2 natively, 1 worker thread on Node 22) are still busy.
+    // sha2-192s signing takes a large part of a second natively (more on Node 22): far beyond
+    // 100 ms, so every request times out while the queue's slots (2 natively, 1 worker thread on
+    // Node 22) are still busy.
     const requests = Array.from({ length: 4 }, () => postJson(`${server.baseUrl}${route.path}`, route.body(secretKey), { timeoutMs: 60_000 }));
     const during = await metricsUntil(server.baseUrl, (metrics) => gauge(metrics, 'running') + gauge(metrics, 'waiting') === 4);
     const running = gauge(during, 'running');

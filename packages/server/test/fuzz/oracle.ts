@@ -115,7 +115,7 @@ function isConnectionLevel(answer: Answer): boolean {
   }
 }
 
-/** Every way `answer` breaks the contract for `fuzzCase` on `route`; empty when it is right. */
+/** Every way `answer` departs from the documented behaviour for `fuzzCase` on `route`; empty when it is right. */
 export function oracleFaults(route: FuzzRoute, fuzzCase: FuzzCase, answer: Answer): string[] {
   const faults: string[] = [];
   if (answer.status >= 500) faults.push(`status ${answer.status}`);

@@ -1,5 +1,5 @@
 /**
- * Attacks on authentication (issue 9): credentials smuggled in the query string, JWT algorithm
+ * Attacks on authentication: credentials smuggled in the query string, JWT algorithm
  * confusion (`none`, RS256/ES256 headers, an RS256 header over an HMAC made with a public key or
  * with our own secret), key-locating headers (`kid` tricks, `jku`/`x5u`/`jwk` pointing at a server
  * this test runs, which must receive nothing), `crit`, oversized tokens (a quick 401, and Node's

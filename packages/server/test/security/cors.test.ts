@@ -1,5 +1,5 @@
 /**
- * CORS (issue 9, decisions in src/plugins/cors.ts and SECURITY.md): a listed origin is reflected
+ * CORS (decisions in src/plugins/cors.ts and SECURITY.md): a listed origin is reflected
  * with `Vary: Origin`; an unlisted origin and `Origin: null` get nothing; `*` never comes with
  * credentials (and `Access-Control-Allow-Credentials` is never sent at all: credentials travel in
  * headers, never in cookies); preflights from a granted origin work without a credential, and a

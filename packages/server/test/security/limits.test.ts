@@ -1,5 +1,5 @@
 /**
- * Bounded resources (issue 9): every string and array a route accepts is bounded by its schema,
+ * Bounded resources: every string and array a route accepts is bounded by its schema,
  * JSON nesting is bounded before JSON.parse builds anything, every cost parameter is capped, and a
  * route that takes too long is answered with a 503 problem. Slow clients (socket timeouts) are in
  * slow-clients.test.ts. The detailed per-field tables of wrong inputs live beside each route

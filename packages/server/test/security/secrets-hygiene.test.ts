@@ -1,5 +1,5 @@
 /**
- * Secrets hygiene (issue 9): a broad mix of requests over every route family, successes and
+ * Secrets hygiene: a broad mix of requests over every route family, successes and
  * failures (wrong key lengths, failed decryption, wrong passwords, bad and foreign JWTs, wrong API
  * keys, malformed JSON full of secrets, credentials in the query string, /v1 with passphrases), at
  * LOG_LEVEL=debug with the logs captured. No secret may appear in any log line or in any error

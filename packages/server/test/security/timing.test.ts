@@ -17,47 +17,36 @@
  *   and |t| > 4.5 has a probability of about 7·10⁻⁶, so a value above it is not bad luck. The
  *   statistic is computed for 13 crops (none, the 50th … 99.9th percentiles as dudect does, and
  *   the 10th and 25th), which multiplies that small probability by at most 13. The two low crops
- *   are ours: dudect's trim only the slow tail, but on a shared VM HMAC-SHA-512's time spreads by
- *   microseconds below its median too (6.4–9.3 µs from the 1st percentile to the median, one
- *   calm run on Node 24), and the fastest measurements are the least disturbed: the 10th
- *   percentile's crop resolved 20–62 ns where the median's resolved 43–100 ns (the same runs of
- *   25 000).
+ *   are ours: dudect's trim only the slow tail, but on a shared VM the time of a call also spreads
+ *   below its median, and the fastest measurements are the least disturbed, so a small leak
+ *   stands out most there.
  * - And the class means far enough apart in that crop to be more than a few clock cycles: 4 ns
  *   (MIN_LEAK_NS) for HMAC, 3 ns (API_KEY_MIN_LEAK_NS) for the API key. With |t| alone, the
- *   harness is sensitive enough to flag differences of a fraction of one cycle that are not early
- *   exits: on some machines and in some runs (more often on Node 22), the constant-time API-key
- *   comparison shows the first-byte class 0.1–0.8 ns faster at |t| up to 14, and did so in all 5
- *   runs of one CI run (0.1–0.8 ns at |t| 5.5–14.6) after passing in every run before; in a later
- *   CI run on Node 24, 1.1–1.6 ns at |t| 11–20 in all 5 runs, past the 1 ns floor the API key then
- *   had. Its cause is not known: it comes and goes between runs in one process, it showed once in
- *   writing the candidate into the padded buffer with no comparison at all, and it was no larger
- *   with 256-character keys than with 64. HMAC verification, measured 100 000 times a class,
- *   showed it too: in one CI run on Node 22 the first-byte class was 1.1–1.5 ns *slower* (the
- *   wrong way round for an early exit) at |t| 8.4–14 in all 5 runs, past the 1 ns floor HMAC then
- *   had, where the early-exit control differed by 54.5 ns in the same run. One suspect is
- *   removed: the inputs are made without a branch on the class (a random branch just before the
- *   measured call leaves the class in the branch predictor's history, which can shift the call's
- *   time by class with no difference in the call itself).
+ *   harness is sensitive enough to flag differences of a fraction of a nanosecond to about a
+ *   nanosecond and a half that are not early exits: on some machines and in some runs, either
+ *   constant-time function shows one class slightly faster (for HMAC sometimes the first-byte
+ *   class *slower*, the wrong way round for an early exit) at a large |t|, while an early exit
+ *   differs by far more. Its cause is not known: it comes and goes between runs in one process,
+ *   and does not grow with the length of the keys. One suspect is removed: the inputs are made
+ *   without a branch on the class (a random branch just before the measured call leaves the
+ *   class in the branch predictor's history, which can shift the call's time by class with no
+ *   difference in the call itself).
  * - Keys of 1024 characters, the longest a 1024-byte room holds: the same code as for keys of
  *   43–64 characters (which get the smallest room, 256 bytes), over four times as many bytes, so
  *   that an early exit would stop 1023 bytes apart. That is what lets the 3 ns floor stand above
  *   the artifact: the subtlest plausible bug, Buffer.equals (memcmp, which stops at the first
- *   difference in steps of 16–32 bytes) in place of timingSafeEqual, differs by 3.8–12 ns in the
- *   crop that flags it (|t| 11–106; 25 runs of this file on Node 24 and 22, with the other core
- *   busy or not, each flagged in its first run); with 256-character keys it differed by 1.2–2.8 ns
- *   here (1.4–7.5 ns elsewhere), too close to the artifact for any floor, and with 64 by
- *   0.2–0.7 ns.
+ *   difference in steps of 16–32 bytes) in place of timingSafeEqual, differs by more than the
+ *   floor over keys this long, where with shorter keys it would be too close to the artifact for
+ *   any floor.
  *
  * Counts and noise:
  * - 25 000 measurements per class, one call each: enough for the controls below to stand out,
- *   few enough that a run takes about a second. HMAC verification and its control take 100 000:
- *   one CI run on a slow host (bare Fastify at 57 µs of CPU a request in the benchmarks) saw the
- *   control's early exit in none of its 8 runs of 25 000 (|t| 2.0–3.8; the median crop resolving
- *   47–88 ns, the leak about 30–50 ns there). Four times the count halves what a crop resolves.
- *   Each run reports the difference of the class means under the median crop and the smallest
- *   difference it could have detected there (4.5 standard errors: a few tenths of a nanosecond for
- *   the API key), and the crop that flags a leak, if any, so the harness's sensitivity is on
- *   record (t.diagnostic).
+ *   few enough that a run takes about a second. HMAC verification and its control take 100 000,
+ *   because one call costs microseconds with a spread of microseconds on a slow host, where
+ *   25 000 can hide an early exit of a few dozen nanoseconds; four times the count halves what a
+ *   crop resolves. Each run reports the difference of the class means under the median crop and
+ *   the smallest difference it could have detected there (4.5 standard errors), and the crop
+ *   that flags a leak, if any, so the harness's sensitivity is on record (t.diagnostic).
  * - A shared 2-core CI machine preempts us at random. Random interleaving makes that noise
  *   land on both classes alike, so it widens the spread (lowering |t|) rather than shifting one
  *   class; the inputs of both classes are made the same way, in the same memory, just before each
@@ -71,16 +60,9 @@
  *   against); and the API-key padding compared by Buffer.equals (above). Each in one of up to 8
  *   runs, and the right way round (the first-byte class faster): noise lowers |t|, so one clear
  *   run proves the harness can see, and requiring it of every run would fail a noisy machine for
- *   the wrong reason. For the few nanoseconds of Buffer.equals, noise has also turned the sign: one
- *   CI run on Node 22 saw the first-byte class 4.5 ns *slower* (|t| 7.5) in its first run, which
- *   the test then took as its verdict and failed; such a run now counts as one that did not see
- *   the leak, and the next is made. Observed on a 2-core machine at load 10–14: |t| in the
- *   thousands for 4 KiB every time; for the 64-byte MAC, with 25 000 measurements, 90–210 on
- *   Node 22, and 7–25 on Node 24 (whose HMAC is slower and noisier here), where 2 runs in 12
- *   stayed under 4.5 and the next run saw the leak. With 100 000 and the low crops, on the slow
- *   host above, alone and with the other core busy: 7.7–26 on Node 24 (10 runs) and 116–440 on
- *   Node 22 (12 runs), in the first run every time, and HMAC verification itself at |t| 1.0–2.8.
- * The whole file takes about 3 s on Node 22 and 5–8 s on Node 24.
+ *   the wrong reason. For the few nanoseconds of Buffer.equals, noise can also turn the sign, so
+ *   a run that sees the first-byte class slower counts as one that did not see the leak, and the
+ *   next is made.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -92,14 +74,13 @@ const THRESHOLD = 4.5;
 const CONTROL_THRESHOLD = 10 * THRESHOLD;
 /**
  * The smallest difference of the class means that counts as a leak (ns), for HMAC verification
- * and the 4 KiB control: above the artifact (up to 1.5 ns in HMAC verification, see the header),
- * well under what their early exits differ by (dozens of nanoseconds, 54.5 ns for the HMAC control
- * on Node 22, and more).
+ * and the 4 KiB control: above the artifact (see the header), well under what their early exits
+ * differ by (dozens of nanoseconds and more).
  */
 const MIN_LEAK_NS = 4;
 /**
- * The same for the API-key comparison: above the artifact (up to 1.6 ns, see the header), under
- * what a native early exit over 1024-character keys differs by (3.8–12 ns).
+ * The same for the API-key comparison: above the artifact (see the header), under what a native
+ * early exit over 1024-character keys differs by.
  */
 const API_KEY_MIN_LEAK_NS = 3;
 const SAMPLES_PER_CLASS = 25_000;
@@ -114,9 +95,8 @@ const WARMUP_CALLS = 5_000;
 /** Runs a constant-time function gets to stay under the threshold (a real leak fails them all). */
 const ATTEMPTS = 5;
 /**
- * Runs a leaky control gets to show its leak (noise can hide a small one in a run or two: once,
- * with the whole file running on Node 24 and Node 22 at the same time, the Buffer.equals control
- * missed in 5 runs in a row; the runs past the first are made only when needed, a few seconds at
+ * Runs a leaky control gets to show its leak (noise can hide a small one in several runs in a
+ * row on a busy machine; the runs past the first are made only when needed, a few seconds at
  * most).
  */
 const POWER_ATTEMPTS = 8;
@@ -177,8 +157,8 @@ function welch(times: Float64Array, classes: Uint8Array, limit: number) {
  * the two classes in a random order. `prepare` makes the input of a class just before its
  * measurement, outside the timed region, so that both classes are fresh in the same way; for
  * bytes it rewrites one shared buffer, so that memory placement (alignment, cache lines) cannot
- * differ between the classes: with a separate buffer per class it did, and showed as |t| ≈ 4–5 for
- * HMAC verification that is constant-time.
+ * differ between the classes: with a separate buffer per class it can, enough to make HMAC
+ * verification that is constant-time look like a borderline leak.
  */
 function measure<T>(operation: (input: T) => unknown, prepare: (c: Class, random: number) => T, samplesPerClass: number): Run {
   const total = 2 * samplesPerClass;
