@@ -10,7 +10,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { SignJWT } from 'jose';
 import type { FastifyInstance } from 'fastify';
 import { testApp } from '../helpers.ts';
@@ -267,17 +266,6 @@ describe('secrets never reach the logs or an error body', () => {
       assert.equal(raw.req.headers, undefined);
       assert.equal(headers.headers.accept, 'application/json', 'other headers stay readable');
     });
-  });
-
-  test('nothing goes around the req serializer, which is what keeps headers out of request lines', () => {
-    // src/logging.ts redacts credential headers only at the top level (`headers.…`): under `req`
-    // the serializer drops every header. A route's own logSerializers, or an object interpolated
-    // with %j, %o or %O (no serializer applies), would bring them back unredacted.
-    const sourceDir = new URL('../../src/', import.meta.url);
-    const files = readdirSync(sourceDir, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
-    assert.ok(files.length > 20, 'the server sources were found');
-    const offending = files.filter((file) => /logSerializers|%[joO]/.test(readFileSync(new URL(file, sourceDir), 'utf8')));
-    assert.deepEqual(offending, []);
   });
 });
 
