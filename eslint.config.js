@@ -6,7 +6,18 @@ import wrappedNodeCrypto from './scripts/eslint/wrapped-node-crypto.js';
 
 // node:crypto calls that take keys go through core's one wrapper, so that keys reach OpenSSL as
 // KeyObjects and failures lose their stack traces in one place.
-const WRAPPED_NODE_CRYPTO = ['createHmac', 'createCipheriv', 'createDecipheriv', 'hkdfSync', 'createPublicKey', 'createPrivateKey', 'sign', 'verify', 'createSign', 'createVerify'];
+const WRAPPED_NODE_CRYPTO = [
+  'createHmac',
+  'createCipheriv',
+  'createDecipheriv',
+  'hkdfSync',
+  'createPublicKey',
+  'createPrivateKey',
+  'sign',
+  'verify',
+  'createSign',
+  'createVerify',
+];
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '.ci/runtimes/**'] },
@@ -17,7 +28,10 @@ export default tseslint.config(
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       eqeqeq: ['error', 'always', { null: 'ignore' }],
       // A variable that a closure reads before its one assignment stays `let`.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
@@ -40,10 +54,11 @@ export default tseslint.config(
   {
     files: ['packages/server/src/**/*.ts'],
     rules: {
-      'no-restricted-syntax': ['error',
+      'no-restricted-syntax': [
+        'error',
         {
           selector: "Property[key.name='logSerializers']",
-          message: 'a route\'s own log serializers would bypass the redaction of credential headers',
+          message: "a route's own log serializers would bypass the redaction of credential headers",
         },
         {
           selector: 'Literal[value=/%[joO]/], TemplateElement[value.raw=/%[joO]/]',

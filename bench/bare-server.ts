@@ -17,22 +17,49 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import cluster from 'node:cluster';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { bytesToBase64, bytesToHex, digest, hexToBytes, mlDsaSign, mlKemEncapsulate, signMessage, utf8ToBytes, xchachaSeal } from '@crypto-service/core';
+import {
+  bytesToBase64,
+  bytesToHex,
+  digest,
+  hexToBytes,
+  mlDsaSign,
+  mlKemEncapsulate,
+  signMessage,
+  utf8ToBytes,
+  xchachaSeal,
+} from '@crypto-service/core';
 import type * as FastifyModule from 'fastify';
 
 if (typeof AsyncLocalStorage !== 'function') throw new Error('node:async_hooks has no AsyncLocalStorage');
 
-interface HashBody { algorithm: string; data: string }
-interface EncryptBody { key: string; plaintext: string }
-interface SignBody { privateKey: string; message: string }
-interface MlDsaSignBody { secretKey: string; message: string; level?: number }
-interface EncapsulateBody { publicKey: string }
+interface HashBody {
+  algorithm: string;
+  data: string;
+}
+interface EncryptBody {
+  key: string;
+  plaintext: string;
+}
+interface SignBody {
+  privateKey: string;
+  message: string;
+}
+interface MlDsaSignBody {
+  secretKey: string;
+  message: string;
+  level?: number;
+}
+interface EncapsulateBody {
+  publicKey: string;
+}
 
 async function serve(): Promise<void> {
   // Fastify is the server package's dependency, not the root's: resolved from there, so that the
   // baseline runs exactly the Fastify the service runs.
   const fromServer = createRequire(new URL('../packages/server/package.json', import.meta.url));
-  const { default: Fastify } = (await import(pathToFileURL(fromServer.resolve('fastify')).href)) as typeof FastifyModule;
+  const { default: Fastify } = (await import(
+    pathToFileURL(fromServer.resolve('fastify')).href
+  )) as typeof FastifyModule;
   const app = Fastify({ logger: false });
 
   app.get('/live', async () => ({ status: 'alive' }));
@@ -40,13 +67,25 @@ async function serve(): Promise<void> {
     data: bytesToHex(digest(request.body.algorithm, utf8ToBytes(request.body.data))),
   }));
   app.post<{ Body: EncryptBody }>('/encrypt', async (request) => ({
-    data: { ciphertext: bytesToBase64(xchachaSeal(hexToBytes(request.body.key), utf8ToBytes(request.body.plaintext))), algorithm: 'xchacha20-poly1305' },
+    data: {
+      ciphertext: bytesToBase64(xchachaSeal(hexToBytes(request.body.key), utf8ToBytes(request.body.plaintext))),
+      algorithm: 'xchacha20-poly1305',
+    },
   }));
   app.post<{ Body: SignBody }>('/sign', async (request) => ({
-    data: { signature: bytesToHex(await signMessage('ed25519', hexToBytes(request.body.privateKey), utf8ToBytes(request.body.message))), algorithm: 'ed25519' },
+    data: {
+      signature: bytesToHex(
+        await signMessage('ed25519', hexToBytes(request.body.privateKey), utf8ToBytes(request.body.message)),
+      ),
+      algorithm: 'ed25519',
+    },
   }));
   app.post<{ Body: MlDsaSignBody }>('/pq/dsa/sign', async (request) => {
-    const { algorithm, signature } = await mlDsaSign(hexToBytes(request.body.secretKey), utf8ToBytes(request.body.message), { level: request.body.level });
+    const { algorithm, signature } = await mlDsaSign(
+      hexToBytes(request.body.secretKey),
+      utf8ToBytes(request.body.message),
+      { level: request.body.level },
+    );
     return { data: { signature: bytesToHex(signature), algorithm } };
   });
   app.post<{ Body: EncapsulateBody }>('/pq/encapsulate', async (request) => {

@@ -45,21 +45,31 @@ const SLH_VARIANT = 'sha2-128s';
 /** Load runs this much longer than the probe on each side, so that the probe sees only steady load. */
 const RAMP_S = 2;
 const LOAD_NAMES = { argon2id: ['argon2id'], 'slh-dsa': ['slh-dsa'], both: ['argon2id', 'slh-dsa'] } as const;
-if (!Object.hasOwn(LOAD_NAMES, args.load)) throw new Error(`--load must be argon2id, slh-dsa or both (got ${args.load})`);
+if (!Object.hasOwn(LOAD_NAMES, args.load))
+  throw new Error(`--load must be argon2id, slh-dsa or both (got ${args.load})`);
 const loadNames = LOAD_NAMES[args.load as keyof typeof LOAD_NAMES];
 
-interface ProbeResult { samples: number[]; statuses: Record<string, number> }
+interface ProbeResult {
+  samples: number[];
+  statuses: Record<string, number>;
+}
 
 function probeLive(server: ServerProcess, durationMs: number): Promise<ProbeResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bench/lib/live-probe.ts', `${server.url}/live`, String(INTERVAL_MS), String(durationMs)], {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['bench/lib/live-probe.ts', `${server.url}/live`, String(INTERVAL_MS), String(durationMs)],
+      {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as ProbeResult) : reject(new Error(`live probe exited with ${code}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out) as ProbeResult) : reject(new Error(`live probe exited with ${code}`)),
+    );
   });
 }
 
@@ -80,7 +90,8 @@ async function makeLoad(name: 'argon2id' | 'slh-dsa'): Promise<Load> {
     return {
       name,
       title: 'Argon2id',
-      description: 'POST /v2/password/hash with default Argon2id parameters (m=65536, t=3, p=4), PASSWORD_CONCURRENCY=2, PASSWORD_QUEUE_LIMIT=32 (defaults)',
+      description:
+        'POST /v2/password/hash with default Argon2id parameters (m=65536, t=3, p=4), PASSWORD_CONCURRENCY=2, PASSWORD_QUEUE_LIMIT=32 (defaults)',
       path: '/v2/password/hash',
       body: JSON.stringify({ password: 'correct horse battery staple' }),
       runningMetric: 'crypto_work_queue_jobs{queue="password",state="running"}',
@@ -94,7 +105,11 @@ async function makeLoad(name: 'argon2id' | 'slh-dsa'): Promise<Load> {
     title: `SLH-DSA ${SLH_VARIANT}`,
     description: `POST /v2/pq/slh-dsa/sign, variant ${SLH_VARIANT}, 64-byte message, through the post-quantum offload (2 running, 32 waiting: the defaults)`,
     path: '/v2/pq/slh-dsa/sign',
-    body: JSON.stringify({ variant: SLH_VARIANT, secretKey: bytesToHex(secretKey), message: 'The quick brown fox jumps over the lazy dog, 64 bytes of message' }),
+    body: JSON.stringify({
+      variant: SLH_VARIANT,
+      secretKey: bytesToHex(secretKey),
+      message: 'The quick brown fox jumps over the lazy dog, 64 bytes of message',
+    }),
     runningMetric: 'crypto_pq_queue_jobs{state="running"}',
     waitingMetric: 'crypto_pq_queue_jobs{state="waiting"}',
   };
@@ -140,16 +155,25 @@ interface Phase {
 const loads = await Promise.all(loadNames.map(makeLoad));
 const apiKey = benchApiKey();
 const headers = { 'content-type': 'application/json', 'x-api-key': apiKey };
-const server = await startProductionServer({ name: 'live-under-load', apiKey, logLevel: 'warn', extra: {
-  RATE_LIMIT_WINDOW_MS: '1000',
-  ...(args['heavy-work-nice'] === undefined ? {} : { HEAVY_WORK_NICE: args['heavy-work-nice'] }),
-  ...(args['refusal-delay'] === undefined ? {} : { BUSY_REFUSAL_DELAY_MS: args['refusal-delay'] }),
-} });
+const server = await startProductionServer({
+  name: 'live-under-load',
+  apiKey,
+  logLevel: 'warn',
+  extra: {
+    RATE_LIMIT_WINDOW_MS: '1000',
+    ...(args['heavy-work-nice'] === undefined ? {} : { HEAVY_WORK_NICE: args['heavy-work-nice'] }),
+    ...(args['refusal-delay'] === undefined ? {} : { BUSY_REFUSAL_DELAY_MS: args['refusal-delay'] }),
+  },
+});
 
 print(`# /live latency under ${loads.map((load) => load.title).join(' and ')} load\n\n${describeMachine()}`);
-print(`- production server: NODE_ENV=production, LOG_LEVEL=warn, RATE_LIMIT_MAX=10000000 per RATE_LIMIT_WINDOW_MS=1000 (never refuses), HEAVY_WORK_NICE=${args['heavy-work-nice'] ?? 'default (10)'}, BUSY_REFUSAL_DELAY_MS=${args['refusal-delay'] ?? 'default (25)'}`);
+print(
+  `- production server: NODE_ENV=production, LOG_LEVEL=warn, RATE_LIMIT_MAX=10000000 per RATE_LIMIT_WINDOW_MS=1000 (never refuses), HEAVY_WORK_NICE=${args['heavy-work-nice'] ?? 'default (10)'}, BUSY_REFUSAL_DELAY_MS=${args['refusal-delay'] ?? 'default (25)'}`,
+);
 for (const load of loads) print(`- ${load.title} load: autocannon in this process, ${load.description}`);
-print(`- /live probed every ${INTERVAL_MS} ms on a new connection for ${DURATION_S} s per phase, from a separate process\n`);
+print(
+  `- /live probed every ${INTERVAL_MS} ms on a new connection for ${DURATION_S} s per phase, from a separate process\n`,
+);
 
 const loopDelay = (values: Map<string, number>) => ({
   loopP99: (values.get('nodejs_eventloop_lag_p99_seconds') ?? Number.NaN) * 1000,
@@ -162,7 +186,8 @@ try {
   for (const load of loads) {
     for (let i = 0; i < 3; i++) {
       const response = await fetch(`${server.url}${load.path}`, { method: 'POST', headers, body: load.body });
-      if (response.status !== 200) throw new Error(`POST ${load.path} answered ${response.status}: ${await response.text()}`);
+      if (response.status !== 200)
+        throw new Error(`POST ${load.path} answered ${response.status}: ${await response.text()}`);
       await response.arrayBuffer();
     }
   }
@@ -178,14 +203,27 @@ try {
   await idle('idle (before)');
   for (const load of loads) {
     for (const connections of LEVELS) {
-      const loadRun = runLoad({ url: `${server.url}${load.path}`, method: 'POST', headers, body: load.body, connections, duration: DURATION_S + 2 * RAMP_S });
+      const loadRun = runLoad({
+        url: `${server.url}${load.path}`,
+        method: 'POST',
+        headers,
+        body: load.body,
+        connections,
+        duration: DURATION_S + 2 * RAMP_S,
+      });
       await sleep(RAMP_S * 1000);
       await scrapeMetrics(server.url);
       const queueSamples = sampleQueue(server, load, sleep(DURATION_S * 1000 - 500));
       const live = await probeLive(server, DURATION_S * 1000);
       const after = await scrapeMetrics(server.url);
       const [result, queueWaiting] = await Promise.all([loadRun, queueSamples]);
-      phases.push({ name: `${load.title} load, ${connections} connections`, live, load: result, queueWaiting, ...loopDelay(after) });
+      phases.push({
+        name: `${load.title} load, ${connections} connections`,
+        live,
+        load: result,
+        queueWaiting,
+        ...loopDelay(after),
+      });
       print(`${load.title}, ${connections} connections: done`);
       await drained(server, load);
     }
@@ -196,36 +234,67 @@ try {
 }
 
 const count = (load: LoadResult | undefined, predicate: (status: number) => boolean) =>
-  load === undefined ? '' : String(Object.entries(load.statusCounts).filter(([status]) => predicate(Number(status))).reduce((sum, [, n]) => sum + n, 0));
+  load === undefined
+    ? ''
+    : String(
+        Object.entries(load.statusCounts)
+          .filter(([status]) => predicate(Number(status)))
+          .reduce((sum, [, n]) => sum + n, 0),
+      );
 const KNOWN = new Set([200, 429, 503]);
 /** A phase's /live probes not answered 200, by status (another status, an error or a timeout): [status, count] pairs. */
 const unansweredProbes = (phase: Phase) => Object.entries(phase.live.statuses).filter(([status]) => status !== '200');
 
 print('\n## /live latency (client side, ms) and the load\n');
-print(markdownTable(
-  ['Phase', '/live n', 'p50', 'p90', 'p99', 'max', 'loop delay p99 / max', 'load 200', 'load 429', 'load 503', 'other', 'load 200/s', 'load p50 / p99', 'waiting jobs (median)'],
-  phases.map((phase) => {
-    const live = latencySummary(phase.live.samples);
-    const failed = unansweredProbes(phase).map(([status, n]) => `${n}×${status}`).join(' ');
-    return [
-      phase.name,
-      `${live.count}${failed === '' ? '' : ` (+${failed})`}`,
-      formatMs(live.p50),
-      formatMs(live.p90),
-      formatMs(live.p99),
-      formatMs(live.max),
-      `${formatMs(phase.loopP99)} / ${formatMs(phase.loopMax)}`,
-      count(phase.load, (status) => status === 200),
-      count(phase.load, (status) => status === 429),
-      count(phase.load, (status) => status === 503),
-      phase.load === undefined ? '' : String(Number(count(phase.load, (status) => !KNOWN.has(status))) + phase.load.errors),
-      phase.load === undefined ? '' : formatCount(phase.load.requestsPerSecond),
-      phase.load === undefined ? '' : `${formatMs(phase.load.latency.p50)} / ${formatMs(phase.load.latency.p99)}`,
-      phase.queueWaiting === undefined ? '' : phase.queueWaiting.length === 0 ? 'no sample' : `${median(phase.queueWaiting)} (${phase.queueWaiting.join(', ')})`,
-    ];
-  }),
-));
+print(
+  markdownTable(
+    [
+      'Phase',
+      '/live n',
+      'p50',
+      'p90',
+      'p99',
+      'max',
+      'loop delay p99 / max',
+      'load 200',
+      'load 429',
+      'load 503',
+      'other',
+      'load 200/s',
+      'load p50 / p99',
+      'waiting jobs (median)',
+    ],
+    phases.map((phase) => {
+      const live = latencySummary(phase.live.samples);
+      const failed = unansweredProbes(phase)
+        .map(([status, n]) => `${n}×${status}`)
+        .join(' ');
+      return [
+        phase.name,
+        `${live.count}${failed === '' ? '' : ` (+${failed})`}`,
+        formatMs(live.p50),
+        formatMs(live.p90),
+        formatMs(live.p99),
+        formatMs(live.max),
+        `${formatMs(phase.loopP99)} / ${formatMs(phase.loopMax)}`,
+        count(phase.load, (status) => status === 200),
+        count(phase.load, (status) => status === 429),
+        count(phase.load, (status) => status === 503),
+        phase.load === undefined
+          ? ''
+          : String(Number(count(phase.load, (status) => !KNOWN.has(status))) + phase.load.errors),
+        phase.load === undefined ? '' : formatCount(phase.load.requestsPerSecond),
+        phase.load === undefined ? '' : `${formatMs(phase.load.latency.p50)} / ${formatMs(phase.load.latency.p99)}`,
+        phase.queueWaiting === undefined
+          ? ''
+          : phase.queueWaiting.length === 0
+            ? 'no sample'
+            : `${median(phase.queueWaiting)} (${phase.queueWaiting.join(', ')})`,
+      ];
+    }),
+  ),
+);
 
-print('\n- loop delay: prom-client\'s nodejs_eventloop_lag_p99/max_seconds over the phase');
+print("\n- loop delay: prom-client's nodejs_eventloop_lag_p99/max_seconds over the phase");
 print('- other: answers other than 200/429/503, plus connection errors and timeouts');
 print(`- load average (1/5/15 min) at the end: ${loadAverage()}`);

@@ -42,9 +42,18 @@ const PRINT_S = 10;
 const SETTLE_S = 5;
 /** Realistic sizes rather than the tiny inputs of bench/load.ts: a memory soak should move real data. */
 const ROUTES: Record<string, { path: string; body: Record<string, unknown> }> = {
-  hash: { path: '/v2/hash', body: { algorithm: 'sha256', data: randomBytes(1024).toString('base64'), encoding: 'base64' } },
-  encrypt: { path: '/v2/encrypt', body: { key: randomBytes(32).toString('hex'), plaintext: randomBytes(768).toString('base64'), encoding: 'base64' } },
-  sign: { path: '/v2/sign', body: { privateKey: randomBytes(32).toString('hex'), message: randomBytes(256).toString('hex'), encoding: 'hex' } },
+  hash: {
+    path: '/v2/hash',
+    body: { algorithm: 'sha256', data: randomBytes(1024).toString('base64'), encoding: 'base64' },
+  },
+  encrypt: {
+    path: '/v2/encrypt',
+    body: { key: randomBytes(32).toString('hex'), plaintext: randomBytes(768).toString('base64'), encoding: 'base64' },
+  },
+  sign: {
+    path: '/v2/sign',
+    body: { privateKey: randomBytes(32).toString('hex'), message: randomBytes(256).toString('hex'), encoding: 'hex' },
+  },
   argon2id: { path: '/v2/password/hash', body: { password: 'correct horse battery staple' } },
 };
 
@@ -69,10 +78,16 @@ const server = await startProductionServer({ name: 'soak', apiKey, logLevel: arg
 const pid = server.child.pid;
 
 print(`# Soak: resident memory under ${DURATION_S} s of full load\n\n${describeMachine()}`);
-print(`- production server: NODE_ENV=production, LOG_LEVEL=${args['log-level']}, RATE_LIMIT_MAX=10000000, one process (pid ${pid})`);
-print(`- load: autocannon in this process, ${mix.map(({ route, connections }) => `${ROUTES[route]?.path} on ${connections} connection${connections === 1 ? '' : 's'}`).join(', ')}, all at once`);
+print(
+  `- production server: NODE_ENV=production, LOG_LEVEL=${args['log-level']}, RATE_LIMIT_MAX=10000000, one process (pid ${pid})`,
+);
+print(
+  `- load: autocannon in this process, ${mix.map(({ route, connections }) => `${ROUTES[route]?.path} on ${connections} connection${connections === 1 ? '' : 's'}`).join(', ')}, all at once`,
+);
 print(`- server's V8 flags (those of npm start): ${SERVER_V8_FLAGS.join(' ')}`);
-print(`- samples every ${SAMPLE_S} s: VmRSS from /proc/${pid}/status, heap used from /metrics; reference after ${WARMUP_S} s of warm-up\n`);
+print(
+  `- samples every ${SAMPLE_S} s: VmRSS from /proc/${pid}/status, heap used from /metrics; reference after ${WARMUP_S} s of warm-up\n`,
+);
 
 async function sample(t: number): Promise<Sample> {
   const rss = residentBytes(pid);
@@ -86,7 +101,9 @@ async function sample(t: number): Promise<Sample> {
 }
 
 function report(entry: Sample, note = ''): void {
-  print(`t=${entry.t.toFixed(0).padStart(4)} s  RSS ${formatMiB(entry.rss).padStart(10)}  heap used ${formatMiB(entry.heapUsed).padStart(10)}${note}`);
+  print(
+    `t=${entry.t.toFixed(0).padStart(4)} s  RSS ${formatMiB(entry.rss).padStart(10)}  heap used ${formatMiB(entry.heapUsed).padStart(10)}${note}`,
+  );
 }
 
 const samples: Sample[] = [];
@@ -103,10 +120,19 @@ try {
   const started = performance.now();
   const elapsed = () => (performance.now() - started) / 1000;
   let running = true;
-  const load = Promise.all(mix.map(({ route, connections }) => {
-    const spec = ROUTES[route] as (typeof ROUTES)[string];
-    return runLoad({ url: `${server.url}${spec.path}`, method: 'POST', headers, body: JSON.stringify(spec.body), connections, duration: DURATION_S });
-  })).finally(() => (running = false));
+  const load = Promise.all(
+    mix.map(({ route, connections }) => {
+      const spec = ROUTES[route] as (typeof ROUTES)[string];
+      return runLoad({
+        url: `${server.url}${spec.path}`,
+        method: 'POST',
+        headers,
+        body: JSON.stringify(spec.body),
+        connections,
+        duration: DURATION_S,
+      });
+    }),
+  ).finally(() => (running = false));
   for (let next = SAMPLE_S; running; next += SAMPLE_S) {
     await Promise.race([sleep(Math.max(0, (next - elapsed()) * 1000)), load]);
     if (!running) break;
@@ -124,7 +150,8 @@ try {
 }
 
 const end = samples.at(-1);
-if (end === undefined) throw new Error(`no sample during the load: --duration ${DURATION_S} is shorter than --sample ${SAMPLE_S}`);
+if (end === undefined)
+  throw new Error(`no sample during the load: --duration ${DURATION_S} is shorter than --sample ${SAMPLE_S}`);
 /** Windows at each end: 60 s, or a fifth of a short run, never shorter than one sample. */
 const WINDOW_S = Math.max(SAMPLE_S, Math.min(60, DURATION_S / 5));
 // Half a sample of slack on each bound: a timer may fire a little early or late.
@@ -138,13 +165,22 @@ const maxOf = (values: number[]) => (finite(values).length === 0 ? Number.NaN : 
 const medianOf = (values: number[]) => median(finite(values));
 const percent = (from: number, to: number) => ((to - from) / from) * 100;
 
-interface Figures { warm: number; end: number; max: number; trend: number; settled: number }
+interface Figures {
+  warm: number;
+  end: number;
+  max: number;
+  trend: number;
+  settled: number;
+}
 function figures(read: (entry: Sample) => number, summary: (values: number[]) => number): Figures {
   return {
     warm: summary(warmWindow.map(read)),
     end: summary(endWindow.map(read)),
     max: maxOf(afterWarmup.map(read)),
-    trend: slope(afterWarmup.map((entry) => entry.t / 60), afterWarmup.map(read)),
+    trend: slope(
+      afterWarmup.map((entry) => entry.t / 60),
+      afterWarmup.map(read),
+    ),
     settled: read(settled),
   };
 }
@@ -152,31 +188,76 @@ const rssFloor = figures((entry) => entry.rss, minOf);
 const rssMedian = figures((entry) => entry.rss, medianOf);
 const heap = figures((entry) => entry.heapUsed, medianOf);
 const row = (name: string, f: Figures) => [
-  name, formatMiB(f.warm), formatMiB(f.end), formatPercent(percent(f.warm, f.end)), formatMiB(f.max), `${formatMiB(f.trend)}/min`, formatMiB(f.settled),
+  name,
+  formatMiB(f.warm),
+  formatMiB(f.end),
+  formatPercent(percent(f.warm, f.end)),
+  formatMiB(f.max),
+  `${formatMiB(f.trend)}/min`,
+  formatMiB(f.settled),
 ];
-const span = (window: Sample[]) => (window.length === 0 ? 'no sample' : `${window.length} sample${window.length === 1 ? '' : 's'}, t=${window[0]?.t.toFixed(0)}–${window.at(-1)?.t.toFixed(0)} s`);
+const span = (window: Sample[]) =>
+  window.length === 0
+    ? 'no sample'
+    : `${window.length} sample${window.length === 1 ? '' : 's'}, t=${window[0]?.t.toFixed(0)}–${window.at(-1)?.t.toFixed(0)} s`;
 
 print(`\n## Memory (${WINDOW_S.toFixed(0)} s windows: after warm-up ${span(warmWindow)}; end ${span(endWindow)})\n`);
-print(markdownTable(
-  ['', 'after warm-up', 'end', 'growth', 'max after warm-up', 'trend after warm-up (least squares)', `${SETTLE_S} s after the load`],
-  [row('resident (VmRSS), floor: lowest sample of the window', rssFloor), row('resident (VmRSS), median of the window', rssMedian), row('heap used (V8), median of the window', heap)],
-));
+print(
+  markdownTable(
+    [
+      '',
+      'after warm-up',
+      'end',
+      'growth',
+      'max after warm-up',
+      'trend after warm-up (least squares)',
+      `${SETTLE_S} s after the load`,
+    ],
+    [
+      row('resident (VmRSS), floor: lowest sample of the window', rssFloor),
+      row('resident (VmRSS), median of the window', rssMedian),
+      row('heap used (V8), median of the window', heap),
+    ],
+  ),
+);
 print(`\n- growth of the floor: ${formatPercent(percent(rssFloor.warm, rssFloor.end))}`);
-print('- each running Argon2id job holds 64 MiB, so the medians jump by that much with the jobs in flight at each sample; the floors leave them out, "max" includes them');
+print(
+  '- each running Argon2id job holds 64 MiB, so the medians jump by that much with the jobs in flight at each sample; the floors leave them out, "max" includes them',
+);
 
 print('\n## Load\n');
-const statusList = (result: LoadResult) => Object.entries(result.statusCounts).filter(([status]) => !status.startsWith('2')).map(([status, n]) => `${n}×${status}`).join(' ');
-print(markdownTable(
-  ['Route', 'connections', '2xx answers', '2xx/s', 'p50 / p99', 'non-2xx', 'connection errors / timeouts'],
-  [
-    ...mix.map(({ route, connections }, i) => {
-      const result = results[i] as LoadResult;
-      const ok = result.latency.count;
-      return [ROUTES[route]?.path ?? route, String(connections), String(ok), formatCount(result.requestsPerSecond), `${formatMs(result.latency.p50)} / ${formatMs(result.latency.p99)}`, statusList(result) || '0', `${result.errors} / ${result.timeouts}`];
-    }),
-    ['all', String(mix.reduce((sum, { connections }) => sum + connections, 0)), String(results.reduce((sum, result) => sum + result.latency.count, 0)),
-      formatCount(results.reduce((sum, result) => sum + result.requestsPerSecond, 0)), '', String(results.reduce((sum, result) => sum + failures(result) - result.errors, 0)),
-      `${results.reduce((sum, result) => sum + result.errors, 0)} / ${results.reduce((sum, result) => sum + result.timeouts, 0)}`],
-  ],
-));
+const statusList = (result: LoadResult) =>
+  Object.entries(result.statusCounts)
+    .filter(([status]) => !status.startsWith('2'))
+    .map(([status, n]) => `${n}×${status}`)
+    .join(' ');
+print(
+  markdownTable(
+    ['Route', 'connections', '2xx answers', '2xx/s', 'p50 / p99', 'non-2xx', 'connection errors / timeouts'],
+    [
+      ...mix.map(({ route, connections }, i) => {
+        const result = results[i] as LoadResult;
+        const ok = result.latency.count;
+        return [
+          ROUTES[route]?.path ?? route,
+          String(connections),
+          String(ok),
+          formatCount(result.requestsPerSecond),
+          `${formatMs(result.latency.p50)} / ${formatMs(result.latency.p99)}`,
+          statusList(result) || '0',
+          `${result.errors} / ${result.timeouts}`,
+        ];
+      }),
+      [
+        'all',
+        String(mix.reduce((sum, { connections }) => sum + connections, 0)),
+        String(results.reduce((sum, result) => sum + result.latency.count, 0)),
+        formatCount(results.reduce((sum, result) => sum + result.requestsPerSecond, 0)),
+        '',
+        String(results.reduce((sum, result) => sum + failures(result) - result.errors, 0)),
+        `${results.reduce((sum, result) => sum + result.errors, 0)} / ${results.reduce((sum, result) => sum + result.timeouts, 0)}`,
+      ],
+    ],
+  ),
+);
 print(`\n- load average (1/5/15 min) at the end: ${loadAverage()}`);

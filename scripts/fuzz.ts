@@ -21,7 +21,14 @@
 import { parseArgs } from 'node:util';
 import { randomInt } from 'node:crypto';
 import { testApp } from '../packages/server/test/helpers.ts';
-import { FUZZ_APP_ENV, FuzzStats, fuzzBursts, fuzzRoute, prepareInjectRun, type FuzzSettings } from '../packages/server/test/fuzz/harness.ts';
+import {
+  FUZZ_APP_ENV,
+  FuzzStats,
+  fuzzBursts,
+  fuzzRoute,
+  prepareInjectRun,
+  type FuzzSettings,
+} from '../packages/server/test/fuzz/harness.ts';
 
 const USAGE = 'usage: node scripts/fuzz.ts [--runs N] [--seed N] [--route TEXT] [--path P] [--cheap] [--verbose]';
 
@@ -62,7 +69,10 @@ function parse(): FuzzSettings {
 }
 
 function histogram(counts: Map<string | number, number>): string {
-  return [...counts.entries()].sort(([a], [b]) => String(a).localeCompare(String(b))).map(([key, count]) => `${key}:${count}`).join(' ');
+  return [...counts.entries()]
+    .sort(([a], [b]) => String(a).localeCompare(String(b)))
+    .map(([key, count]) => `${key}:${count}`)
+    .join(' ');
 }
 
 async function main(): Promise<number> {
@@ -73,7 +83,9 @@ async function main(): Promise<number> {
     process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
     return 2;
   }
-  process.stdout.write(`fuzz: seed ${settings.seed}, ${settings.runs} runs per route, ${settings.cheap ? 'cheap' : 'full'} cost ranges, node ${process.version}\n`);
+  process.stdout.write(
+    `fuzz: seed ${settings.seed}, ${settings.runs} runs per route, ${settings.cheap ? 'cheap' : 'full'} cost ranges, node ${process.version}\n`,
+  );
   // No rate limit to hit; handlers and /v1 jobs may take as long as the full cost ranges need.
   const app = await testApp({ ...FUZZ_APP_ENV, HANDLER_TIMEOUT_MS: '600000', V1_JOB_TIMEOUT_MS: '600000' });
   const started = performance.now();
@@ -95,8 +107,10 @@ async function main(): Promise<number> {
         failures.push((error as Error).message);
       }
       const routeStats = stats.routes.get(route.path);
-      process.stdout.write(`${outcome.padEnd(6)} ${route.path.padEnd(30)} ${String(routeStats?.cases ?? 0).padStart(6)} cases ${((performance.now() - routeStarted) / 1000).toFixed(1).padStart(6)} s  `
-        + `status ${histogram(routeStats?.statuses ?? new Map())}\n         kinds ${histogram(routeStats?.kinds ?? new Map())}\n`);
+      process.stdout.write(
+        `${outcome.padEnd(6)} ${route.path.padEnd(30)} ${String(routeStats?.cases ?? 0).padStart(6)} cases ${((performance.now() - routeStarted) / 1000).toFixed(1).padStart(6)} s  ` +
+          `status ${histogram(routeStats?.statuses ?? new Map())}\n         kinds ${histogram(routeStats?.kinds ?? new Map())}\n`,
+      );
     }
     if (settings.route === undefined || onlyBursts) {
       const bursts = Math.max(1, Math.round(settings.runs / 5));
@@ -108,13 +122,17 @@ async function main(): Promise<number> {
         outcome = 'FAILED';
         failures.push((error as Error).message);
       }
-      process.stdout.write(`${outcome.padEnd(6)} ${'concurrent bursts'.padEnd(30)} ${String(bursts).padStart(6)} bursts ${((performance.now() - burstsStarted) / 1000).toFixed(1).padStart(5)} s\n`);
+      process.stdout.write(
+        `${outcome.padEnd(6)} ${'concurrent bursts'.padEnd(30)} ${String(bursts).padStart(6)} bursts ${((performance.now() - burstsStarted) / 1000).toFixed(1).padStart(5)} s\n`,
+      );
     }
   } finally {
     await app.close();
   }
   const total = [...stats.routes.values()].reduce((sum, route) => sum + route.cases, 0);
-  process.stdout.write(`\n${total} cases in ${((performance.now() - started) / 1000).toFixed(1)} s, ${stats.successes} answered 200, seed ${settings.seed}\n`);
+  process.stdout.write(
+    `\n${total} cases in ${((performance.now() - started) / 1000).toFixed(1)} s, ${stats.successes} answered 200, seed ${settings.seed}\n`,
+  );
   for (const failure of failures) process.stdout.write(`\n${failure}\n`);
   process.stdout.write(failures.length === 0 ? 'no failures\n' : `${failures.length} route(s) failed\n`);
   return failures.length === 0 ? 0 : 1;

@@ -36,7 +36,8 @@ export function nextVersion(version: string): string {
   const match = VERSION.exec(version);
   if (match === null) throw new ReleaseError(`'${version}' is not a plain major.minor.patch version`);
   const [major, minor, patch] = match.slice(1).map(Number) as [number, number, number];
-  if (patch > MAX_COUNTER || minor > MAX_COUNTER) throw new ReleaseError(`'${version}' is off the release line: minor and patch go up to ${MAX_COUNTER}`);
+  if (patch > MAX_COUNTER || minor > MAX_COUNTER)
+    throw new ReleaseError(`'${version}' is off the release line: minor and patch go up to ${MAX_COUNTER}`);
   if (patch < MAX_COUNTER) return `${major}.${minor}.${patch + 1}`;
   if (minor < MAX_COUNTER) return `${major}.${minor + 1}.0`;
   return `${major + 1}.0.0`;
@@ -103,7 +104,8 @@ function workspaceDirs(root: string, rootManifest: Json): string[] {
     const matches = pattern.includes('*') ? globSync(pattern, { cwd: root }).sort() : [pattern];
     for (const dir of matches) {
       const normalized = relative(root, resolve(root, dir)).split('\\').join('/');
-      const isPackage = existsSync(join(root, normalized, 'package.json')) && statSync(join(root, normalized)).isDirectory();
+      const isPackage =
+        existsSync(join(root, normalized, 'package.json')) && statSync(join(root, normalized)).isDirectory();
       if (!isPackage && !pattern.includes('*')) throw new ReleaseError(`workspace ${pattern} has no package.json`);
       if (isPackage && !dirs.includes(normalized)) dirs.push(normalized);
     }
@@ -160,7 +162,9 @@ class VersionEdits {
 /** Reads the repository at `root` and works out the release, without writing anything. */
 export async function planRelease(root: string): Promise<ReleasePlan> {
   const rootManifest = await readJson(root, 'package.json');
-  const workspaces = await Promise.all(workspaceDirs(root, rootManifest.data).map((dir) => readJson(root, `${dir}/package.json`)));
+  const workspaces = await Promise.all(
+    workspaceDirs(root, rootManifest.data).map((dir) => readJson(root, `${dir}/package.json`)),
+  );
   const manifests = [rootManifest, ...workspaces];
 
   const versions = manifests.map((file) => [file.name, file.data.version] as const);
@@ -173,7 +177,9 @@ export async function planRelease(root: string): Promise<ReleasePlan> {
   if (typeof from !== 'string') throw new ReleaseError('package.json has no version');
   const to = nextVersion(from);
 
-  const internal = new Set(manifests.map((file) => file.data.name).filter((name): name is string => typeof name === 'string'));
+  const internal = new Set(
+    manifests.map((file) => file.data.name).filter((name): name is string => typeof name === 'string'),
+  );
   const edits = new VersionEdits(internal, from, to);
   for (const file of manifests) {
     edits.version(file.data, 'version', `${file.name} version`);
@@ -184,18 +190,30 @@ export async function planRelease(root: string): Promise<ReleasePlan> {
   const lockName = 'package-lock.json';
   if (existsSync(join(root, lockName))) {
     const lock = await readJson(root, lockName);
-    editLockfile(lock, workspaces.map((file) => file.name.replace(/\/package\.json$/, '')), internal, edits);
+    editLockfile(
+      lock,
+      workspaces.map((file) => file.name.replace(/\/package\.json$/, '')),
+      internal,
+      edits,
+    );
     files.push(lock);
   }
 
   if (edits.problems.length > 0) {
-    throw new ReleaseError(`every package must be at ${from} before a release, but:\n${edits.problems.map((problem) => `  ${problem}`).join('\n')}`);
+    throw new ReleaseError(
+      `every package must be at ${from} before a release, but:\n${edits.problems.map((problem) => `  ${problem}`).join('\n')}`,
+    );
   }
   return { from, to, files: files.map((file) => ({ name: file.name, path: file.path, text: serialize(file) })) };
 }
 
 /** package-lock.json: its own version, the root's entry, each workspace's entry, and any versioned link to a workspace. */
-function editLockfile(lock: JsonFile, workspaceDirs: string[], internal: ReadonlySet<string>, edits: VersionEdits): void {
+function editLockfile(
+  lock: JsonFile,
+  workspaceDirs: string[],
+  internal: ReadonlySet<string>,
+  edits: VersionEdits,
+): void {
   edits.version(lock.data, 'version', `${lock.name} version`);
   const packages = asObject(lock.data.packages);
   if (packages === undefined) {
@@ -214,7 +232,8 @@ function editLockfile(lock: JsonFile, workspaceDirs: string[], internal: Readonl
   }
   for (const name of internal) {
     const link = asObject(packages[`node_modules/${name}`]);
-    if (link !== undefined && 'version' in link) edits.version(link, 'version', `${lock.name} packages["node_modules/${name}"].version`);
+    if (link !== undefined && 'version' in link)
+      edits.version(link, 'version', `${lock.name} packages["node_modules/${name}"].version`);
   }
 }
 
@@ -232,7 +251,9 @@ async function main(argv: string[]): Promise<number> {
     strict: true,
   });
   if (values.help === true) {
-    process.stdout.write('Usage: npm run release [-- --dry-run] [-- --root <dir>]\nMoves every package to the next version in lockstep; see scripts/release.ts.\n');
+    process.stdout.write(
+      'Usage: npm run release [-- --dry-run] [-- --root <dir>]\nMoves every package to the next version in lockstep; see scripts/release.ts.\n',
+    );
     return 0;
   }
   const root = resolve(values.root ?? join(import.meta.dirname, '..'));
@@ -243,7 +264,9 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   await applyRelease(plan);
-  process.stdout.write(`released ${plan.from} -> ${plan.to}, changed:\n${list}\nReview, then commit and tag: git commit -am 'Release ${plan.to}' && git tag v${plan.to}\n`);
+  process.stdout.write(
+    `released ${plan.from} -> ${plan.to}, changed:\n${list}\nReview, then commit and tag: git commit -am 'Release ${plan.to}' && git tag v${plan.to}\n`,
+  );
   return 0;
 }
 
@@ -252,9 +275,10 @@ if (invokedDirectly) {
   try {
     process.exitCode = await main(process.argv.slice(2));
   } catch (error) {
-    const message = error instanceof ReleaseError || (error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
-      ? (error as Error).message
-      : ((error as Error).stack ?? String(error));
+    const message =
+      error instanceof ReleaseError || (error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
+        ? (error as Error).message
+        : ((error as Error).stack ?? String(error));
     process.stderr.write(`release: ${message}\n`);
     process.exitCode = 1;
   }

@@ -19,7 +19,11 @@ const TIMING_TESTS: readonly string[] = ['packages/server/test/security/timing.t
 
 type Selection = 'default' | 'timing' | 'vectors';
 
-const OPTIONS = new Map<string | undefined, Selection>([[undefined, 'default'], ['--timing', 'timing'], ['--vectors-only', 'vectors']]);
+const OPTIONS = new Map<string | undefined, Selection>([
+  [undefined, 'default'],
+  ['--timing', 'timing'],
+  ['--vectors-only', 'vectors'],
+]);
 
 function selectionFrom(args: readonly string[]): Selection {
   const selection = OPTIONS.get(args[0]);
@@ -40,7 +44,11 @@ function testFiles(selection: Selection): string[] {
   if (selection === 'timing') {
     return [...TIMING_TESTS];
   }
-  const all = [...globSync('packages/*/test/**/*.test.ts'), ...globSync('deploy/test/**/*.test.ts'), ...globSync('scripts/**/*.test.ts')];
+  const all = [
+    ...globSync('packages/*/test/**/*.test.ts'),
+    ...globSync('deploy/test/**/*.test.ts'),
+    ...globSync('scripts/**/*.test.ts'),
+  ];
   const isTiming = (file: string) => TIMING_TESTS.includes(file);
   const isVectorSuite = (file: string) => file.includes('/test/vectors/');
   return all

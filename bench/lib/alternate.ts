@@ -34,8 +34,10 @@ export type Generator = 'autocannon' | 'light';
  * connections × pipelining must stay well above what a server answers in a millisecond.
  */
 export function checkedGenerator(name: string, connections: number, pipelining: number): Generator {
-  if (name !== 'autocannon' && name !== 'light') throw new Error(`--generator must be autocannon or light (got ${name})`);
-  if (name === 'light' && connections * pipelining < 200) throw new Error(`--generator light needs connections × pipelining ≥ 200; got ${connections} × ${pipelining}`);
+  if (name !== 'autocannon' && name !== 'light')
+    throw new Error(`--generator must be autocannon or light (got ${name})`);
+  if (name === 'light' && connections * pipelining < 200)
+    throw new Error(`--generator light needs connections × pipelining ≥ 200; got ${connections} × ${pipelining}`);
   return name;
 }
 
@@ -54,13 +56,23 @@ export interface AlternateOptions {
 async function loadOnce(target: Target, options: AlternateOptions, duration: number): Promise<RunResult> {
   const cpuBefore = cpuSnapshot(target.pid);
   const run = options.generator === 'light' ? runLightLoad : runLoad;
-  const result = await run({ url: target.url, method: 'POST', headers: target.headers, body: target.body, connections: options.connections, duration, pipelining: options.pipelining });
+  const result = await run({
+    url: target.url,
+    method: 'POST',
+    headers: target.headers,
+    body: target.body,
+    connections: options.connections,
+    duration,
+    pipelining: options.pipelining,
+  });
   const cpuAfter = cpuSnapshot(target.pid);
   const perRequest = (ms: number) => (ms * 1000) / result.answers;
   return {
     ...result,
     serverCpuUsPerRequest: perRequest(cpuUsedMs(cpuBefore, cpuAfter)),
-    primaryCpuUsPerRequest: perRequest(target.pid === undefined ? Number.NaN : cpuUsedMs(cpuBefore, cpuAfter, target.pid)),
+    primaryCpuUsPerRequest: perRequest(
+      target.pid === undefined ? Number.NaN : cpuUsedMs(cpuBefore, cpuAfter, target.pid),
+    ),
     generatorCpuUsPerRequest: result.generatorCpuUs / result.answers,
   };
 }
@@ -75,7 +87,11 @@ export async function checkOnce(target: Target): Promise<string> {
 
 /** Answers other than 2xx, and connection errors: a measured run should have none. */
 export function failures(result: LoadResult): number {
-  return Object.entries(result.statusCounts).filter(([status]) => !status.startsWith('2')).reduce((sum, [, count]) => sum + count, 0) + result.errors;
+  return (
+    Object.entries(result.statusCounts)
+      .filter(([status]) => !status.startsWith('2'))
+      .reduce((sum, [, count]) => sum + count, 0) + result.errors
+  );
 }
 
 export async function alternate(targets: Target[], options: AlternateOptions): Promise<Map<string, RunResult[]>> {
@@ -108,7 +124,8 @@ export function meanOfLaunches(runs: readonly RunResult[]): RunResult {
   const mean = (value: (run: RunResult) => number) => sum(value) / runs.length;
   const statusCounts: Record<string, number> = {};
   for (const run of runs) {
-    for (const [status, count] of Object.entries(run.statusCounts)) statusCounts[status] = (statusCounts[status] ?? 0) + count;
+    for (const [status, count] of Object.entries(run.statusCounts))
+      statusCounts[status] = (statusCounts[status] ?? 0) + count;
   }
   return {
     requestsPerSecond: mean((run) => run.requestsPerSecond),

@@ -43,7 +43,10 @@ interface AutocannonResult {
 }
 
 interface AutocannonInstance extends PromiseLike<AutocannonResult> {
-  on(event: 'response', listener: (client: unknown, statusCode: number, bytes: number, responseTimeMs: number) => void): void;
+  on(
+    event: 'response',
+    listener: (client: unknown, statusCode: number, bytes: number, responseTimeMs: number) => void,
+  ): void;
 }
 
 type Autocannon = (options: Record<string, unknown>) => AutocannonInstance;

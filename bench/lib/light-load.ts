@@ -57,7 +57,8 @@ const RECONNECT_AFTER_ERROR_MS = 10;
 
 export function runLightLoad(options: LoadOptions): Promise<LoadResult> {
   const url = new URL(options.url);
-  if (url.protocol !== 'http:') throw new Error(`the light load generator speaks plain HTTP only (got ${url.protocol})`);
+  if (url.protocol !== 'http:')
+    throw new Error(`the light load generator speaks plain HTTP only (got ${url.protocol})`);
   const depth = options.pipelining ?? 1;
   const request = requestBytes(options, url);
   // Up to `depth` requests back to back, so that any number of them goes out in one write.
@@ -101,7 +102,10 @@ export function runLightLoad(options: LoadOptions): Promise<LoadResult> {
       while (offset < bytes.length) {
         const headerEnd = bytes.indexOf(HEADER_END, offset);
         if (headerEnd < 0) break;
-        if (bytes.compare(STATUS_LINE_START, 0, STATUS_LINE_START.length, offset, offset + STATUS_LINE_START.length) !== 0) return -1;
+        if (
+          bytes.compare(STATUS_LINE_START, 0, STATUS_LINE_START.length, offset, offset + STATUS_LINE_START.length) !== 0
+        )
+          return -1;
         const lengthAt = bytes.indexOf(CONTENT_LENGTH, offset);
         if (lengthAt < 0 || lengthAt > headerEnd) return -1;
         const length = readLength(bytes, lengthAt + CONTENT_LENGTH.length, headerEnd);
@@ -109,7 +113,10 @@ export function runLightLoad(options: LoadOptions): Promise<LoadResult> {
         const end = headerEnd + HEADER_END.length + length;
         if (end > bytes.length) break;
         const at = offset + STATUS_LINE_START.length;
-        const status = ((bytes[at] as number) - DIGIT_0) * 100 + ((bytes[at + 1] as number) - DIGIT_0) * 10 + ((bytes[at + 2] as number) - DIGIT_0);
+        const status =
+          ((bytes[at] as number) - DIGIT_0) * 100 +
+          ((bytes[at + 1] as number) - DIGIT_0) * 10 +
+          ((bytes[at + 2] as number) - DIGIT_0);
         answers += 1;
         statusCounts[status] = (statusCounts[status] ?? 0) + 1;
         if (status >= 200 && status < 300) latencies.push(now - (sentAt[oldest] as number));

@@ -7,7 +7,9 @@ import { availableParallelism, loadavg } from 'node:os';
 
 function cpuModel(): string {
   try {
-    const line = readFileSync('/proc/cpuinfo', 'utf8').split('\n').find((entry) => entry.startsWith('model name'));
+    const line = readFileSync('/proc/cpuinfo', 'utf8')
+      .split('\n')
+      .find((entry) => entry.startsWith('model name'));
     return line?.split(':')[1]?.trim() ?? 'unknown';
   } catch {
     return 'unknown';
@@ -15,7 +17,9 @@ function cpuModel(): string {
 }
 
 export function loadAverage(): string {
-  return loadavg().map((value) => value.toFixed(2)).join(' ');
+  return loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
 }
 
 /** A few markdown lines: machine, runtime, load average now. */

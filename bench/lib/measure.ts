@@ -40,7 +40,11 @@ export interface Comparison {
 // Results go here so that the engine cannot drop a call whose result is never used.
 let _sink: unknown;
 
-interface Prepared { operation: Operation; asynchronous: boolean; batch: number }
+interface Prepared {
+  operation: Operation;
+  asynchronous: boolean;
+  batch: number;
+}
 
 /** The rate of `count` calls by the chosen clock, in ops/s. Synchronous operations are not awaited. */
 async function timeBatch(prepared: Omit<Prepared, 'batch'>, count: number, clock: Clock): Promise<number> {
@@ -70,7 +74,8 @@ async function prepare(operation: Operation, roundMs: number): Promise<Prepared>
   let batch = 1;
   for (;;) {
     const elapsed = (batch * 1000) / (await timeBatch({ operation, asynchronous }, batch, 'wall'));
-    if (elapsed >= roundMs / 4) return { operation, asynchronous, batch: Math.max(1, Math.ceil((batch * roundMs) / elapsed)) };
+    if (elapsed >= roundMs / 4)
+      return { operation, asynchronous, batch: Math.max(1, Math.ceil((batch * roundMs) / elapsed)) };
     batch *= elapsed < roundMs / 40 ? 10 : 2;
   }
 }
@@ -91,7 +96,8 @@ export async function compare(a: Operation, b: Operation, options: MeasureOption
   const prepared = [await prepare(a, options.roundMs), await prepare(b, options.roundMs)] as const;
   const rates: [number[], number[]] = [[], []];
   for (let i = 0; i < options.rounds; i++) {
-    for (const which of i % 2 === 0 ? [0, 1] as const : [1, 0] as const) rates[which].push(await timeBatch(prepared[which], prepared[which].batch, options.clock));
+    for (const which of i % 2 === 0 ? ([0, 1] as const) : ([1, 0] as const))
+      rates[which].push(await timeBatch(prepared[which], prepared[which].batch, options.clock));
   }
   const ratios = rates[0].map((rate, i) => rate / (rates[1][i] as number));
   return { a: summarise(rates[0]), b: summarise(rates[1]), ratios, ratio: median(ratios) };

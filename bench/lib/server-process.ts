@@ -108,7 +108,9 @@ export function cpuUsedMs(before: CpuSnapshot, after: CpuSnapshot, only?: number
 export function residentBytes(pid: number | undefined): number {
   if (pid === undefined) return Number.NaN;
   try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith('VmRSS:'));
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((entry) => entry.startsWith('VmRSS:'));
     return line === undefined ? Number.NaN : Number(line.split(/\s+/)[1]) * 1024;
   } catch {
     return Number.NaN;
@@ -122,7 +124,9 @@ function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, HOST, () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -132,7 +136,10 @@ export function benchApiKey(): string {
   return randomBytes(24).toString('hex');
 }
 
-interface ProcessIdentity { pid: number; startTicks: string }
+interface ProcessIdentity {
+  pid: number;
+  startTicks: string;
+}
 
 function alive(identity: ProcessIdentity): boolean {
   const stat = readStat(identity.pid);
@@ -182,10 +189,24 @@ async function waitUntilReady(url: string, child: ChildProcess, answers: number)
  * once GET `readyPath` has answered 200 on `readyAnswers` new connections in a row, which every
  * worker of a cluster has then most likely served. The child's stdout goes to a file in $TMPDIR.
  */
-async function startServer(options: { name: string; script: string; env: Record<string, string>; port: number; readyPath: string; readyAnswers: number }): Promise<ServerProcess> {
-  const logFile = join(tmpdir(), `crypto-service-bench-${options.name.replace(/[^A-Za-z0-9-]+/g, '_')}-${process.pid}.log`);
+async function startServer(options: {
+  name: string;
+  script: string;
+  env: Record<string, string>;
+  port: number;
+  readyPath: string;
+  readyAnswers: number;
+}): Promise<ServerProcess> {
+  const logFile = join(
+    tmpdir(),
+    `crypto-service-bench-${options.name.replace(/[^A-Za-z0-9-]+/g, '_')}-${process.pid}.log`,
+  );
   const out = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [...SERVER_V8_FLAGS, options.script], { cwd: REPO_ROOT, env: options.env, stdio: ['ignore', out, 'inherit'] });
+  const child = spawn(process.execPath, [...SERVER_V8_FLAGS, options.script], {
+    cwd: REPO_ROOT,
+    env: options.env,
+    stdio: ['ignore', out, 'inherit'],
+  });
   closeSync(out);
   const url = `http://${HOST}:${options.port}`;
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -193,7 +214,9 @@ async function startServer(options: { name: string; script: string; env: Record<
     await waitUntilReady(`${url}${options.readyPath}`, child, options.readyAnswers);
   } catch (error) {
     child.kill('SIGKILL');
-    throw new Error(`${options.name} server did not start: ${(error as Error).message} (log: ${logFile})`, { cause: error });
+    throw new Error(`${options.name} server did not start: ${(error as Error).message} (log: ${logFile})`, {
+      cause: error,
+    });
   }
   return {
     name: options.name,
@@ -201,10 +224,15 @@ async function startServer(options: { name: string; script: string; env: Record<
     child,
     async stop(graceMs = 15_000) {
       if (child.exitCode !== null) return child.exitCode;
-      const descendants = child.pid === undefined ? [] : processTree(child.pid).slice(1).flatMap((pid) => {
-        const stat = readStat(pid);
-        return stat === undefined ? [] : [{ pid, startTicks: stat.startTicks }];
-      });
+      const descendants =
+        child.pid === undefined
+          ? []
+          : processTree(child.pid)
+              .slice(1)
+              .flatMap((pid) => {
+                const stat = readStat(pid);
+                return stat === undefined ? [] : [{ pid, startTicks: stat.startTicks }];
+              });
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
       const code = await exited;
@@ -222,7 +250,12 @@ async function startServer(options: { name: string; script: string; env: Record<
  * measured. Ready when `/ready` says so, since the routes answer 503 until the start-up self-tests
  * have passed.
  */
-export async function startProductionServer(options: { name: string; apiKey: string; logLevel: string; extra?: Record<string, string> }): Promise<ServerProcess> {
+export async function startProductionServer(options: {
+  name: string;
+  apiKey: string;
+  logLevel: string;
+  extra?: Record<string, string>;
+}): Promise<ServerProcess> {
   const port = await freePort();
   const workers = Number(options.extra?.WORKERS ?? '1') || 1;
   return startServer({

@@ -9,7 +9,9 @@ export function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /** Nearest-rank percentile (p in 0..100) of values that are already sorted ascending. */
@@ -20,7 +22,13 @@ export function percentileSorted(sorted: ArrayLike<number>, p: number): number {
 }
 
 /** Latency summary of raw samples (milliseconds). Sorts a copy. */
-export function latencySummary(samples: ArrayLike<number>): { count: number; p50: number; p90: number; p99: number; max: number } {
+export function latencySummary(samples: ArrayLike<number>): {
+  count: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+} {
   const sorted = Float64Array.from(samples).sort();
   return {
     count: sorted.length,
@@ -40,7 +48,11 @@ export function spreadPercent(values: readonly number[]): number {
 /** 1234567 → "1.23 M", 45678 → "45.7 k", 12.345 → "12.3". Three significant digits. */
 export function formatCount(value: number): string {
   if (!Number.isFinite(value)) return 'n/a';
-  const units: [number, string][] = [[1e9, ' G'], [1e6, ' M'], [1e3, ' k']];
+  const units: [number, string][] = [
+    [1e9, ' G'],
+    [1e6, ' M'],
+    [1e3, ' k'],
+  ];
   for (const [scale, suffix] of units) {
     if (Math.abs(value) >= scale) return `${(value / scale).toPrecision(3)}${suffix}`;
   }
@@ -76,10 +88,16 @@ export function formatBytes(bytes: number): string {
 }
 
 /** A GitHub-flavoured markdown table; columns after the first are right-aligned (numbers), or with `allText` left-aligned like the first. */
-export function markdownTable(headers: readonly string[], rows: readonly (readonly string[])[], options: { allText?: boolean } = {}): string {
+export function markdownTable(
+  headers: readonly string[],
+  rows: readonly (readonly string[])[],
+  options: { allText?: boolean } = {},
+): string {
   // The first column names the row; the others hold figures, right-aligned, unless every column is text.
   const leftAligned = (column: number) => column === 0 || options.allText === true;
-  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
   const line = (cells: readonly string[]) =>
     `| ${cells.map((cell, column) => (leftAligned(column) ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join(' | ')} |`;
   const rule = `|${widths.map((width, column) => (leftAligned(column) ? `${'-'.repeat(width + 1)}-` : `${'-'.repeat(width + 1)}:`)).join('|')}|`;

@@ -50,15 +50,27 @@ function environment(stage: Stage): Map<string, string> {
 function healthCheck(): { options: Map<string, string>; command: string[] } {
   const match = /^((?:--\S+\s+)*)CMD\s+(.*)$/s.exec(last(runtime, 'HEALTHCHECK'));
   assert.ok(match !== null, 'HEALTHCHECK [options] CMD …');
-  const options = new Map(match[1]!.trim().split(/\s+/).filter(Boolean).map((option) => option.slice(2).split('=') as [string, string]));
+  const options = new Map(
+    match[1]!
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((option) => option.slice(2).split('=') as [string, string]),
+  );
   const command = execForm(match[2]!);
-  assert.ok(command !== undefined, 'the HEALTHCHECK command is in exec form (a JSON array): slim images need no shell for it');
+  assert.ok(
+    command !== undefined,
+    'the HEALTHCHECK command is in exec form (a JSON array): slim images need no shell for it',
+  );
   return { options, command };
 }
 
 /** Sources the runtime stage copies from the build context (not from another stage). */
 function contextSources(stage: Stage): string[] {
-  return instructions(stage, 'COPY').map((copy) => copyParts(copy.args)).filter(({ options }) => !options.has('from')).flatMap(({ sources }) => sources);
+  return instructions(stage, 'COPY')
+    .map((copy) => copyParts(copy.args))
+    .filter(({ options }) => !options.has('from'))
+    .flatMap(({ sources }) => sources);
 }
 
 test('two stages or more, all on the Node version the lockfile pins, an official slim image', () => {
@@ -89,8 +101,14 @@ test('the runtime stage: production environment, non-root numeric user, the serv
 
   const exposed = Number(last(runtime, 'EXPOSE').replace(/\/tcp$/, ''));
   assert.equal(exposed, Number(env.get('PORT') ?? 3000));
-  const deployment = parseYamlFile(join(K8S_DIR, 'deployment.yaml'))[0] as { spec: { template: { spec: { containers: { ports: { containerPort: number }[] }[] } } } };
-  assert.equal(deployment.spec.template.spec.containers[0]!.ports[0]!.containerPort, exposed, 'the Deployment uses the exposed port');
+  const deployment = parseYamlFile(join(K8S_DIR, 'deployment.yaml'))[0] as {
+    spec: { template: { spec: { containers: { ports: { containerPort: number }[] }[] } } };
+  };
+  assert.equal(
+    deployment.spec.template.spec.containers[0]!.ports[0]!.containerPort,
+    exposed,
+    'the Deployment uses the exposed port',
+  );
 });
 
 test('the command is exec form and runs the server entry point with its V8 flags, the same as npm start', () => {
@@ -98,12 +116,14 @@ test('the command is exec form and runs the server entry point with its V8 flags
   assert.ok(command !== undefined, 'exec form: node itself receives SIGTERM and drains (a shell would not pass it on)');
   assert.deepEqual(command, ['node', ...SERVER_V8_FLAGS, 'packages/server/src/server.ts']);
   assert.ok(existsSync(join(REPO_ROOT, command.at(-1)!)));
-  const rootPackage = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const rootPackage = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
   assert.equal(rootPackage.scripts.start, command.join(' '));
-  assert.equal(instructions(runtime, 'ENTRYPOINT').length, 0, 'the official image\'s entrypoint execs the command');
+  assert.equal(instructions(runtime, 'ENTRYPOINT').length, 0, "the official image's entrypoint execs the command");
 });
 
-test('the health check asks /live with Node\'s fetch, within its own timeout', () => {
+test("the health check asks /live with Node's fetch, within its own timeout", () => {
   const { options, command } = healthCheck();
   assert.equal(command[0], 'node', 'slim images have no curl or wget');
   assert.equal(command[1], '-e');
@@ -111,7 +131,10 @@ test('the health check asks /live with Node\'s fetch, within its own timeout', (
   assert.match(command[2]!, /\/live'/);
   const fetchTimeoutMs = Number(/AbortSignal\.timeout\((\d+)\)/.exec(command[2]!)?.[1]);
   const dockerTimeoutMs = Number(/^(\d+)s$/.exec(options.get('timeout') ?? '')?.[1]) * 1000;
-  assert.ok(fetchTimeoutMs > 0 && fetchTimeoutMs < dockerTimeoutMs, 'fetch gives up (exit 1) before Docker kills the check');
+  assert.ok(
+    fetchTimeoutMs > 0 && fetchTimeoutMs < dockerTimeoutMs,
+    'fetch gives up (exit 1) before Docker kills the check',
+  );
 });
 
 test('development dependencies stay out: npm ci --omit=dev, and the runtime takes node_modules from that stage only', () => {
@@ -121,11 +144,16 @@ test('development dependencies stay out: npm ci --omit=dev, and the runtime take
   assert.equal(modules.length, 1, 'node_modules comes in once');
   const from = stagesByName.get(modules[0]!.options.get('from'));
   assert.ok(from !== undefined, 'from a named build stage');
-  const installs = instructions(from, 'RUN').map(({ args }) => args).filter((args) => /\bnpm (ci|install)\b/.test(args));
+  const installs = instructions(from, 'RUN')
+    .map(({ args }) => args)
+    .filter((args) => /\bnpm (ci|install)\b/.test(args));
   assert.ok(installs.length > 0, 'that stage installs the dependencies');
   for (const install of installs) {
     assert.ok(/\bnpm ci\b/.test(install), 'npm ci: exactly the lockfile');
-    assert.ok(/--omit=dev\b/.test(install) || /\bnpm prune --omit=dev\b/.test(install), `devDependencies omitted or pruned: ${install}`);
+    assert.ok(
+      /--omit=dev\b/.test(install) || /\bnpm prune --omit=dev\b/.test(install),
+      `devDependencies omitted or pruned: ${install}`,
+    );
   }
   // The context copies name paths; none may bring the host's node_modules or the whole context.
   for (const source of contextSources(runtime)) {
@@ -147,7 +175,16 @@ test('every file the Dockerfile copies from the context exists and is not exclud
     }
   }
   // And the context leaves out what must never be sent to the builder.
-  for (const path of ['node_modules', 'node_modules/fastify/package.json', 'packages/server/node_modules/x', '.git', '.git/config', '.ci/runtimes/node22', 'coverage/lcov.info', '.env']) {
+  for (const path of [
+    'node_modules',
+    'node_modules/fastify/package.json',
+    'packages/server/node_modules/x',
+    '.git',
+    '.git/config',
+    '.ci/runtimes/node22',
+    'coverage/lcov.info',
+    '.env',
+  ]) {
     assert.equal(ignored(path), true, `${path} should be excluded`);
   }
   assert.equal(ignored('packages/server/src/server.ts'), false);
@@ -156,7 +193,9 @@ test('every file the Dockerfile copies from the context exists and is not exclud
 /** Static imports, re-exports, side-effect and dynamic imports; `import type` is erased, so skipped. */
 function runtimeImports(source: string): string[] {
   const specifiers: string[] = [];
-  for (const match of source.matchAll(/(?:^|[;\n])\s*(?:import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]/g)) {
+  for (const match of source.matchAll(
+    /(?:^|[;\n])\s*(?:import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]/g,
+  )) {
     if (match[1] === undefined) specifiers.push(match[2]!);
   }
   for (const match of source.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) specifiers.push(match[1]!);
@@ -167,16 +206,23 @@ function runtimeImports(source: string): string[] {
 function loadedPaths(source: string): string[] {
   return [
     ...[...source.matchAll(/new URL\(\s*'(\.{1,2}\/[^']+)'\s*,\s*import\.meta\.url\s*\)/g)].map((match) => match[1]!),
-    ...[...source.matchAll(/createRequire\(import\.meta\.url\)\(\s*'(\.{1,2}\/[^']+)'\s*\)/g)].map((match) => match[1]!),
+    ...[...source.matchAll(/createRequire\(import\.meta\.url\)\(\s*'(\.{1,2}\/[^']+)'\s*\)/g)].map(
+      (match) => match[1]!,
+    ),
   ];
 }
 
-const packageName = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const packageName = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 
 test('the copied sources are everything the server loads: copied workspaces and production dependencies only', () => {
   const copied = contextSources(runtime).map((source) => source.replace(/\/$/, ''));
   const isCopied = (path: string) => copied.some((source) => path === source || path.startsWith(`${source}/`));
-  const files = copied.filter((source) => statSync(join(REPO_ROOT, source)).isDirectory())
+  const files = copied
+    .filter((source) => statSync(join(REPO_ROOT, source)).isDirectory())
     .flatMap((directory) => globSync(`${directory}/**/*.ts`, { cwd: REPO_ROOT }));
   assert.ok(files.includes('packages/server/src/server.ts'));
 
@@ -194,7 +240,10 @@ test('the copied sources are everything the server loads: copied workspaces and 
     }
     for (const path of loadedPaths(source)) {
       const target = relative(REPO_ROOT, resolve(REPO_ROOT, dirname(file), path));
-      assert.ok(existsSync(join(REPO_ROOT, target)) && isCopied(target), `${file} loads ${path}, which the image does not have`);
+      assert.ok(
+        existsSync(join(REPO_ROOT, target)) && isCopied(target),
+        `${file} loads ${path}, which the image does not have`,
+      );
     }
   }
   assert.ok(packagesUsed.has('fastify') && packagesUsed.has('@crypto-service/core'), 'the import scan finds imports');
@@ -203,9 +252,16 @@ test('the copied sources are everything the server loads: copied workspaces and 
     assert.ok(entry !== undefined, `${name} is imported but not in the lockfile`);
     if (entry.link === true) {
       const workspace = entry.resolved!;
-      assert.ok(isCopied(`${workspace}/src`) && isCopied(`${workspace}/package.json`), `workspace ${workspace} is imported but not copied`);
+      assert.ok(
+        isCopied(`${workspace}/src`) && isCopied(`${workspace}/package.json`),
+        `workspace ${workspace} is imported but not copied`,
+      );
     } else {
-      assert.notEqual(entry.dev, true, `${name} is imported at run time but is a devDependency: npm ci --omit=dev leaves it out`);
+      assert.notEqual(
+        entry.dev,
+        true,
+        `${name} is imported at run time but is a devDependency: npm ci --omit=dev leaves it out`,
+      );
     }
   }
 });
@@ -226,10 +282,14 @@ async function runHealthCheck(port: number): Promise<number> {
   }
 }
 
-test('the HEALTHCHECK command line passes against a running server and fails once it has stopped', { timeout: 60_000 }, async (t) => {
-  const server = await startServer();
-  t.after(() => server.kill());
-  assert.equal(await runHealthCheck(server.port), 0);
-  assert.deepEqual(await server.stop(), { code: 0, signal: null });
-  assert.equal(await runHealthCheck(server.port), 1);
-});
+test(
+  'the HEALTHCHECK command line passes against a running server and fails once it has stopped',
+  { timeout: 60_000 },
+  async (t) => {
+    const server = await startServer();
+    t.after(() => server.kill());
+    assert.equal(await runHealthCheck(server.port), 0);
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+    assert.equal(await runHealthCheck(server.port), 1);
+  },
+);

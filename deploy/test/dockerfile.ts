@@ -53,7 +53,10 @@ export function parseInstructions(text: string): Instruction[] {
 }
 
 function substitute(value: string, args: Map<string, string | undefined>): string {
-  return value.replace(/\$\{(\w+)\}|\$(\w+)/g, (_whole, braced: string | undefined, bare: string | undefined) => args.get((braced ?? bare)!) ?? '');
+  return value.replace(
+    /\$\{(\w+)\}|\$(\w+)/g,
+    (_whole, braced: string | undefined, bare: string | undefined) => args.get((braced ?? bare)!) ?? '',
+  );
 }
 
 export function parseDockerfile(path: string): Dockerfile {
@@ -96,7 +99,8 @@ export function copyParts(args: string): { options: Map<string, string>; sources
     options.set(name!, value);
   }
   const destination = words.pop();
-  if (destination === undefined || words.length === 0) throw new Error(`COPY needs a source and a destination: ${args}`);
+  if (destination === undefined || words.length === 0)
+    throw new Error(`COPY needs a source and a destination: ${args}`);
   return { options, sources: words, destination };
 }
 
@@ -106,18 +110,28 @@ export function copyParts(args: string): { options: Map<string, string>; sources
  * and a pattern that matches a directory excludes everything under it.
  */
 export function dockerIgnore(text: string): (path: string) => boolean {
-  const rules = text.split('\n')
+  const rules = text
+    .split('\n')
     .map((line) => line.trim())
     .filter((line) => line !== '' && !line.startsWith('#'))
     .map((line) => {
       const exception = line.startsWith('!');
       const pattern = (exception ? line.slice(1) : line).trim().replace(/^\/+/, '').replace(/\/+$/, '');
-      const source = pattern.split('/').map((segment) => (segment === '**'
-        ? '\u0000'
-        : segment.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]'))).join('/')
+      const source = pattern
+        .split('/')
+        .map((segment) =>
+          segment === '**'
+            ? '\u0000'
+            : segment
+                .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+                .replace(/\*/g, '[^/]*')
+                .replace(/\?/g, '[^/]'),
+        )
+        .join('/')
         // NUL stands in for `**` while the other wildcards are translated: no path contains it.
-        // eslint-disable-next-line no-control-regex
-        .replace(/\u0000\//g, '(?:.*/)?').replace(/\/\u0000/g, '(?:/.*)?').replace(/\u0000/g, '.*');
+        .replaceAll('\u0000/', '(?:.*/)?')
+        .replaceAll('/\u0000', '(?:/.*)?')
+        .replaceAll('\u0000', '.*');
       return { exception, regex: new RegExp(`^${source}(?:/.*)?$`) };
     });
   return (path: string) => {

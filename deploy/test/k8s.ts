@@ -26,7 +26,12 @@ export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 export const K8S_DIR = join(REPO_ROOT, 'deploy/k8s');
 
 /** A parsed manifest: plain JSON data, typed loosely (the schema check is what types it). */
-export type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; [field: string]: unknown };
+export type Manifest = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  [field: string]: unknown;
+};
 
 export interface LoadedManifest {
   file: string;
@@ -56,22 +61,28 @@ export function kindOf(manifest: { apiVersion?: unknown; kind?: unknown }): Kind
 
 /** Every YAML file in deploy/k8s except the kustomization (which is not a Kubernetes object). */
 export function manifestFiles(): string[] {
-  return readdirSync(K8S_DIR).filter((file) => /\.ya?ml$/.test(file) && file !== 'kustomization.yaml').sort();
+  return readdirSync(K8S_DIR)
+    .filter((file) => /\.ya?ml$/.test(file) && file !== 'kustomization.yaml')
+    .sort();
 }
 
 /** Parses every document of a YAML file; a syntax error or warning is an error. */
 export function parseYamlFile(path: string): unknown[] {
   const documents = parseAllDocuments(readFileSync(path, 'utf8'), { prettyErrors: true, uniqueKeys: true });
   if (!Array.isArray(documents)) throw new Error(`${path}: not a YAML stream`);
-  return documents.filter((document) => document.contents !== null).map((document) => {
-    const problems = [...document.errors, ...document.warnings];
-    if (problems.length > 0) throw new Error(`${path}: ${problems.map((problem) => problem.message).join('; ')}`);
-    return document.toJS() as unknown;
-  });
+  return documents
+    .filter((document) => document.contents !== null)
+    .map((document) => {
+      const problems = [...document.errors, ...document.warnings];
+      if (problems.length > 0) throw new Error(`${path}: ${problems.map((problem) => problem.message).join('; ')}`);
+      return document.toJS() as unknown;
+    });
 }
 
 export function loadManifests(): LoadedManifest[] {
-  return manifestFiles().flatMap((file) => parseYamlFile(join(K8S_DIR, file)).map((manifest) => ({ file, manifest: manifest as Manifest })));
+  return manifestFiles().flatMap((file) =>
+    parseYamlFile(join(K8S_DIR, file)).map((manifest) => ({ file, manifest: manifest as Manifest })),
+  );
 }
 
 /** Throws the schema's message when the manifest breaks its kind's schema. */
@@ -124,7 +135,10 @@ export function unknownFields(manifest: Manifest): string[] {
 export const DNS_LABEL = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 /** Whether a matchLabels / selector map selects a pod with these labels. */
-export function selects(selector: Record<string, string> | undefined, labels: Record<string, string> | undefined): boolean {
+export function selects(
+  selector: Record<string, string> | undefined,
+  labels: Record<string, string> | undefined,
+): boolean {
   if (selector === undefined || Object.keys(selector).length === 0) return false;
   return Object.entries(selector).every(([key, value]) => labels?.[key] === value);
 }
@@ -134,7 +148,17 @@ export function parseQuantity(quantity: string | number): number {
   if (typeof quantity === 'number') return quantity;
   const match = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T|m)?$/.exec(quantity);
   if (match === null) throw new Error(`not a quantity this test understands: ${quantity}`);
-  const factors: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, k: 1e3, M: 1e6, G: 1e9, T: 1e12, m: 1e-3 };
+  const factors: Record<string, number> = {
+    Ki: 2 ** 10,
+    Mi: 2 ** 20,
+    Gi: 2 ** 30,
+    Ti: 2 ** 40,
+    k: 1e3,
+    M: 1e6,
+    G: 1e9,
+    T: 1e12,
+    m: 1e-3,
+  };
   return Number(match[1]) * (match[2] === undefined ? 1 : factors[match[2]]!);
 }
 

@@ -40,8 +40,14 @@ const manifests = loadManifests();
 const SECRET_EXAMPLE = 'secret.example.yaml';
 
 function only<T>(kind: string, name?: string): T {
-  const found = manifests.filter(({ manifest }) => manifest.kind === kind && (name === undefined || manifest.metadata.name === name));
-  assert.equal(found.length, 1, `expected exactly one ${kind}${name === undefined ? '' : ` named ${name}`}, found ${found.length}`);
+  const found = manifests.filter(
+    ({ manifest }) => manifest.kind === kind && (name === undefined || manifest.metadata.name === name),
+  );
+  assert.equal(
+    found.length,
+    1,
+    `expected exactly one ${kind}${name === undefined ? '' : ` named ${name}`}, found ${found.length}`,
+  );
   return found[0]!.manifest as unknown as T;
 }
 
@@ -63,7 +69,9 @@ const apiContainer = podSpec(api).containers.find((container) => container.name 
 /** The environment a crypto-service pod gets: the ConfigMap, then the Secret (envFrom order). */
 function podEnvironment(): Record<string, string> {
   const fromSecret = {
-    ...Object.fromEntries(Object.entries(secret.data ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')])),
+    ...Object.fromEntries(
+      Object.entries(secret.data ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]),
+    ),
     ...secret.stringData,
   };
   return { ...configMap.data, ...fromSecret };
@@ -91,7 +99,9 @@ function preStopSeconds(container: IContainer): number {
 }
 
 function effectiveImage(image: string): string {
-  const kustomization = parseYamlFile(join(K8S_DIR, 'kustomization.yaml'))[0] as { images?: { name: string; newName?: string; newTag?: string; digest?: string }[] };
+  const kustomization = parseYamlFile(join(K8S_DIR, 'kustomization.yaml'))[0] as {
+    images?: { name: string; newName?: string; newTag?: string; digest?: string }[];
+  };
   const name = image.replace(/@.*$/, '').replace(/:[^:/]*$/, '');
   const override = kustomization.images?.find((entry) => entry.name === name);
   if (override === undefined) return image;
@@ -109,7 +119,10 @@ function isPinned(image: string): boolean {
 test('every manifest parses and passes its Kubernetes schema, with no field the schema lacks', () => {
   assert.ok(manifests.length >= 9, `found only ${manifests.length} manifests`);
   for (const { file, manifest } of manifests) {
-    assert.ok(kindOf(manifest) !== undefined, `${file}: ${manifest.apiVersion} ${manifest.kind} is not a kind this test knows`);
+    assert.ok(
+      kindOf(manifest) !== undefined,
+      `${file}: ${manifest.apiVersion} ${manifest.kind} is not a kind this test knows`,
+    );
     assert.doesNotThrow(() => validateManifest(manifest), `${file}: ${manifest.kind} ${manifest.metadata?.name}`);
     assert.deepEqual(unknownFields(manifest), [], `${file}: fields the ${manifest.kind} schema does not define`);
     assert.match(manifest.metadata.name, DNS_LABEL, `${file}: the name must be a DNS label`);
@@ -124,40 +137,93 @@ test('the schema check rejects broken manifests: a string port, a number in a Co
     mutate(copy);
     return copy;
   };
-  assert.throws(() => validateManifest(broken((m) => { m.spec.template.spec.containers[0].ports[0].containerPort = '3000'; })), /containerPort must be integer/);
-  assert.throws(() => validateManifest(broken((m) => { m.data.PORT = 3000; }, configMap as unknown as Manifest)), /data\/PORT must be string/);
-  assert.throws(() => validateManifest(broken((m) => { delete m.spec.scaleTargetRef; }, hpa as unknown as Manifest)), /scaleTargetRef/);
-  assert.throws(() => validateManifest(broken((m) => { m.apiVersion = 'autoscaling/v2beta1'; }, hpa as unknown as Manifest)), /no schema here/);
+  assert.throws(
+    () =>
+      validateManifest(
+        broken((m) => {
+          m.spec.template.spec.containers[0].ports[0].containerPort = '3000';
+        }),
+      ),
+    /containerPort must be integer/,
+  );
+  assert.throws(
+    () =>
+      validateManifest(
+        broken(
+          (m) => {
+            m.data.PORT = 3000;
+          },
+          configMap as unknown as Manifest,
+        ),
+      ),
+    /data\/PORT must be string/,
+  );
+  assert.throws(
+    () =>
+      validateManifest(
+        broken(
+          (m) => {
+            delete m.spec.scaleTargetRef;
+          },
+          hpa as unknown as Manifest,
+        ),
+      ),
+    /scaleTargetRef/,
+  );
+  assert.throws(
+    () =>
+      validateManifest(
+        broken(
+          (m) => {
+            m.apiVersion = 'autoscaling/v2beta1';
+          },
+          hpa as unknown as Manifest,
+        ),
+      ),
+    /no schema here/,
+  );
   assert.deepEqual(
-    unknownFields(broken((m) => {
-      const container = m.spec.template.spec.containers[0];
-      container.readinesProbe = container.readinessProbe;
-      m.spec.template.spec.terminationGracePeriod = 60;
-      m.spec.template.metadata.labels.tier = 'free-form labels are fine';
-    })).sort(),
+    unknownFields(
+      broken((m) => {
+        const container = m.spec.template.spec.containers[0];
+        container.readinesProbe = container.readinessProbe;
+        m.spec.template.spec.terminationGracePeriod = 60;
+        m.spec.template.metadata.labels.tier = 'free-form labels are fine';
+      }),
+    ).sort(),
     ['/spec/template/spec/containers/0/readinesProbe', '/spec/template/spec/terminationGracePeriod'],
   );
 });
 
 test('kustomization.yaml lists every manifest but the example Secret, and no file twice', () => {
-  const kustomization = parseYamlFile(join(K8S_DIR, 'kustomization.yaml'))[0] as { apiVersion: string; kind: string; resources: string[]; namespace?: string };
+  const kustomization = parseYamlFile(join(K8S_DIR, 'kustomization.yaml'))[0] as {
+    apiVersion: string;
+    kind: string;
+    resources: string[];
+    namespace?: string;
+  };
   assert.equal(kustomization.apiVersion, 'kustomize.config.k8s.io/v1beta1');
   assert.equal(kustomization.kind, 'Kustomization');
   assert.equal(kustomization.namespace, undefined, 'namespace-agnostic: kubectl apply -k … -n <namespace>');
   assert.equal(new Set(kustomization.resources).size, kustomization.resources.length);
-  for (const resource of kustomization.resources) assert.ok(existsSync(join(K8S_DIR, resource)), `${resource} does not exist`);
-  assert.deepEqual([...kustomization.resources].sort(), manifestFiles().filter((file) => file !== SECRET_EXAMPLE));
+  for (const resource of kustomization.resources)
+    assert.ok(existsSync(join(K8S_DIR, resource)), `${resource} does not exist`);
+  assert.deepEqual(
+    [...kustomization.resources].sort(),
+    manifestFiles().filter((file) => file !== SECRET_EXAMPLE),
+  );
 });
 
 test('the ConfigMap and Secret are exactly variables the server reads, and load through its loadConfig', () => {
   const env = podEnvironment();
   const read = new Set<string>();
-  const tracking = (source: Record<string, string>) => new Proxy(source, {
-    get(target, key, receiver) {
-      if (typeof key === 'string') read.add(key);
-      return Reflect.get(target, key, receiver);
-    },
-  });
+  const tracking = (source: Record<string, string>) =>
+    new Proxy(source, {
+      get(target, key, receiver) {
+        if (typeof key === 'string') read.add(key);
+        return Reflect.get(target, key, receiver);
+      },
+    });
 
   // The tracker itself: a variable the server does not know is never read.
   loadConfig(tracking({ ...env, RATE_LIMIT_MAXIMUM: '5' }));
@@ -188,49 +254,66 @@ test('credentials only in the Secret, as obvious placeholders, and the Deploymen
   const secretKeys = ['CRYPTO_API_KEY', 'JWT_SECRET', 'CRYPTO_KEY_PASSPHRASE'];
   for (const key of secretKeys) assert.equal(configMap.data?.[key], undefined, `${key} must not be in the ConfigMap`);
   assert.deepEqual(Object.keys(secret.stringData ?? {}).sort(), ['CRYPTO_API_KEY', 'JWT_SECRET']);
-  for (const [key, value] of Object.entries(secret.stringData ?? {})) assert.match(value, /^REPLACE-ME/, `${key} must look like a placeholder`);
+  for (const [key, value] of Object.entries(secret.stringData ?? {}))
+    assert.match(value, /^REPLACE-ME/, `${key} must look like a placeholder`);
 
   const envFrom = apiContainer.envFrom ?? [];
-  assert.deepEqual(envFrom.map((source) => source.configMapRef?.name ?? source.secretRef?.name), [configMap.metadata!.name, secret.metadata!.name]);
+  assert.deepEqual(
+    envFrom.map((source) => source.configMapRef?.name ?? source.secretRef?.name),
+    [configMap.metadata!.name, secret.metadata!.name],
+  );
   // Not optional: without the Secret the pods do not start (fail closed), rather than run without auth.
   assert.ok(envFrom.every((source) => (source.configMapRef ?? source.secretRef)?.optional !== true));
 });
 
-test('the probes ask routes that answer 200 without a credential, on the container port the server listens on', { timeout: 30_000 }, async (t) => {
-  const probes: [string, IProbe | undefined, string][] = [
-    ['startupProbe', apiContainer.startupProbe, '/live'],
-    ['livenessProbe', apiContainer.livenessProbe, '/live'],
-    ['readinessProbe', apiContainer.readinessProbe, '/ready'],
-  ];
-  const config = loadConfig(podEnvironment());
-  for (const [name, probe, path] of probes) {
-    assert.equal(probe?.httpGet?.path, path, `${name} path`);
-    assert.equal(containerPort(apiContainer, probe.httpGet.port), config.port, `${name} port`);
-    assert.ok((probe.timeoutSeconds ?? 1) >= 3, `${name}: timeoutSeconds at least 3 on a busy node`);
-  }
-  const liveness = apiContainer.livenessProbe!;
-  assert.ok((liveness.failureThreshold ?? 3) >= 3, 'liveness leaves slack before a restart');
-  assert.ok((liveness.periodSeconds ?? 10) * (liveness.failureThreshold ?? 3) >= 30, 'at least 30 s of failures before a restart');
+test(
+  'the probes ask routes that answer 200 without a credential, on the container port the server listens on',
+  { timeout: 30_000 },
+  async (t) => {
+    const probes: [string, IProbe | undefined, string][] = [
+      ['startupProbe', apiContainer.startupProbe, '/live'],
+      ['livenessProbe', apiContainer.livenessProbe, '/live'],
+      ['readinessProbe', apiContainer.readinessProbe, '/ready'],
+    ];
+    const config = loadConfig(podEnvironment());
+    for (const [name, probe, path] of probes) {
+      assert.equal(probe?.httpGet?.path, path, `${name} path`);
+      assert.equal(containerPort(apiContainer, probe.httpGet.port), config.port, `${name} port`);
+      assert.ok((probe.timeoutSeconds ?? 1) >= 3, `${name}: timeoutSeconds at least 3 on a busy node`);
+    }
+    const liveness = apiContainer.livenessProbe!;
+    assert.ok((liveness.failureThreshold ?? 3) >= 3, 'liveness leaves slack before a restart');
+    assert.ok(
+      (liveness.periodSeconds ?? 10) * (liveness.failureThreshold ?? 3) >= 30,
+      'at least 30 s of failures before a restart',
+    );
 
-  // The real app with the pod's configuration (authentication on): the kubelet sends no credential.
-  // Without REDIS_URL: no Redis here, and the probes must not depend on where the counters live.
-  const { REDIS_URL: _redisUrl, LOG_LEVEL: _logLevel, ...env } = podEnvironment();
-  const app = await testApp(env);
-  t.after(() => app.close());
-  for (const [name, probe] of probes) {
-    const response = await app.inject({ method: 'GET', url: probe!.httpGet!.path! });
-    assert.equal(response.statusCode, 200, `${name} ${probe!.httpGet!.path}: ${response.body}`);
-  }
-  assert.equal((await app.inject({ method: 'GET', url: '/v2/algorithms' })).statusCode, 401, 'and the API itself does need one');
-});
+    // The real app with the pod's configuration (authentication on): the kubelet sends no credential.
+    // Without REDIS_URL: no Redis here, and the probes must not depend on where the counters live.
+    const { REDIS_URL: _redisUrl, LOG_LEVEL: _logLevel, ...env } = podEnvironment();
+    const app = await testApp(env);
+    t.after(() => app.close());
+    for (const [name, probe] of probes) {
+      const response = await app.inject({ method: 'GET', url: probe!.httpGet!.path! });
+      assert.equal(response.statusCode, 200, `${name} ${probe!.httpGet!.path}: ${response.body}`);
+    }
+    assert.equal(
+      (await app.inject({ method: 'GET', url: '/v2/algorithms' })).statusCode,
+      401,
+      'and the API itself does need one',
+    );
+  },
+);
 
 test('the grace period covers the preStop pause, SHUTDOWN_TIMEOUT_MS and a margin', () => {
   const config = loadConfig(podEnvironment());
   const pause = preStopSeconds(apiContainer);
   const grace = podSpec(api).terminationGracePeriodSeconds ?? 30;
   assert.ok(pause >= 3 && pause <= 30, `a preStop pause of a few seconds (got ${pause})`);
-  assert.ok(grace >= pause + config.shutdownTimeoutMs / 1000 + 5,
-    `terminationGracePeriodSeconds ${grace} < preStop ${pause} s + SHUTDOWN_TIMEOUT_MS ${config.shutdownTimeoutMs / 1000} s + 5 s`);
+  assert.ok(
+    grace >= pause + config.shutdownTimeoutMs / 1000 + 5,
+    `terminationGracePeriodSeconds ${grace} < preStop ${pause} s + SHUTDOWN_TIMEOUT_MS ${config.shutdownTimeoutMs / 1000} s + 5 s`,
+  );
 });
 
 test('the Service selects the API pods only, and reaches them on port 80 through the named container port', () => {
@@ -283,7 +366,8 @@ test('API replicas spread over nodes, and never run below capacity during a roll
   const byNode = spread.find((constraint) => constraint.topologyKey === 'kubernetes.io/hostname');
   const antiAffinity = podSpec(api).affinity?.podAntiAffinity;
   assert.ok(byNode !== undefined || antiAffinity !== undefined, 'a spread constraint or anti-affinity by node');
-  for (const constraint of spread) assert.ok(selects(constraint.labelSelector?.matchLabels, podLabels(api)), constraint.topologyKey);
+  for (const constraint of spread)
+    assert.ok(selects(constraint.labelSelector?.matchLabels, podLabels(api)), constraint.topologyKey);
   assert.equal(api.spec!.strategy?.rollingUpdate?.maxUnavailable, 0);
 });
 
@@ -309,8 +393,14 @@ test('every container runs as non-root, read-only, without privileges, with requ
 
       const { requests = {}, limits = {} } = container.resources ?? {};
       for (const resource of ['cpu', 'memory']) {
-        assert.ok(requests[resource] !== undefined && limits[resource] !== undefined, `${where}: ${resource} request and limit`);
-        assert.ok(parseQuantity(requests[resource]) <= parseQuantity(limits[resource]), `${where}: ${resource} request <= limit`);
+        assert.ok(
+          requests[resource] !== undefined && limits[resource] !== undefined,
+          `${where}: ${resource} request and limit`,
+        );
+        assert.ok(
+          parseQuantity(requests[resource]) <= parseQuantity(limits[resource]),
+          `${where}: ${resource} request <= limit`,
+        );
       }
       const image = effectiveImage(container.image!);
       assert.ok(isPinned(image), `${where}: ${image} is not pinned to a version or digest`);
@@ -329,7 +419,11 @@ test('the API memory limit holds both work-queue budgets at once, per process, p
   const limit = parseQuantity(apiContainer.resources!.limits!.memory!);
   const needed = config.workers * (budgets + processOverhead) + memoryTmpfs;
   assert.ok(limit >= needed, `memory limit ${limit / MIB} MiB < ${needed / MIB} MiB for WORKERS=${config.workers}`);
-  assert.equal(apiContainer.resources!.requests!.memory, apiContainer.resources!.limits!.memory, 'memory request = limit: never scheduled where it cannot peak');
+  assert.equal(
+    apiContainer.resources!.requests!.memory,
+    apiContainer.resources!.limits!.memory,
+    'memory request = limit: never scheduled where it cannot peak',
+  );
 });
 
 test('Redis keeps the counters in memory only, and only the API pods may reach it', () => {
@@ -344,7 +438,9 @@ test('Redis keeps the counters in memory only, and only the API pods may reach i
   assert.equal(valueOf('--save'), '', 'no RDB snapshots');
   assert.equal(valueOf('--appendonly'), 'no', 'no append-only file');
   assert.ok(valueOf('--maxmemory') !== undefined, 'a memory ceiling below the container limit');
-  assert.ok(parseQuantity(valueOf('--maxmemory')!.replace(/mb$/, 'Mi')) < parseQuantity(container.resources!.limits!.memory!));
+  assert.ok(
+    parseQuantity(valueOf('--maxmemory')!.replace(/mb$/, 'Mi')) < parseQuantity(container.resources!.limits!.memory!),
+  );
   assert.ok(container.readinessProbe !== undefined && container.livenessProbe !== undefined, 'Redis probes');
 
   const policy = redisPolicy.spec!;
@@ -353,6 +449,14 @@ test('Redis keeps the counters in memory only, and only the API pods may reach i
   const rules = policy.ingress ?? [];
   assert.equal(rules.length, 1);
   const peers = rules[0]!.from ?? [];
-  assert.ok(peers.length > 0 && peers.every((peer) => selects(peer.podSelector?.matchLabels, podLabels(api)) && peer.namespaceSelector === undefined));
-  assert.deepEqual(rules[0]!.ports?.map((port) => port.port), [containerPort(container, 'redis')]);
+  assert.ok(
+    peers.length > 0 &&
+      peers.every(
+        (peer) => selects(peer.podSelector?.matchLabels, podLabels(api)) && peer.namespaceSelector === undefined,
+      ),
+  );
+  assert.deepEqual(
+    rules[0]!.ports?.map((port) => port.port),
+    [containerPort(container, 'redis')],
+  );
 });

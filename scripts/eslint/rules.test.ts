@@ -32,7 +32,10 @@ describe('core calls node:crypto key-taking functions only through node-crypto.t
   });
 
   test('functions that take no key, and node-crypto.ts itself, are allowed', async () => {
-    assert.deepEqual(await ruleIds("import { randomBytes } from 'node:crypto';\nexport const r = randomBytes(1);", file), []);
+    assert.deepEqual(
+      await ruleIds("import { randomBytes } from 'node:crypto';\nexport const r = randomBytes(1);", file),
+      [],
+    );
     const wrapper = "import { createHmac } from 'node:crypto';\nexport const h = createHmac;";
     assert.deepEqual(await ruleIds(wrapper, 'packages/core/src/node-crypto.ts'), []);
   });
@@ -41,13 +44,17 @@ describe('core calls node:crypto key-taking functions only through node-crypto.t
 describe('the server never goes around its log serializers', () => {
   const file = 'packages/server/src/example.ts';
 
-  test('a route\'s own logSerializers and %j, %o or %O interpolation are reported', async () => {
+  test("a route's own logSerializers and %j, %o or %O interpolation are reported", async () => {
     const code = [
       'export const route = { logSerializers: {} };',
       "export const line = (log: { info: (...args: unknown[]) => void }, o: object) => log.info('%j', o);",
       'export const other = (log: { info: (...args: unknown[]) => void }, o: object) => log.info(`${1} %O`, o);',
       "export const fine = (log: { info: (...args: unknown[]) => void }) => log.info('%s done', 'x');",
     ].join('\n');
-    assert.deepEqual(await ruleIds(code, file), ['no-restricted-syntax:1', 'no-restricted-syntax:2', 'no-restricted-syntax:3']);
+    assert.deepEqual(await ruleIds(code, file), [
+      'no-restricted-syntax:1',
+      'no-restricted-syntax:2',
+      'no-restricted-syntax:3',
+    ]);
   });
 });

@@ -6,8 +6,16 @@ const NODE_CRYPTO = new Set(['crypto', 'node:crypto']);
 export default {
   meta: {
     type: 'problem',
-    schema: [{ type: 'object', properties: { names: { type: 'array', items: { type: 'string' } } }, additionalProperties: false }],
-    messages: { wrapped: '{{name}} from node:crypto is called through node-crypto.ts, which passes keys as KeyObjects' },
+    schema: [
+      {
+        type: 'object',
+        properties: { names: { type: 'array', items: { type: 'string' } } },
+        additionalProperties: false,
+      },
+    ],
+    messages: {
+      wrapped: '{{name}} from node:crypto is called through node-crypto.ts, which passes keys as KeyObjects',
+    },
   },
   create(context) {
     const wrapped = new Set(context.options[0]?.names ?? []);
@@ -32,7 +40,8 @@ export default {
       },
       VariableDeclarator(node) {
         let init = node.init;
-        while (init && (init.type === 'TSAsExpression' || init.type === 'TSSatisfiesExpression')) init = init.expression;
+        while (init && (init.type === 'TSAsExpression' || init.type === 'TSSatisfiesExpression'))
+          init = init.expression;
         if (node.id.type !== 'ObjectPattern' || init?.type !== 'Identifier' || !namespaces.has(init.name)) return;
         for (const property of node.id.properties) {
           const name = property.type === 'Property' ? (property.key.name ?? property.key.value) : undefined;

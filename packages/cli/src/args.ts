@@ -33,7 +33,11 @@ Exit status: 0 ok; 1 the service answered with an error or could not be reached 
 stderr); 2 usage error; 3 a verification ran and the answer is "not valid".`;
 
 /** Parses a command's arguments: its own options, the common ones, and at most `maxPositionals` operands. */
-export function parseCommand<const O extends ParseArgsOptionsConfig>(args: string[], options: O, maxPositionals: number) {
+export function parseCommand<const O extends ParseArgsOptionsConfig>(
+  args: string[],
+  options: O,
+  maxPositionals: number,
+) {
   const config = { args, options: { ...COMMON_OPTIONS, ...options }, strict: true, allowPositionals: true } as const;
   let parsed: ReturnType<typeof parseArgs<typeof config>>;
   try {
@@ -65,12 +69,19 @@ async function fromFileIfAt(value: string, option: string): Promise<string> {
   try {
     return (await readFile(path, 'utf8')).trimEnd();
   } catch (error) {
-    throw new UsageError(`--${option}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new UsageError(
+      `--${option}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
 }
 
 /** A whole number option within bounds, or undefined when absent. */
-export function integer(value: string | undefined, option: string, min = 1, max = Number.MAX_SAFE_INTEGER): number | undefined {
+export function integer(
+  value: string | undefined,
+  option: string,
+  min = 1,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
     throw new UsageError(`--${option} must be a whole number from ${min} to ${max}, not '${value}'`);

@@ -15,7 +15,8 @@ export async function readInput(file: string | undefined, context: CommandContex
   // Waiting on a terminal for data that nobody is going to type would look like a hang.
   if (context.stdin.isTTY === true) throw new UsageError('no input: name a file, or pipe the data to standard input');
   const chunks: Buffer[] = [];
-  for await (const chunk of context.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  for await (const chunk of context.stdin)
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   return Buffer.concat(chunks);
 }
 

@@ -38,13 +38,21 @@ function isHelp(args: readonly string[]): boolean {
 function resolve(argv: readonly string[]): Invocation {
   const [first, second] = argv;
   if (first === undefined) return { kind: 'help', text: programHelp(COMMANDS), exitCode: EXIT.USAGE };
-  if (first === '--help' || first === '-h' || first === 'help') return { kind: 'help', text: programHelp(COMMANDS), exitCode: EXIT.OK };
+  if (first === '--help' || first === '-h' || first === 'help')
+    return { kind: 'help', text: programHelp(COMMANDS), exitCode: EXIT.OK };
   if (first === '--version') return { kind: 'version' };
-  if (first.startsWith('-')) throw new UsageError(`the command comes first: ${PROGRAM} <command> [options] (not ${first})`);
+  if (first.startsWith('-'))
+    throw new UsageError(`the command comes first: ${PROGRAM} <command> [options] (not ${first})`);
   if (GROUPS.has(first)) {
-    const command = second === undefined ? undefined : COMMANDS.find((candidate) => candidate.name === `${first} ${second}`);
+    const command =
+      second === undefined ? undefined : COMMANDS.find((candidate) => candidate.name === `${first} ${second}`);
     if (command === undefined) {
-      if (second === undefined || isHelp([second])) return { kind: 'help', text: groupHelp(first, COMMANDS), exitCode: second === undefined ? EXIT.USAGE : EXIT.OK };
+      if (second === undefined || isHelp([second]))
+        return {
+          kind: 'help',
+          text: groupHelp(first, COMMANDS),
+          exitCode: second === undefined ? EXIT.USAGE : EXIT.OK,
+        };
       throw new UsageError(`unknown command: ${first} ${second}; '${PROGRAM} ${first} --help' lists them`);
     }
     return { kind: 'command', command, args: argv.slice(2) };
@@ -80,7 +88,9 @@ function report(error: unknown, commandName: string | undefined): number {
     process.stderr.write(`${PROGRAM}: ${error.message}\n`);
     return EXIT.API_ERROR;
   }
-  process.stderr.write(`${PROGRAM}: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `${PROGRAM}: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   return EXIT.API_ERROR;
 }
 

@@ -10,7 +10,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COMMANDS, GROUPS } from '../src/commands/index.ts';
-import { deadUrl, hs256Token, startService, TEST_API_KEY, TEST_JWT_SECRET, type Service } from '../../client/test/helpers.ts';
+import {
+  deadUrl,
+  hs256Token,
+  startService,
+  TEST_API_KEY,
+  TEST_JWT_SECRET,
+  type Service,
+} from '../../client/test/helpers.ts';
 import { BIN, cli, json } from './helpers.ts';
 
 const SHA256_ABC = 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad';
@@ -34,16 +41,20 @@ describe('help and usage errors (no service needed)', () => {
       const run = runs[index];
       assert.ok(run !== undefined);
       assert.equal(run.code, 0, command.name);
-      assert.ok(run.text.startsWith(`Usage: crypto-service ${command.name}`), `${command.name}: ${run.text.slice(0, 80)}`);
+      assert.ok(
+        run.text.startsWith(`Usage: crypto-service ${command.name}`),
+        `${command.name}: ${run.text.slice(0, 80)}`,
+      );
       assert.equal(run.text.includes('--api-key'), command.name !== 'serve', command.name);
     });
   });
 
-  test('the program\'s help lists every command; groups have their own', async () => {
+  test("the program's help lists every command; groups have their own", async () => {
     const help = await cli(['--help']);
     assert.equal(help.code, 0);
     for (const command of COMMANDS) assert.ok(help.text.includes(`  ${command.name} `), command.name);
-    for (const variable of ['CRYPTO_SERVICE_URL', 'CRYPTO_API_KEY', 'CRYPTO_SERVICE_TOKEN']) assert.ok(help.text.includes(variable));
+    for (const variable of ['CRYPTO_SERVICE_URL', 'CRYPTO_API_KEY', 'CRYPTO_SERVICE_TOKEN'])
+      assert.ok(help.text.includes(variable));
     for (const group of GROUPS) {
       const run = await cli([group, '--help']);
       assert.equal(run.code, 0);
@@ -103,7 +114,7 @@ describe('against the real service', () => {
     assert.equal(xof.text, 'af1349b9f5f9a1a6');
   });
 
-  test('an API error exits 1 with the service\'s message on stderr', async () => {
+  test("an API error exits 1 with the service's message on stderr", async () => {
     const run = await cli(['hash', '--algorithm', 'md5', ...url()], { input: 'abc' });
     assert.equal(run.code, 1);
     assert.match(run.stderr, /^crypto-service: 400: .*md5/);
@@ -122,7 +133,10 @@ describe('against the real service', () => {
     const valid = await cli(['verify', message, '--public-key', publicKey ?? '', '--signature', signed.text, ...url()]);
     assert.equal(valid.code, 0);
     assert.deepEqual(json(valid), { valid: true, algorithm: 'ed25519' });
-    const forged = await cli(['verify', '--public-key', publicKey ?? '', '--signature', signed.text, '--plain', ...url()], { input: 'release 0.0.3\n' });
+    const forged = await cli(
+      ['verify', '--public-key', publicKey ?? '', '--signature', signed.text, '--plain', ...url()],
+      { input: 'release 0.0.3\n' },
+    );
     assert.equal(forged.code, 3);
     assert.equal(forged.text, 'invalid');
   });
@@ -138,15 +152,29 @@ describe('against the real service', () => {
   test('encrypt then decrypt: any bytes round-trip through --plain; JSON shows UTF-8 as text', async () => {
     const key = (await cli(['keys', 'generate', '-a', 'xchacha20-poly1305', '--plain', ...url()])).text;
     const bytes = Buffer.concat([randomBytes(1000), Buffer.from([0xff, 0xfe, 0x00])]);
-    const sealed = await cli(['encrypt', await file('plain.bin', bytes), '--key', key, '--aad', 'v1', '--plain', ...url()]);
+    const sealed = await cli([
+      'encrypt',
+      await file('plain.bin', bytes),
+      '--key',
+      key,
+      '--aad',
+      'v1',
+      '--plain',
+      ...url(),
+    ]);
     assert.equal(sealed.code, 0);
-    const opened = await cli(['decrypt', '--key', key, '--aad', 'v1', '--plain', ...url()], { input: `${sealed.text}\n` });
+    const opened = await cli(['decrypt', '--key', key, '--aad', 'v1', '--plain', ...url()], {
+      input: `${sealed.text}\n`,
+    });
     assert.equal(opened.code, 0);
     assert.deepEqual(opened.stdout, bytes);
     const asJson = await cli(['decrypt', '--key', key, '--aad', 'v1', ...url()], { input: sealed.text });
     assert.equal(json(asJson).encoding, 'base64', 'bytes that are not UTF-8 come as base64');
     const text = await cli(['encrypt', '--key', key, '--plain', ...url()], { input: 'héllo' });
-    assert.deepEqual(json(await cli(['decrypt', '--key', key, ...url()], { input: text.text })), { plaintext: 'héllo', encoding: 'utf8' });
+    assert.deepEqual(json(await cli(['decrypt', '--key', key, ...url()], { input: text.text })), {
+      plaintext: 'héllo',
+      encoding: 'utf8',
+    });
     const wrongAad = await cli(['decrypt', '--key', key, '--aad', 'v2', ...url()], { input: sealed.text });
     assert.equal(wrongAad.code, 1);
     assert.match(wrongAad.stderr, /^crypto-service: 400: /);
@@ -173,18 +201,45 @@ describe('against the real service', () => {
     const [ciphertext, sharedSecret] = encapsulated.text.split('\n');
     assert.match(sharedSecret ?? '', /^[0-9a-f]{64}$/);
     const ciphertextFile = await file('xwing.ct', ciphertext ?? '');
-    const decapsulated = await cli(['pq', 'decapsulate', '--secret-key', secretKey ?? '', '--ciphertext', `@${ciphertextFile}`, '--plain', ...url()]);
+    const decapsulated = await cli([
+      'pq',
+      'decapsulate',
+      '--secret-key',
+      secretKey ?? '',
+      '--ciphertext',
+      `@${ciphertextFile}`,
+      '--plain',
+      ...url(),
+    ]);
     assert.equal(decapsulated.text, sharedSecret);
   });
 
   test('pq sign-keygen, pq sign, pq verify (ML-DSA-44)', async () => {
     const keys = await cli(['pq', 'sign-keygen', '--level', '44', ...url()]);
-    const { publicKey, secretKey, algorithm } = json(keys) as { publicKey: string; secretKey: string; algorithm: string };
+    const { publicKey, secretKey, algorithm } = json(keys) as {
+      publicKey: string;
+      secretKey: string;
+      algorithm: string;
+    };
     assert.equal(algorithm, 'ml-dsa-44');
-    const signed = await cli(['pq', 'sign', '--secret-key', secretKey, '--level', '44', '--context', 'cli', '--plain', ...url()], { input: 'pq message' });
+    const signed = await cli(
+      ['pq', 'sign', '--secret-key', secretKey, '--level', '44', '--context', 'cli', '--plain', ...url()],
+      { input: 'pq message' },
+    );
     assert.equal(signed.code, 0);
     const signatureFile = await file('ml-dsa.sig', signed.text);
-    const args = ['pq', 'verify', '--public-key', publicKey, '--signature', `@${signatureFile}`, '--context', 'cli', '--plain', ...url()];
+    const args = [
+      'pq',
+      'verify',
+      '--public-key',
+      publicKey,
+      '--signature',
+      `@${signatureFile}`,
+      '--context',
+      'cli',
+      '--plain',
+      ...url(),
+    ];
     assert.equal((await cli(args, { input: 'pq message' })).text, 'valid');
     const other = await cli(args, { input: 'pq massage' });
     assert.equal(other.code, 3);
@@ -212,7 +267,9 @@ describe('the connection from flags or environment', () => {
     const wrongFlag = await cli(['hash', '--api-key', 'wrong'], { input: 'abc', env });
     assert.equal(wrongFlag.code, 1);
     assert.match(wrongFlag.stderr, /^crypto-service: 401: /);
-    const flagOnly = await cli(['hash', '--plain', '--url', service.baseUrl, '--api-key', TEST_API_KEY], { input: 'abc' });
+    const flagOnly = await cli(['hash', '--plain', '--url', service.baseUrl, '--api-key', TEST_API_KEY], {
+      input: 'abc',
+    });
     assert.equal(flagOnly.text, SHA256_ABC);
     const elsewhere = await cli(['hash', '--url', await deadUrl()], { input: 'abc', env });
     assert.equal(elsewhere.code, 1, '--url wins over CRYPTO_SERVICE_URL');
@@ -223,7 +280,10 @@ describe('the connection from flags or environment', () => {
     const service = await startService({ JWT_SECRET: TEST_JWT_SECRET });
     t.after(() => service.close());
     const token = hs256Token(TEST_JWT_SECRET);
-    const viaEnv = await cli(['hash', '--plain', '--url', service.baseUrl], { input: 'abc', env: { CRYPTO_SERVICE_TOKEN: token } });
+    const viaEnv = await cli(['hash', '--plain', '--url', service.baseUrl], {
+      input: 'abc',
+      env: { CRYPTO_SERVICE_TOKEN: token },
+    });
     assert.equal(viaEnv.text, SHA256_ABC);
     const viaFlag = await cli(['hash', '--plain', '--url', service.baseUrl, '--token', token], { input: 'abc' });
     assert.equal(viaFlag.text, SHA256_ABC);

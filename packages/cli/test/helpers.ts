@@ -35,9 +35,14 @@ export function childEnv(env: Record<string, string> = {}): Record<string, strin
 
 /** Runs crypto-service with `args`; resolves when it exits (never rejects on a non-zero status). */
 export function cli(args: string[], options: RunOptions = {}): Promise<Run> {
-  const [command, commandArgs] = options.executable === undefined ? [process.execPath, [MAIN, ...args]] : [options.executable, args];
+  const [command, commandArgs] =
+    options.executable === undefined ? [process.execPath, [MAIN, ...args]] : [options.executable, args];
   // Asynchronous on purpose: the service answering the child runs in this process's event loop.
-  const child = spawn(command, commandArgs, { cwd: REPO_ROOT, env: childEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(command, commandArgs, {
+    cwd: REPO_ROOT,
+    env: childEnv(options.env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const stdout: Buffer[] = [];
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));

@@ -13,7 +13,11 @@ import { nextVersion } from '../../../scripts/release.ts';
 import { REPO_ROOT } from './helpers.ts';
 
 const SCRIPT = join(REPO_ROOT, 'scripts/release.ts');
-const REAL_FILES = ['package.json', 'package-lock.json', ...['core', 'protocol', 'server', 'client', 'cli'].map((name) => `packages/${name}/package.json`)];
+const REAL_FILES = [
+  'package.json',
+  'package-lock.json',
+  ...['core', 'protocol', 'server', 'client', 'cli'].map((name) => `packages/${name}/package.json`),
+];
 
 let scratch: string;
 before(async () => {
@@ -39,7 +43,9 @@ async function readJson(root: string, name: string): Promise<Record<string, unkn
 }
 
 async function snapshot(root: string, names: string[]): Promise<Map<string, string>> {
-  return new Map(await Promise.all(names.map(async (name) => [name, await readFile(join(root, name), 'utf8')] as const)));
+  return new Map(
+    await Promise.all(names.map(async (name) => [name, await readFile(join(root, name), 'utf8')] as const)),
+  );
 }
 
 function release(root: string, ...args: string[]) {
@@ -50,18 +56,28 @@ function release(root: string, ...args: string[]) {
 function differences(a: unknown, b: unknown, pointer = ''): string[] {
   if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null) {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    return [...keys].flatMap((key) => differences((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], `${pointer}/${key}`));
+    return [...keys].flatMap((key) =>
+      differences((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], `${pointer}/${key}`),
+    );
   }
   return a === b ? [] : [pointer];
 }
 
 /** A two-workspace repository (found by a glob), at `version`, with a lockfile; `edit` can spoil it. */
-async function fixture(version: string, edit: (files: Record<string, Record<string, unknown>>) => void = () => undefined): Promise<string> {
+async function fixture(
+  version: string,
+  edit: (files: Record<string, Record<string, unknown>>) => void = () => undefined,
+): Promise<string> {
   const root = await newDir();
   const files: Record<string, Record<string, unknown>> = {
     'package.json': { name: 'fixture', version, private: true, workspaces: ['packages/*'] },
     'packages/a/package.json': { name: '@fx/a', version, dependencies: { 'left-pad': '1.3.0' } },
-    'packages/b/package.json': { name: '@fx/b', version, dependencies: { '@fx/a': version }, peerDependencies: { '@fx/a': `^${version}` } },
+    'packages/b/package.json': {
+      name: '@fx/b',
+      version,
+      dependencies: { '@fx/a': version },
+      peerDependencies: { '@fx/a': `^${version}` },
+    },
     'package-lock.json': {
       name: 'fixture',
       version,
@@ -119,18 +135,30 @@ test('a normal step on a copy of the real package files: only the versions chang
   for (const name of REAL_FILES.filter((file) => file.startsWith('packages/'))) {
     const manifest = JSON.parse(before.get(name) ?? '{}') as Record<string, Record<string, string> | undefined>;
     workspaceDeps[dirname(name)] = ['dependencies', 'devDependencies', 'peerDependencies'].flatMap((field) =>
-      Object.keys(manifest[field] ?? {}).filter((dep) => dep.startsWith('@crypto-service/')).map((dep) => `/${field}/${dep}`));
+      Object.keys(manifest[field] ?? {})
+        .filter((dep) => dep.startsWith('@crypto-service/'))
+        .map((dep) => `/${field}/${dep}`),
+    );
   }
   assert.ok(Object.values(workspaceDeps).flat().length >= 5, 'the real packages do refer to each other');
   for (const name of REAL_FILES) {
     const old = JSON.parse(before.get(name) ?? '') as unknown;
     const text = await readFile(join(root, name), 'utf8');
-    assert.equal(text, `${JSON.stringify(JSON.parse(text), null, 2)}\n`, `${name} keeps two-space indentation and its final newline`);
+    assert.equal(
+      text,
+      `${JSON.stringify(JSON.parse(text), null, 2)}\n`,
+      `${name} keeps two-space indentation and its final newline`,
+    );
     const changed = differences(old, JSON.parse(text)).sort();
-    const expected = name === 'package-lock.json'
-      ? ['/version', '/packages//version', ...Object.entries(workspaceDeps).flatMap(([dir, deps]) => deps.map((dep) => `/packages/${dir}${dep}`)),
-        ...['core', 'protocol', 'server', 'client', 'cli'].map((dir) => `/packages/packages/${dir}/version`)]
-      : ['/version', ...(workspaceDeps[dirname(name)] ?? [])];
+    const expected =
+      name === 'package-lock.json'
+        ? [
+            '/version',
+            '/packages//version',
+            ...Object.entries(workspaceDeps).flatMap(([dir, deps]) => deps.map((dep) => `/packages/${dir}${dep}`)),
+            ...['core', 'protocol', 'server', 'client', 'cli'].map((dir) => `/packages/packages/${dir}/version`),
+          ]
+        : ['/version', ...(workspaceDeps[dirname(name)] ?? [])];
     assert.deepEqual(changed, expected.sort(), name);
     const updated = JSON.parse(text) as Record<string, unknown>;
     assert.equal(updated.version, to, name);
@@ -138,7 +166,11 @@ test('a normal step on a copy of the real package files: only the versions chang
   const lock = await readJson(root, 'package-lock.json');
   const server = (lock.packages as Record<string, { dependencies: Record<string, string> }>)['packages/server'];
   assert.equal(server?.dependencies['@crypto-service/protocol'], to);
-  assert.equal(server?.dependencies.fastify, JSON.parse(before.get('package-lock.json') ?? '').packages['packages/server'].dependencies.fastify, 'third-party ranges stay');
+  assert.equal(
+    server?.dependencies.fastify,
+    JSON.parse(before.get('package-lock.json') ?? '').packages['packages/server'].dependencies.fastify,
+    'third-party ranges stay',
+  );
 });
 
 test('0.0.999 → 0.1.0 across packages found by a workspace glob, ranges keep their operator', async () => {
@@ -166,18 +198,36 @@ test('0.0.999 → 0.1.0 across packages found by a workspace glob, ranges keep t
 
 test('refuses, writing nothing, when the packages disagree on the version', async () => {
   const cases: [string, (files: Record<string, Record<string, unknown>>) => void, RegExp][] = [
-    ['a workspace at another version', (files) => {
-      (files['packages/a/package.json'] as Record<string, unknown>).version = '0.0.4';
-    }, /the packages disagree on the version[\s\S]*packages\/a\/package\.json: "0\.0\.4"[\s\S]*packages\/b\/package\.json: "0\.0\.5"/],
-    ['an inter-workspace dependency on another version', (files) => {
-      (files['packages/b/package.json'] as { dependencies: Record<string, string> }).dependencies['@fx/a'] = '0.0.3';
-    }, /packages\/b\/package\.json dependencies\.@fx\/a is "0\.0\.3"/],
-    ['a lockfile out of step', (files) => {
-      (files['package-lock.json'] as { packages: Record<string, Record<string, unknown>> }).packages['packages/a']!.version = '0.0.4';
-    }, /package-lock\.json packages\["packages\/a"\]\.version is "0\.0\.4"/],
-    ['a lockfile without a workspace', (files) => {
-      delete (files['package-lock.json'] as { packages: Record<string, unknown> }).packages['packages/b'];
-    }, /packages\["packages\/b"\] is missing \(run npm install\)/],
+    [
+      'a workspace at another version',
+      (files) => {
+        (files['packages/a/package.json'] as Record<string, unknown>).version = '0.0.4';
+      },
+      /the packages disagree on the version[\s\S]*packages\/a\/package\.json: "0\.0\.4"[\s\S]*packages\/b\/package\.json: "0\.0\.5"/,
+    ],
+    [
+      'an inter-workspace dependency on another version',
+      (files) => {
+        (files['packages/b/package.json'] as { dependencies: Record<string, string> }).dependencies['@fx/a'] = '0.0.3';
+      },
+      /packages\/b\/package\.json dependencies\.@fx\/a is "0\.0\.3"/,
+    ],
+    [
+      'a lockfile out of step',
+      (files) => {
+        (files['package-lock.json'] as { packages: Record<string, Record<string, unknown>> }).packages[
+          'packages/a'
+        ]!.version = '0.0.4';
+      },
+      /package-lock\.json packages\["packages\/a"\]\.version is "0\.0\.4"/,
+    ],
+    [
+      'a lockfile without a workspace',
+      (files) => {
+        delete (files['package-lock.json'] as { packages: Record<string, unknown> }).packages['packages/b'];
+      },
+      /packages\["packages\/b"\] is missing \(run npm install\)/,
+    ],
   ];
   const names = ['package.json', 'package-lock.json', 'packages/a/package.json', 'packages/b/package.json'];
   for (const [what, spoil, message] of cases) {

@@ -24,7 +24,8 @@ test('serve starts the service, which answers; SIGTERM to the CLI stops it clean
     detached: true,
   });
   t.after(() => {
-    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined)
+      process.kill(-child.pid, 'SIGKILL');
   });
   let output = '';
   child.stdout.setEncoding('utf8');
@@ -59,7 +60,7 @@ test('serve starts the service, which answers; SIGTERM to the CLI stops it clean
   await assert.rejects(client.health(), CryptoNetworkError, 'nothing listens any more');
 });
 
-test('serve passes the server\'s failure through: a configuration error exits 1', async () => {
+test("serve passes the server's failure through: a configuration error exits 1", async () => {
   const run = await cli(['serve', '--port', '0'], { env: { NODE_ENV: 'production', LOG_LEVEL: 'info' } });
   assert.equal(run.code, 1);
   assert.match(run.stderr, /configuration error/);

@@ -229,7 +229,13 @@ export class CryptoClient {
 
   /** GET /v2/algorithms: every identifier each route family accepts. */
   algorithms(options?: CallOptions): Promise<AlgorithmsResponse> {
-    return this.#transport.request('GET', '/v2/algorithms', undefined, 'envelope', options) as Promise<AlgorithmsResponse>;
+    return this.#transport.request(
+      'GET',
+      '/v2/algorithms',
+      undefined,
+      'envelope',
+      options,
+    ) as Promise<AlgorithmsResponse>;
   }
 
   /** GET /health (no credential needed); the probe's JSON becomes `data`. */
@@ -250,12 +256,18 @@ export class CryptoClient {
   }
 
   /** POST /v2/multi-recipient/encrypt */
-  multiRecipientEncrypt(body: MultiRecipientEncryptRequest, options?: CallOptions): Promise<MultiRecipientEncryptResponse> {
+  multiRecipientEncrypt(
+    body: MultiRecipientEncryptRequest,
+    options?: CallOptions,
+  ): Promise<MultiRecipientEncryptResponse> {
     return this.#post('/v2/multi-recipient/encrypt', body, options);
   }
 
   /** POST /v2/multi-recipient/decrypt: the envelope from multiRecipientEncrypt plus one recipient's secret key. */
-  multiRecipientDecrypt(body: MultiRecipientDecryptRequest, options?: CallOptions): Promise<MultiRecipientDecryptResponse> {
+  multiRecipientDecrypt(
+    body: MultiRecipientDecryptRequest,
+    options?: CallOptions,
+  ): Promise<MultiRecipientDecryptResponse> {
     return this.#post('/v2/multi-recipient/decrypt', body, options);
   }
 

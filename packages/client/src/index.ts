@@ -4,7 +4,13 @@
  * package README).
  */
 export { CryptoClient } from './client.ts';
-export { CryptoApiError, CryptoClientError, CryptoNetworkError, CryptoResponseError, CryptoTimeoutError } from './errors.ts';
+export {
+  CryptoApiError,
+  CryptoClientError,
+  CryptoNetworkError,
+  CryptoResponseError,
+  CryptoTimeoutError,
+} from './errors.ts';
 export type { ApiProblem } from './errors.ts';
 export type { CallOptions, ClientOptions, FetchLike } from './transport.ts';
 export type { RetryOptions } from './retry.ts';

@@ -40,7 +40,8 @@ export function retryPolicy(option: boolean | RetryOptions | undefined): RetryPo
     maxDelay: chosen.maxDelay ?? DEFAULT_RETRY.maxDelay,
     baseDelay: chosen.baseDelay ?? DEFAULT_RETRY.baseDelay,
   };
-  if (!Number.isInteger(policy.attempts) || policy.attempts < 1) throw new RangeError('retry.attempts must be an integer of at least 1');
+  if (!Number.isInteger(policy.attempts) || policy.attempts < 1)
+    throw new RangeError('retry.attempts must be an integer of at least 1');
   if (!(policy.maxDelay >= 0)) throw new RangeError('retry.maxDelay must be a number of milliseconds, 0 or more');
   if (!(policy.baseDelay >= 0)) throw new RangeError('retry.baseDelay must be a number of milliseconds, 0 or more');
   return policy;
@@ -65,7 +66,13 @@ export function parseRetryAfter(value: string | null, now: number): number | und
  * How long to wait before attempt `attempt + 1`, or undefined not to retry: the status is not
  * retryable, the attempts are used up, or the service asks for a longer wait than maxDelay.
  */
-export function retryDelay(policy: RetryPolicy, attempt: number, status: number, headers: Headers, now: number): number | undefined {
+export function retryDelay(
+  policy: RetryPolicy,
+  attempt: number,
+  status: number,
+  headers: Headers,
+  now: number,
+): number | undefined {
   if (!RETRYABLE_STATUSES.has(status) || attempt >= policy.attempts) return undefined;
   const asked = parseRetryAfter(headers.get('retry-after'), now);
   if (asked !== undefined) return asked <= policy.maxDelay ? asked : undefined;

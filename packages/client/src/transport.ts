@@ -61,7 +61,8 @@ export class Transport {
   readonly #retry: RetryPolicy;
 
   constructor(options: ClientOptions) {
-    if (typeof options.baseUrl !== 'string') throw new TypeError('baseUrl must be a string, e.g. http://localhost:3000');
+    if (typeof options.baseUrl !== 'string')
+      throw new TypeError('baseUrl must be a string, e.g. http://localhost:3000');
     this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.#credentials = {
       ...(options.apiKey === undefined ? {} : { 'x-api-key': options.apiKey }),
@@ -75,7 +76,13 @@ export class Transport {
   }
 
   /** Sends the request (again on 429/503 if retry allows) and returns the decoded success body. */
-  async request(method: HttpMethod, path: string, body: object | undefined, kind: ResponseKind, options: CallOptions = {}): Promise<unknown> {
+  async request(
+    method: HttpMethod,
+    path: string,
+    body: object | undefined,
+    kind: ResponseKind,
+    options: CallOptions = {},
+  ): Promise<unknown> {
     const url = this.#baseUrl + path;
     const timeout = checkTimeout(options.timeout) ?? this.#timeout;
     const init: RequestInit = {
@@ -97,7 +104,12 @@ export class Transport {
   }
 
   /** One attempt: the whole response read within the time limit, or the error that explains why not. */
-  async #exchange(url: string, init: RequestInit, timeout: number | undefined, signal: AbortSignal | undefined): Promise<Exchange> {
+  async #exchange(
+    url: string,
+    init: RequestInit,
+    timeout: number | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Exchange> {
     const timer = timeout === undefined ? undefined : AbortSignal.timeout(timeout);
     const signals = [signal, timer].filter((s): s is AbortSignal => s !== undefined);
     const combined = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
@@ -116,7 +128,8 @@ export class Transport {
 
 function checkTimeout(timeout: number | undefined): number | undefined {
   if (timeout === undefined) return undefined;
-  if (!Number.isFinite(timeout) || timeout <= 0) throw new RangeError('timeout must be a positive number of milliseconds');
+  if (!Number.isFinite(timeout) || timeout <= 0)
+    throw new RangeError('timeout must be a positive number of milliseconds');
   return timeout;
 }
 
@@ -124,7 +137,8 @@ function decodeSuccess(url: string, exchange: Exchange, kind: ResponseKind): unk
   if (kind === 'text') return exchange.text;
   const parsed = parseJson(exchange.text);
   if (!isObject(parsed)) throw new CryptoResponseError(url, exchange.status, 'the body is not a JSON object');
-  if (kind === 'envelope' && !('data' in parsed)) throw new CryptoResponseError(url, exchange.status, 'the body has no data member');
+  if (kind === 'envelope' && !('data' in parsed))
+    throw new CryptoResponseError(url, exchange.status, 'the body has no data member');
   return parsed;
 }
 
@@ -132,7 +146,11 @@ function decodeSuccess(url: string, exchange: Exchange, kind: ResponseKind): unk
 function problemOf(exchange: Exchange): ApiProblem {
   const parsed = parseJson(exchange.text);
   if (isObject(parsed) && typeof parsed.error === 'string') {
-    return { ...parsed, status: typeof parsed.status === 'number' ? parsed.status : exchange.status, error: parsed.error };
+    return {
+      ...parsed,
+      status: typeof parsed.status === 'number' ? parsed.status : exchange.status,
+      error: parsed.error,
+    };
   }
   const text = exchange.text.trim().slice(0, 200);
   return { status: exchange.status, error: text === '' ? `HTTP ${exchange.status}` : text };

@@ -57,7 +57,7 @@ describe('the client in headless Chromium', () => {
   test('hashes, round-trips post-quantum keys, and tells API, network and timeout errors apart', async () => {
     const unreachable = await deadUrl();
     // A string, not a function: the module specifier is the page's, which TypeScript here cannot resolve.
-    const results = await page.evaluate(`(async () => {
+    const results = (await page.evaluate(`(async () => {
       const { CryptoClient, CryptoApiError, CryptoNetworkError, CryptoTimeoutError } = await import('${MOUNT}index.ts');
       const client = new CryptoClient({ baseUrl: location.origin + '/' });
       const hash = await client.hash({ algorithm: 'sha256', data: 'abc' });
@@ -76,15 +76,19 @@ describe('the client in headless Chromium', () => {
         timeout: { isTimeout: timeout instanceof CryptoTimeoutError, isNetwork: timeout instanceof CryptoNetworkError },
         fetchIsNative: String(globalThis.fetch).includes('[native code]'),
       };
-    })()`) as Record<string, unknown>;
+    })()`)) as Record<string, unknown>;
 
-    assert.deepEqual(results.hash, { digest: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad', algorithm: 'sha256', length: 32 });
+    assert.deepEqual(results.hash, {
+      digest: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+      algorithm: 'sha256',
+      length: 32,
+    });
     assert.equal(results.sameSecret, true);
     const api = results.api as { isApi: boolean; status: number; error: string };
     assert.deepEqual([api.isApi, api.status], [true, 400]);
     assert.match(api.error, /md5/);
     assert.deepEqual(results.network, { isNetwork: true, isTimeout: false });
     assert.deepEqual(results.timeout, { isTimeout: true, isNetwork: false });
-    assert.equal(results.fetchIsNative, true, 'the browser\'s own fetch was used');
+    assert.equal(results.fetchIsNative, true, "the browser's own fetch was used");
   });
 });

@@ -51,7 +51,9 @@ test('every client method is an operation of the OpenAPI document, and every ope
   const called = new Set(operations.values());
   assert.equal(called.size, operations.size, 'no two client methods call the same operation');
 
-  const unknownToServer = [...operations].filter(([, operation]) => !documented.has(operation)).map(([name, operation]) => `${name}: ${operation}`);
+  const unknownToServer = [...operations]
+    .filter(([, operation]) => !documented.has(operation))
+    .map(([name, operation]) => `${name}: ${operation}`);
   assert.deepEqual(unknownToServer, [], 'client methods whose operation the OpenAPI document does not list');
   const withoutMethod = [...documented].filter((operation) => !called.has(operation));
   assert.deepEqual(withoutMethod, [], 'operations of the OpenAPI document without a client method');

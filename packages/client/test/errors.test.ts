@@ -18,7 +18,7 @@ async function apiError(promise: Promise<unknown>): Promise<CryptoApiError> {
   return error;
 }
 
-test('an insecure algorithm is a 400 CryptoApiError whose body.error is the service\'s message', async (t) => {
+test("an insecure algorithm is a 400 CryptoApiError whose body.error is the service's message", async (t) => {
   const service = await startService();
   t.after(() => service.close());
   const client = new CryptoClient({ baseUrl: service.baseUrl });
@@ -31,7 +31,7 @@ test('an insecure algorithm is a 400 CryptoApiError whose body.error is the serv
   assert.equal(error.message, `400 ${error.body.error}`);
 });
 
-test('a decryption failure is a 400 with the service\'s one fixed message', async (t) => {
+test("a decryption failure is a 400 with the service's one fixed message", async (t) => {
   const service = await startService();
   t.after(() => service.close());
   const client = new CryptoClient({ baseUrl: service.baseUrl });
@@ -62,10 +62,16 @@ test('token is sent as Authorization: Bearer', async (t) => {
   t.after(() => service.close());
   const valid = new CryptoClient({ baseUrl: service.baseUrl, token: hs256Token(TEST_JWT_SECRET) });
   assert.equal((await valid.hash({ algorithm: 'sha256', data: '' })).data.length, 32);
-  const forged = new CryptoClient({ baseUrl: service.baseUrl, token: hs256Token('another-secret-of-at-least-32-bytes!!') });
+  const forged = new CryptoClient({
+    baseUrl: service.baseUrl,
+    token: hs256Token('another-secret-of-at-least-32-bytes!!'),
+  });
   assert.equal((await apiError(forged.hash({ algorithm: 'sha256', data: '' }))).status, 401);
   // A token without the route's scope: 403.
-  const narrow = new CryptoClient({ baseUrl: service.baseUrl, token: hs256Token(TEST_JWT_SECRET, { scope: 'crypto:hash' }) });
+  const narrow = new CryptoClient({
+    baseUrl: service.baseUrl,
+    token: hs256Token(TEST_JWT_SECRET, { scope: 'crypto:hash' }),
+  });
   assert.equal((await narrow.hash({ algorithm: 'sha256', data: '' })).data.length, 32);
   const forbidden = await apiError(narrow.encrypt({ key: '00'.repeat(32), plaintext: 'x' }));
   assert.equal(forbidden.status, 403);

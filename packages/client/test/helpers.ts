@@ -75,7 +75,8 @@ export function scriptedFetch(responses: (() => Response)[]) {
 }
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): () => Response {
-  return () => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+  return () =>
+    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 }
 
 /** One turn of the real event loop: pending promises and I/O callbacks get to run. */
@@ -87,7 +88,12 @@ export function nextTurn(): Promise<void> {
  * Moves node:test's mock clock on in small steps until `done()` holds, letting promises and real
  * I/O run between steps, so that a client's wait passes at once without knowing when it began.
  */
-export async function advanceClockUntil(timers: MockTimers, done: () => boolean, stepMs = 50, maxMs = 600_000): Promise<void> {
+export async function advanceClockUntil(
+  timers: MockTimers,
+  done: () => boolean,
+  stepMs = 50,
+  maxMs = 600_000,
+): Promise<void> {
   for (let elapsed = 0; !done(); elapsed += stepMs) {
     if (elapsed > maxMs) throw new Error(`the condition did not hold within ${maxMs} ms of mock time`);
     await nextTurn();

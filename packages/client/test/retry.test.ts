@@ -12,7 +12,11 @@ import { advanceClockUntil, jsonResponse, nextTurn, scriptedFetch, startService 
 const HASH = { algorithm: 'sha256', data: 'abc' } as const;
 const OK = jsonResponse(200, { data: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad' });
 const problem = (status: number, headers: Record<string, string> = {}) =>
-  jsonResponse(status, { status, error: `status ${status}`, code: status === 429 ? 'RATE_LIMITED' : 'SERVICE_UNAVAILABLE' }, headers);
+  jsonResponse(
+    status,
+    { status, error: `status ${status}`, code: status === 429 ? 'RATE_LIMITED' : 'SERVICE_UNAVAILABLE' },
+    headers,
+  );
 
 test('against the real rate limiter: a 429 without retry, then a retry that waits Retry-After and succeeds', async (t) => {
   // One request per 2 s window: the window opens with the first request, so the two that follow
@@ -23,7 +27,10 @@ test('against the real rate limiter: a 429 without retry, then a retry that wait
   // A connection per request: a kept-alive socket would outlive the test and put its parser's
   // timers on a later test's mock clock.
   const counting = async (url: string, init: RequestInit) => {
-    const response = await fetch(url, { ...init, headers: { ...(init.headers as Record<string, string>), connection: 'close' } });
+    const response = await fetch(url, {
+      ...init,
+      headers: { ...(init.headers as Record<string, string>), connection: 'close' },
+    });
     statuses.push(response.status);
     return response;
   };
@@ -36,7 +43,11 @@ test('against the real rate limiter: a 429 without retry, then a retry that wait
   const retryAfter = Number(refused.headers.get('retry-after'));
   assert.ok(retryAfter >= 1, 'the service says when to come back');
 
-  const patient = new CryptoClient({ baseUrl: service.baseUrl, fetch: counting, retry: { attempts: 3, maxDelay: 5000 } });
+  const patient = new CryptoClient({
+    baseUrl: service.baseUrl,
+    fetch: counting,
+    retry: { attempts: 3, maxDelay: 5000 },
+  });
   statuses.length = 0;
   // The service's rate limiter reads Date.now() too, so its window rolls over on the mock clock.
   t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: Date.now() });
@@ -71,7 +82,9 @@ test('Retry-After as an HTTP-date is honoured', async (t) => {
 
 test('retry is off by default: a 429 is thrown at once', async () => {
   const { fetch, requests } = scriptedFetch([problem(429, { 'retry-after': '0' }), OK]);
-  const error = await new CryptoClient({ baseUrl: 'http://service.test', fetch }).hash(HASH).catch((caught: unknown) => caught);
+  const error = await new CryptoClient({ baseUrl: 'http://service.test', fetch })
+    .hash(HASH)
+    .catch((caught: unknown) => caught);
   assert.ok(error instanceof CryptoApiError);
   assert.equal(error.status, 429);
   assert.equal(requests.length, 1);
@@ -79,7 +92,9 @@ test('retry is off by default: a 429 is thrown at once', async () => {
 
 test('attempts are bounded: the last 503 is thrown', async () => {
   const { fetch, requests } = scriptedFetch([problem(503, { 'retry-after': '0' })]);
-  const error = await new CryptoClient({ baseUrl: 'http://service.test', fetch, retry: { attempts: 4 } }).hash(HASH).catch((caught: unknown) => caught);
+  const error = await new CryptoClient({ baseUrl: 'http://service.test', fetch, retry: { attempts: 4 } })
+    .hash(HASH)
+    .catch((caught: unknown) => caught);
   assert.ok(error instanceof CryptoApiError);
   assert.equal(error.status, 503);
   assert.equal(requests.length, 4);
@@ -88,7 +103,9 @@ test('attempts are bounded: the last 503 is thrown', async () => {
 test('a Retry-After beyond maxDelay is not waited for: the 429 is thrown at once', async () => {
   const { fetch, requests } = scriptedFetch([problem(429, { 'retry-after': '120' }), OK]);
   const started = performance.now();
-  const error = await new CryptoClient({ baseUrl: 'http://service.test', fetch, retry: { maxDelay: 1000 } }).hash(HASH).catch((caught: unknown) => caught);
+  const error = await new CryptoClient({ baseUrl: 'http://service.test', fetch, retry: { maxDelay: 1000 } })
+    .hash(HASH)
+    .catch((caught: unknown) => caught);
   assert.ok(error instanceof CryptoApiError);
   assert.equal(error.status, 429);
   assert.equal(requests.length, 1);
@@ -98,7 +115,9 @@ test('a Retry-After beyond maxDelay is not waited for: the 429 is thrown at once
 test('only 429 and 503 are retried', async () => {
   for (const status of [400, 401, 404, 500, 502]) {
     const { fetch, requests } = scriptedFetch([problem(status, { 'retry-after': '0' }), OK]);
-    const error = await new CryptoClient({ baseUrl: 'http://service.test', fetch, retry: true }).hash(HASH).catch((caught: unknown) => caught);
+    const error = await new CryptoClient({ baseUrl: 'http://service.test', fetch, retry: true })
+      .hash(HASH)
+      .catch((caught: unknown) => caught);
     assert.ok(error instanceof CryptoApiError, `status ${status}`);
     assert.equal(error.status, status);
     assert.equal(requests.length, 1, `status ${status} is not retried`);
@@ -108,7 +127,10 @@ test('only 429 and 503 are retried', async () => {
 test('without Retry-After, the wait doubles from baseDelay, capped by maxDelay', async (t) => {
   const policy = retryPolicy({ attempts: 6, baseDelay: 100, maxDelay: 350 });
   const none = new Headers();
-  assert.deepEqual([1, 2, 3, 4, 5].map((attempt) => retryDelay(policy, attempt, 503, none, 0)), [100, 200, 350, 350, 350]);
+  assert.deepEqual(
+    [1, 2, 3, 4, 5].map((attempt) => retryDelay(policy, attempt, 503, none, 0)),
+    [100, 200, 350, 350, 350],
+  );
   assert.equal(retryDelay(policy, 6, 503, none, 0), undefined, 'no attempt after the last');
   t.mock.timers.enable({ apis: ['setTimeout'] });
   const { fetch, requests } = scriptedFetch([problem(503), problem(503), OK]);
@@ -129,7 +151,7 @@ test('parseRetryAfter reads delay-seconds and HTTP-dates, and ignores anything e
   assert.equal(parseRetryAfter('-1', now), undefined);
 });
 
-test('an abort during the wait ends the call with the signal\'s reason', async (t) => {
+test("an abort during the wait ends the call with the signal's reason", async (t) => {
   t.mock.timers.enable({ apis: ['setTimeout', 'Date'] });
   const { fetch, requests } = scriptedFetch([problem(429, { 'retry-after': '30' }), OK]);
   const client = new CryptoClient({ baseUrl: 'http://service.test', fetch, retry: { maxDelay: 60_000 } });

@@ -22,7 +22,11 @@ describe('the main operations, against the real service', () => {
 
   test('hash returns { data: { digest, algorithm, length } }', async () => {
     const { data } = await client.hash({ algorithm: 'sha256', data: 'abc' });
-    assert.deepEqual(data, { digest: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad', algorithm: 'sha256', length: 32 });
+    assert.deepEqual(data, {
+      digest: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+      algorithm: 'sha256',
+      length: 32,
+    });
     const xof = await client.hash({ algorithm: 'blake3', data: '', length: 8 });
     assert.deepEqual(xof.data, { digest: 'af1349b9f5f9a1a6', algorithm: 'blake3', length: 8 });
   });
@@ -61,7 +65,10 @@ describe('the main operations, against the real service', () => {
       params: { info: 'f0f1f2f3f4f5f6f7f8f9' },
       encoding: 'hex',
     });
-    assert.equal(data.derivedKey, '3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865');
+    assert.equal(
+      data.derivedKey,
+      '3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865',
+    );
     assert.equal(data.keyLength, 42);
   });
 
@@ -74,12 +81,17 @@ describe('the main operations, against the real service', () => {
   });
 
   test('passwordHash (OWASP floor m=19456, t=2, p=1) then passwordVerify', async () => {
-    const { data } = await client.passwordHash({ password: 'correct horse', memoryCost: 19456, timeCost: 2, parallelism: 1 });
+    const { data } = await client.passwordHash({
+      password: 'correct horse',
+      memoryCost: 19456,
+      timeCost: 2,
+      parallelism: 1,
+    });
     assert.deepEqual(data.params, { m: 19456, t: 2, p: 1 });
     assert.match(data.hash, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     const right = await client.passwordVerify({ password: 'correct horse', hash: data.hash });
     assert.equal(right.data.valid, true);
-    assert.equal(right.data.needsRehash, true, 'below today\'s defaults, so a rehash is advised');
+    assert.equal(right.data.needsRehash, true, "below today's defaults, so a rehash is advised");
     assert.equal((await client.passwordVerify({ password: 'wrong horse', hash: data.hash })).data.valid, false);
   });
 
@@ -105,7 +117,10 @@ describe('the main operations, against the real service', () => {
     const { data: pair } = await client.generateKeyPair({ algorithm: 'x25519' });
     assert.ok('privateKey' in pair && typeof pair.publicKey === 'string' && typeof pair.privateKey === 'string');
     const { data } = await client.sealedboxSeal({ recipientPublicKey: pair.publicKey, plaintext: 'anonymous' });
-    assert.equal((await client.sealedboxOpen({ recipientSecretKey: pair.privateKey, sealed: data.sealed })).data, 'anonymous');
+    assert.equal(
+      (await client.sealedboxOpen({ recipientSecretKey: pair.privateKey, sealed: data.sealed })).data,
+      'anonymous',
+    );
   });
 
   test('pqGenerateKeyPair (no body) then pqEncapsulate then pqDecapsulate (X-Wing)', async () => {
@@ -128,10 +143,25 @@ describe('the main operations, against the real service', () => {
   test('pqSignKeygen then pqSign then pqVerify (ML-DSA)', async () => {
     const { data: pair } = await client.pqSignKeygen({ level: 44 });
     assert.equal(pair.algorithm, 'ml-dsa-44');
-    const { data: signed } = await client.pqSign({ secretKey: pair.secretKey, message: 'pq', level: 44, context: 'ctx' });
-    const good = await client.pqVerify({ publicKey: pair.publicKey, message: 'pq', signature: signed.signature, context: 'ctx' });
+    const { data: signed } = await client.pqSign({
+      secretKey: pair.secretKey,
+      message: 'pq',
+      level: 44,
+      context: 'ctx',
+    });
+    const good = await client.pqVerify({
+      publicKey: pair.publicKey,
+      message: 'pq',
+      signature: signed.signature,
+      context: 'ctx',
+    });
     assert.equal(good.data.valid, true);
-    const otherContext = await client.pqVerify({ publicKey: pair.publicKey, message: 'pq', signature: signed.signature, context: 'other' });
+    const otherContext = await client.pqVerify({
+      publicKey: pair.publicKey,
+      message: 'pq',
+      signature: signed.signature,
+      context: 'other',
+    });
     assert.equal(otherContext.data.valid, false);
   });
 
@@ -139,8 +169,16 @@ describe('the main operations, against the real service', () => {
     const { data: pair } = await client.pqHashSignKeygen();
     assert.equal(pair.algorithm, 'slh-dsa-sha2-128f');
     const { data: signed } = await client.pqHashSign({ secretKey: pair.secretKey, message: 'stateless' });
-    assert.equal((await client.pqHashVerify({ publicKey: pair.publicKey, message: 'stateless', signature: signed.signature })).data.valid, true);
-    assert.equal((await client.pqHashVerify({ publicKey: pair.publicKey, message: 'stateful', signature: signed.signature })).data.valid, false);
+    assert.equal(
+      (await client.pqHashVerify({ publicKey: pair.publicKey, message: 'stateless', signature: signed.signature })).data
+        .valid,
+      true,
+    );
+    assert.equal(
+      (await client.pqHashVerify({ publicKey: pair.publicKey, message: 'stateful', signature: signed.signature })).data
+        .valid,
+      false,
+    );
   });
 
   test('algorithms lists what the routes accept', async () => {

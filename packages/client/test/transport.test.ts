@@ -19,7 +19,10 @@ import {
 import { deadUrl, jsonResponse, scriptedFetch, startService } from './helpers.ts';
 
 test('requests: the path under baseUrl (trailing slashes ignored), JSON body, credentials in headers', async () => {
-  const { fetch, requests } = scriptedFetch([jsonResponse(200, { data: { ciphertext: 'AA==', algorithm: 'xchacha20-poly1305' } }), jsonResponse(200, { data: {} })]);
+  const { fetch, requests } = scriptedFetch([
+    jsonResponse(200, { data: { ciphertext: 'AA==', algorithm: 'xchacha20-poly1305' } }),
+    jsonResponse(200, { data: {} }),
+  ]);
   const client = new CryptoClient({ baseUrl: 'https://crypto.test/prefix//', apiKey: 'k', token: 't', fetch });
   await client.encrypt({ key: '00', plaintext: 'p' });
   await client.algorithms();
@@ -43,10 +46,13 @@ test('the methods without a body still POST a JSON object', async () => {
   const client = new CryptoClient({ baseUrl: 'http://service.test', fetch });
   await client.pqGenerateKeyPair();
   await client.generateKeyPair();
-  assert.deepEqual(requests.map((request) => [request.url, request.body]), [
-    ['http://service.test/v2/pq/hybrid/keygen', '{}'],
-    ['http://service.test/v2/keys/generate', '{}'],
-  ]);
+  assert.deepEqual(
+    requests.map((request) => [request.url, request.body]),
+    [
+      ['http://service.test/v2/pq/hybrid/keygen', '{}'],
+      ['http://service.test/v2/keys/generate', '{}'],
+    ],
+  );
 });
 
 test('without a fetch option, globalThis.fetch is used, looked up at call time', async (t) => {
@@ -102,18 +108,24 @@ test('nothing listening is a CryptoNetworkError, not a timeout', async () => {
   assert.ok(error.cause instanceof Error);
 });
 
-test('the caller\'s abort is rethrown as it is, not as a CryptoClientError', async (t) => {
+test("the caller's abort is rethrown as it is, not as a CryptoClientError", async (t) => {
   const service = await startService();
   t.after(() => service.close());
   const client = new CryptoClient({ baseUrl: service.baseUrl, timeout: 60_000 });
-  const error = await client.hash({ algorithm: 'sha256', data: '' }, { signal: AbortSignal.abort() }).catch((caught: unknown) => caught);
+  const error = await client
+    .hash({ algorithm: 'sha256', data: '' }, { signal: AbortSignal.abort() })
+    .catch((caught: unknown) => caught);
   assert.ok(error instanceof Error);
   assert.equal(error.name, 'AbortError');
   assert.ok(!(error instanceof CryptoClientError));
 });
 
 test('an error response that is not a problem object still gives status and body.error', async () => {
-  const html = () => new Response('<html><body>502 Bad Gateway</body></html>', { status: 502, headers: { 'content-type': 'text/html' } });
+  const html = () =>
+    new Response('<html><body>502 Bad Gateway</body></html>', {
+      status: 502,
+      headers: { 'content-type': 'text/html' },
+    });
   const empty = () => new Response(null, { status: 504 });
   const { fetch } = scriptedFetch([html, empty]);
   const client = new CryptoClient({ baseUrl: 'http://service.test', fetch });
@@ -127,7 +139,7 @@ test('an error response that is not a problem object still gives status and body
   assert.equal(second.body.error, 'HTTP 504');
 });
 
-test('a success that is not the service\'s answer is a CryptoResponseError', async () => {
+test("a success that is not the service's answer is a CryptoResponseError", async () => {
   const page = () => new Response('<html>captive portal</html>', { status: 200 });
   const { fetch } = scriptedFetch([page, jsonResponse(200, { result: 'no data member' })]);
   const client = new CryptoClient({ baseUrl: 'http://service.test', fetch });

@@ -32,7 +32,12 @@ describe('/v1 OpenPGP, against the real service', () => {
   });
 
   test('v1Sign (detached) then v1Verify', async () => {
-    const { data: signature } = await client.v1Sign({ message: 'signed text', privateKey: key.privateKey, passphrase, detached: true });
+    const { data: signature } = await client.v1Sign({
+      message: 'signed text',
+      privateKey: key.privateKey,
+      passphrase,
+      detached: true,
+    });
     assert.match(signature, /^-----BEGIN PGP SIGNATURE-----/);
     const good = await client.v1Verify({ message: 'signed text', signature, publicKeys: [key.publicKey] });
     assert.equal(good.data.valid, true);

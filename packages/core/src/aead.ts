@@ -46,7 +46,12 @@ export function aeadBackendFor(backend: AeadBackend, length: number): 'native' |
  * 12-byte nonce. Every failure is decryptionFailed() (openOrFail). xchachaOpen calls it with the
  * HChaCha20 subkey, HPKE with its own key and nonce.
  */
-export function nativeChaCha20Poly1305Open(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, sealed: Uint8Array): Uint8Array {
+export function nativeChaCha20Poly1305Open(
+  key: Uint8Array,
+  nonce: Uint8Array,
+  aad: Uint8Array,
+  sealed: Uint8Array,
+): Uint8Array {
   const length = sealed.byteLength - POLY1305_TAG_LENGTH;
   let unverified: Uint8Array | undefined;
   try {

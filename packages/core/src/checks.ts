@@ -7,7 +7,8 @@ import { invalidInput } from './errors.ts';
 export function checkLength(bytes: Uint8Array, expected: number | readonly number[], label: string): Uint8Array {
   const allowed = typeof expected === 'number' ? [expected] : expected;
   if (!allowed.includes(bytes.byteLength)) {
-    const what = allowed.length === 1 ? `${allowed[0]} bytes` : `${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)} bytes`;
+    const what =
+      allowed.length === 1 ? `${allowed[0]} bytes` : `${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)} bytes`;
     throw invalidInput(`${label} must be ${what} (got ${bytes.byteLength})`, `/${label}`);
   }
   return bytes;

@@ -38,7 +38,8 @@ const COPIED_FOR_ENCODING = 64;
  * larger one, which has its buffer already, is viewed.
  */
 function encodeBytes(bytes: Uint8Array, encoding: 'hex' | 'base64' | 'base64url'): string {
-  if (bytes.byteLength > COPIED_FOR_ENCODING) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(encoding);
+  if (bytes.byteLength > COPIED_FOR_ENCODING)
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(encoding);
   const copy = Buffer.from(bytes);
   try {
     return copy.toString(encoding);

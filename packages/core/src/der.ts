@@ -30,7 +30,14 @@ const PEM_PATTERN = /^-----BEGIN ([A-Z0-9 ]+)-----\r?\n([A-Za-z0-9+/=\r\n]+)----
 export function derTlv(tag: number, ...content: Uint8Array[]): Uint8Array {
   const body = concatBytes(...content);
   const n = body.byteLength;
-  const length = n < 0x80 ? [n] : n < 0x100 ? [0x81, n] : n < 0x10000 ? [0x82, n >> 8, n & 0xff] : [0x83, n >> 16, (n >> 8) & 0xff, n & 0xff];
+  const length =
+    n < 0x80
+      ? [n]
+      : n < 0x100
+        ? [0x81, n]
+        : n < 0x10000
+          ? [0x82, n >> 8, n & 0xff]
+          : [0x83, n >> 16, (n >> 8) & 0xff, n & 0xff];
   const out = concatBytes(Uint8Array.of(tag, ...length), body);
   // `body` may hold a private key: the copy in `out` is the caller's, this one is ours to clear.
   wipe(body);
@@ -173,10 +180,12 @@ export function parsePkcs8(der: Uint8Array, field: string): ParsedKey {
   try {
     const [version, algorithm, privateKey, ...rest] = readElements(expectOne(der, DER_SEQUENCE));
     if (version?.tag !== DER_INTEGER || !equalBytes(version.content, Uint8Array.of(0))) throw new MalformedDer();
-    if (algorithm?.tag !== DER_SEQUENCE || privateKey?.tag !== DER_OCTET_STRING || rest.length > 0) throw new MalformedDer();
+    if (algorithm?.tag !== DER_SEQUENCE || privateKey?.tag !== DER_OCTET_STRING || rest.length > 0)
+      throw new MalformedDer();
     return { oid: parseAlgorithm(algorithm.content), key: privateKey.content };
   } catch (error) {
-    if (error instanceof MalformedDer) throw invalidInput(`${field} is not a readable PEM PKCS#8 private key`, `/${field}`);
+    if (error instanceof MalformedDer)
+      throw invalidInput(`${field} is not a readable PEM PKCS#8 private key`, `/${field}`);
     throw error;
   }
 }
@@ -185,10 +194,12 @@ export function parsePkcs8(der: Uint8Array, field: string): ParsedKey {
 export function parseSpki(der: Uint8Array, field: string): ParsedKey {
   try {
     const [algorithm, bits, ...rest] = readElements(expectOne(der, DER_SEQUENCE));
-    if (algorithm?.tag !== DER_SEQUENCE || bits?.tag !== DER_BIT_STRING || rest.length > 0 || bits.content[0] !== 0) throw new MalformedDer();
+    if (algorithm?.tag !== DER_SEQUENCE || bits?.tag !== DER_BIT_STRING || rest.length > 0 || bits.content[0] !== 0)
+      throw new MalformedDer();
     return { oid: parseAlgorithm(algorithm.content), key: bits.content.subarray(1) };
   } catch (error) {
-    if (error instanceof MalformedDer) throw invalidInput(`${field} is not a readable PEM SPKI public key`, `/${field}`);
+    if (error instanceof MalformedDer)
+      throw invalidInput(`${field} is not a readable PEM SPKI public key`, `/${field}`);
     throw error;
   }
 }

@@ -37,12 +37,22 @@ interface EcdsaCurve {
 const EC_PUBLIC_KEY_OID = derTlv(DER_OID, oidContent('1.2.840.10045.2.1'));
 
 const P256: EcdsaCurve = {
-  id: 'ecdsa-p256', opensslName: 'prime256v1', jwkCurve: 'P-256', hash: 'sha256', size: 32,
-  curveOid: derTlv(DER_OID, oidContent('1.2.840.10045.3.1.7')), threadPool: false,
+  id: 'ecdsa-p256',
+  opensslName: 'prime256v1',
+  jwkCurve: 'P-256',
+  hash: 'sha256',
+  size: 32,
+  curveOid: derTlv(DER_OID, oidContent('1.2.840.10045.3.1.7')),
+  threadPool: false,
 };
 const P384: EcdsaCurve = {
-  id: 'ecdsa-p384', opensslName: 'secp384r1', jwkCurve: 'P-384', hash: 'sha384', size: 48,
-  curveOid: derTlv(DER_OID, oidContent('1.3.132.0.34')), threadPool: true,
+  id: 'ecdsa-p384',
+  opensslName: 'secp384r1',
+  jwkCurve: 'P-384',
+  hash: 'sha384',
+  size: 48,
+  curveOid: derTlv(DER_OID, oidContent('1.3.132.0.34')),
+  threadPool: true,
 };
 
 /**
@@ -63,7 +73,11 @@ function ecPublicKey(curve: EcdsaCurve, point: Uint8Array): KeyObject {
 }
 
 function ecPublicKeyObject(curve: EcdsaCurve, point: Uint8Array): KeyObject {
-  const der = derTlv(DER_SEQUENCE, derTlv(DER_SEQUENCE, EC_PUBLIC_KEY_OID, curve.curveOid), derTlv(DER_BIT_STRING, Uint8Array.of(0), point));
+  const der = derTlv(
+    DER_SEQUENCE,
+    derTlv(DER_SEQUENCE, EC_PUBLIC_KEY_OID, curve.curveOid),
+    derTlv(DER_BIT_STRING, Uint8Array.of(0), point),
+  );
   return tryOrThrow(
     () => createPublicKey({ key: asBuffer(der), format: 'der', type: 'spki' }),
     () => invalidInput(`publicKey is not a point on ${curve.jwkCurve}`, '/publicKey'),
@@ -78,7 +92,11 @@ function ecPrivateKey(curve: EcdsaCurve, d: Uint8Array): KeyObject {
   const ecdh = createECDH(curve.opensslName);
   tryOrThrow(
     () => ecdh.setPrivateKey(d),
-    () => invalidInput(`privateKey is not a ${curve.jwkCurve} private key: the scalar must be from 1 to n-1`, '/privateKey'),
+    () =>
+      invalidInput(
+        `privateKey is not a ${curve.jwkCurve} private key: the scalar must be from 1 to n-1`,
+        '/privateKey',
+      ),
   );
   const point = asBytes(ecdh.getPublicKey());
   return createPrivateKey({ key: ecJwk(curve, point, d), format: 'jwk' });
@@ -111,12 +129,24 @@ function ecdsaScheme(curve: EcdsaCurve): SignatureScheme {
     signatureLength: 2 * curve.size,
     maxContextLength: 0,
     sign: async (privateKey, message) =>
-      nativeSign(curve.hash, message, { key: ecPrivateKey(curve, privateKey), dsaEncoding: 'ieee-p1363' }, curve.threadPool),
+      nativeSign(
+        curve.hash,
+        message,
+        { key: ecPrivateKey(curve, privateKey), dsaEncoding: 'ieee-p1363' },
+        curve.threadPool,
+      ),
     verify: async (publicKey, message, signature) =>
-      nativeVerify(curve.hash, message, { key: ecPublicKey(curve, publicKey), dsaEncoding: 'ieee-p1363' }, signature, curve.threadPool),
+      nativeVerify(
+        curve.hash,
+        message,
+        { key: ecPublicKey(curve, publicKey), dsaEncoding: 'ieee-p1363' },
+        signature,
+        curve.threadPool,
+      ),
     fromPem: (pem, kind) => {
       const key = readPemKey(pem, kind);
-      if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== curve.opensslName) wrongPemKeyType(kind, curve.id);
+      if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== curve.opensslName)
+        wrongPemKeyType(kind, curve.id);
       return kind === 'private' ? ecRawPrivate(curve, key) : ecRawPublic(curve, key);
     },
     generate: () =>

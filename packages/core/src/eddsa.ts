@@ -14,7 +14,15 @@ import { sign } from './node-crypto.ts';
 import { ed448 } from '@noble/curves/ed448.js';
 import { bytesToHex, hexToBytes } from './codec.ts';
 import { invalidInput, tryOr, tryOrThrow } from './errors.ts';
-import { ED25519_CURVE, ED448_CURVE, okpFromPem, okpKeyPairScheme, okpPrivateKeyObject, okpPublicKeyObject, type OkpCurve } from './okp.ts';
+import {
+  ED25519_CURVE,
+  ED448_CURVE,
+  okpFromPem,
+  okpKeyPairScheme,
+  okpPrivateKeyObject,
+  okpPublicKeyObject,
+  type OkpCurve,
+} from './okp.ts';
 import { cachedPublicKey, nativeSign, nativeVerify, type SignatureScheme } from './signature-scheme.ts';
 
 function eddsaPublicKey(curve: OkpCurve, raw: Uint8Array): KeyObject {
@@ -31,8 +39,10 @@ export const ED25519_SCHEME: SignatureScheme = {
   publicKeyLengths: [ED25519_CURVE.publicKeyLength],
   signatureLength: 64,
   maxContextLength: 0,
-  sign: async (privateKey, message) => nativeSign(null, message, { key: okpPrivateKeyObject(ED25519_CURVE, privateKey) }, false),
-  verify: async (publicKey, message, signature) => nativeVerify(null, message, { key: eddsaPublicKey(ED25519_CURVE, publicKey) }, signature, false),
+  sign: async (privateKey, message) =>
+    nativeSign(null, message, { key: okpPrivateKeyObject(ED25519_CURVE, privateKey) }, false),
+  verify: async (publicKey, message, signature) =>
+    nativeVerify(null, message, { key: eddsaPublicKey(ED25519_CURVE, publicKey) }, signature, false),
   fromPem: (pem, kind) => okpFromPem(ED25519_CURVE, pem, kind),
   ...okpKeyPairScheme(ED25519_CURVE),
 };
@@ -61,10 +71,16 @@ export const ed448Noble = {
  * signature: only a runtime that applies the context reproduces it.
  */
 export const NATIVE_ED448_CONTEXT: boolean = (() => {
-  const seed = hexToBytes('c4eab05d357007c632f3dbb48489924d552b08fe0c353a0d4a1f00acda2c463afbea67c5e8d2877c5e3bc397a659949ef8021e954e0a12274e');
-  const expected = 'd4f8f6131770dd46f40867d6fd5d5055de43541f8c5e35abbcd001b32a89f7d2151f7647f11d8ca2ae279fb842d607217fce6e042f6815ea000c85741de5c8da1144a6a1aba7f96de42505d7a7298524fda538fccbbb754f578c1cad10d54d0d5428407e85dcbc98a49155c13764e66c3c00';
+  const seed = hexToBytes(
+    'c4eab05d357007c632f3dbb48489924d552b08fe0c353a0d4a1f00acda2c463afbea67c5e8d2877c5e3bc397a659949ef8021e954e0a12274e',
+  );
+  const expected =
+    'd4f8f6131770dd46f40867d6fd5d5055de43541f8c5e35abbcd001b32a89f7d2151f7647f11d8ca2ae279fb842d607217fce6e042f6815ea000c85741de5c8da1144a6a1aba7f96de42505d7a7298524fda538fccbbb754f578c1cad10d54d0d5428407e85dcbc98a49155c13764e66c3c00';
   try {
-    const signature = sign(null, Uint8Array.of(0x03), { key: okpPrivateKeyObject(ED448_CURVE, seed), context: hexToBytes('666f6f') } as SignKeyObjectInput);
+    const signature = sign(null, Uint8Array.of(0x03), {
+      key: okpPrivateKeyObject(ED448_CURVE, seed),
+      context: hexToBytes('666f6f'),
+    } as SignKeyObjectInput);
     return bytesToHex(signature) === expected;
   } catch {
     return false;
@@ -82,12 +98,23 @@ export const ED448_SCHEME: SignatureScheme = {
       return nativeSign(null, message, { key: okpPrivateKeyObject(ED448_CURVE, privateKey) }, true);
     }
     if (!NATIVE_ED448_CONTEXT) return ed448Noble.sign(privateKey, message, context);
-    return nativeSign(null, message, { key: okpPrivateKeyObject(ED448_CURVE, privateKey), context } as SignKeyObjectInput, true);
+    return nativeSign(
+      null,
+      message,
+      { key: okpPrivateKeyObject(ED448_CURVE, privateKey), context } as SignKeyObjectInput,
+      true,
+    );
   },
   verify: async (publicKey, message, signature, context) => {
     if (context !== undefined && context.byteLength > 0) {
       if (!NATIVE_ED448_CONTEXT) return ed448Noble.verify(publicKey, message, signature, context);
-      return nativeVerify(null, message, { key: eddsaPublicKey(ED448_CURVE, publicKey), context } as VerifyKeyObjectInput, signature, true);
+      return nativeVerify(
+        null,
+        message,
+        { key: eddsaPublicKey(ED448_CURVE, publicKey), context } as VerifyKeyObjectInput,
+        signature,
+        true,
+      );
     }
     return nativeVerify(null, message, { key: eddsaPublicKey(ED448_CURVE, publicKey) }, signature, true);
   },

@@ -103,7 +103,8 @@ export function tryOr<T>(work: () => T, otherwise: (error: unknown) => T): T {
  * whose caller discards the error or passes it on in turn).
  */
 export function withFramesAbove(error: unknown, caller: (...args: never[]) => unknown): unknown {
-  if (error instanceof Error && !(error instanceof StacklessError) && Error.stackTraceLimit > 0) Error.captureStackTrace(error, caller);
+  if (error instanceof Error && !(error instanceof StacklessError) && Error.stackTraceLimit > 0)
+    Error.captureStackTrace(error, caller);
   return error;
 }
 

@@ -84,7 +84,17 @@ export const HASH_ALGORITHM_IDS = Object.keys(HASH_ALGORITHMS) as HashAlgorithm[
  * Algorithms that are broken or too weak to offer, anywhere in the service: named so that a
  * refusal can say "insecure" rather than merely "unsupported".
  */
-export const INSECURE_ALGORITHMS: ReadonlySet<string> = new Set(['md4', 'md5', 'sha1', 'sha-1', 'sha224', 'ripemd160', 'des', '3des', 'rc4']);
+export const INSECURE_ALGORITHMS: ReadonlySet<string> = new Set([
+  'md4',
+  'md5',
+  'sha1',
+  'sha-1',
+  'sha224',
+  'ripemd160',
+  'des',
+  '3des',
+  'rc4',
+]);
 
 export function isHashAlgorithm(id: string): id is HashAlgorithm {
   return Object.hasOwn(HASH_ALGORITHMS, id);
@@ -105,7 +115,10 @@ export function digest(algorithm: string, data: Uint8Array, length?: number): Ui
   const spec: DigestSpec = HASH_ALGORITHMS[algorithm];
   if (spec.kind === 'fixed') {
     if (length !== undefined && length !== spec.outputLength) {
-      throw invalidInput(`length applies only to extendable-output functions; ${algorithm} has a fixed ${spec.outputLength}-byte digest`, '/length');
+      throw invalidInput(
+        `length applies only to extendable-output functions; ${algorithm} has a fixed ${spec.outputLength}-byte digest`,
+        '/length',
+      );
     }
     return spec.compute(data);
   }

@@ -26,7 +26,13 @@ import { bigEndianBytes, concatBytes } from './bytes.ts';
 import { checkLength } from './checks.ts';
 import { wipe } from './ct.ts';
 import { decryptionFailed, invalidInput, openOrFail } from './errors.ts';
-import { x25519, X25519_KEY_LENGTH, x25519PrivateKeyObject, x25519PublicKeyBytes, x25519PublicKeyOf } from './x25519.ts';
+import {
+  x25519,
+  X25519_KEY_LENGTH,
+  x25519PrivateKeyObject,
+  x25519PublicKeyBytes,
+  x25519PublicKeyOf,
+} from './x25519.ts';
 
 /** RFC 9180 Table 1. Only the base mode is offered: no PSK, no sender authentication. */
 export const HPKE_MODE_BASE = 0x00;
@@ -89,8 +95,18 @@ export function labeledExtract(suiteId: Uint8Array, salt: Uint8Array, label: str
 }
 
 /** LabeledExpand (RFC 9180 §4): Expand(prk, I2OSP(L, 2) ‖ "HPKE-v1" ‖ suite_id ‖ label ‖ info, L). */
-export function labeledExpand(suiteId: Uint8Array, prk: Uint8Array, label: string, info: Uint8Array, length: number): Uint8Array {
-  return hpkeKdfExpand(prk, concatBytes(bigEndianBytes(length, 2), HPKE_V1, suiteId, encoder.encode(label), info), length);
+export function labeledExpand(
+  suiteId: Uint8Array,
+  prk: Uint8Array,
+  label: string,
+  info: Uint8Array,
+  length: number,
+): Uint8Array {
+  return hpkeKdfExpand(
+    prk,
+    concatBytes(bigEndianBytes(length, 2), HPKE_V1, suiteId, encoder.encode(label), info),
+    length,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -251,7 +267,8 @@ function createDhkemX25519(): HpkeKem {
         const dh = x25519(
           x25519PrivateKeyObject(ephemeral.secretKey),
           publicKey,
-          () => invalidInput(`${label} is a low-order X25519 point (the shared secret would be all zeros)`, `/${label}`),
+          () =>
+            invalidInput(`${label} is a low-order X25519 point (the shared secret would be all zeros)`, `/${label}`),
           { isRecipient: true },
         );
         const kemContext = concatBytes(ephemeral.publicKey, publicKey);
@@ -268,7 +285,8 @@ function createDhkemX25519(): HpkeKem {
     importPrivateKey,
     async decap(enc: Uint8Array, recipient: Uint8Array | KemPrivateKey): Promise<Uint8Array> {
       const key = recipient instanceof Uint8Array ? await importPrivateKey(recipient) : recipient;
-      if (key.kemId !== id) throw new TypeError(`a private key of KEM 0x${key.kemId.toString(16)} was given to ${name}`);
+      if (key.kemId !== id)
+        throw new TypeError(`a private key of KEM 0x${key.kemId.toString(16)} was given to ${name}`);
       return key.decap(enc);
     },
   };
@@ -325,7 +343,12 @@ export function chacha20Poly1305Open(
 
 /** suite_id = "HPKE" ‖ I2OSP(kem_id, 2) ‖ I2OSP(kdf_id, 2) ‖ I2OSP(aead_id, 2). */
 export function hpkeSuiteId(kem: HpkeKem): Uint8Array {
-  return concatBytes(encoder.encode('HPKE'), bigEndianBytes(kem.id, 2), bigEndianBytes(HPKE_KDF_HKDF_SHA256, 2), bigEndianBytes(HPKE_AEAD_CHACHA20_POLY1305, 2));
+  return concatBytes(
+    encoder.encode('HPKE'),
+    bigEndianBytes(kem.id, 2),
+    bigEndianBytes(HPKE_KDF_HKDF_SHA256, 2),
+    bigEndianBytes(HPKE_AEAD_CHACHA20_POLY1305, 2),
+  );
 }
 
 export interface HpkeKeySchedule {

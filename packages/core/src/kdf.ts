@@ -198,13 +198,22 @@ function passwordSalt(salt: Uint8Array | undefined): Uint8Array {
     return new Uint8Array(randomBytes(KDF_GENERATED_SALT_LENGTH));
   }
   if (salt.byteLength < KDF_MIN_SALT_LENGTH || salt.byteLength > KDF_MAX_SALT_LENGTH) {
-    throw invalidInput(`salt must be ${KDF_MIN_SALT_LENGTH} to ${KDF_MAX_SALT_LENGTH} bytes (got ${salt.byteLength}); omit it for a random 16-byte salt`, '/salt');
+    throw invalidInput(
+      `salt must be ${KDF_MIN_SALT_LENGTH} to ${KDF_MAX_SALT_LENGTH} bytes (got ${salt.byteLength}); omit it for a random 16-byte salt`,
+      '/salt',
+    );
   }
   return salt;
 }
 
 function keyLengthOf(keyLength: number | undefined, max: number, algorithm: string): number {
-  return checkRange(keyLength ?? KDF_DEFAULT_KEY_LENGTH, KDF_MIN_KEY_LENGTH, max, `keyLength for ${algorithm}`, '/keyLength');
+  return checkRange(
+    keyLength ?? KDF_DEFAULT_KEY_LENGTH,
+    KDF_MIN_KEY_LENGTH,
+    max,
+    `keyLength for ${algorithm}`,
+    '/keyLength',
+  );
 }
 
 function planScrypt(input: KdfInput, params: KdfParamsInput): ScryptPlan {
@@ -220,14 +229,23 @@ function planScrypt(input: KdfInput, params: KdfParamsInput): ScryptPlan {
   // RFC 7914 §2: N < 2^(128 · r / 8). Only r = 1 can break it within the caps (N up to 2^15);
   // OpenSSL refuses the rest with a misleading "memory limit exceeded", which would be a 500.
   if (N >= 2 ** (16 * r)) {
-    throw invalidInput(`params.N must be less than 2^(16 · r) (RFC 7914): at most ${2 ** (16 * r - 1)} with r = ${r}; raise r or lower N`, '/params/N');
+    throw invalidInput(
+      `params.N must be less than 2^(16 · r) (RFC 7914): at most ${2 ** (16 * r - 1)} with r = ${r}; raise r or lower N`,
+      '/params/N',
+    );
   }
   checkRange(p, SCRYPT_MIN_P, SCRYPT_MAX_P, 'params.p', '/params/p');
   if (scryptBudgetBytes({ N, r, p }) > SCRYPT_MAX_MEMORY_BYTES) {
-    throw invalidInput(`scrypt memory 128 · N · r must not exceed ${SCRYPT_MAX_MEMORY_BYTES / MIB} MiB; lower N or r`, '/params');
+    throw invalidInput(
+      `scrypt memory 128 · N · r must not exceed ${SCRYPT_MAX_MEMORY_BYTES / MIB} MiB; lower N or r`,
+      '/params',
+    );
   }
   if (N * r * p > SCRYPT_MAX_WORK) {
-    throw invalidInput(`scrypt work N · r · p must not exceed 2^${Math.log2(SCRYPT_MAX_WORK)}; lower N, r or p`, '/params');
+    throw invalidInput(
+      `scrypt work N · r · p must not exceed 2^${Math.log2(SCRYPT_MAX_WORK)}; lower N, r or p`,
+      '/params',
+    );
   }
   const scryptParams = { N, r, p };
   return {
@@ -323,7 +341,9 @@ export function deriveKey(plan: KdfPlan): Promise<Uint8Array> {
     case 'hkdf-sha256':
     case 'hkdf-sha384':
     case 'hkdf-sha512':
-      return Promise.resolve(hkdfRaw(KDF_ALGORITHMS[plan.algorithm].hash, plan.password, plan.salt, plan.params.info, plan.keyLength));
+      return Promise.resolve(
+        hkdfRaw(KDF_ALGORITHMS[plan.algorithm].hash, plan.password, plan.salt, plan.params.info, plan.keyLength),
+      );
   }
 }
 
@@ -331,7 +351,12 @@ export function deriveKey(plan: KdfPlan): Promise<Uint8Array> {
  * scrypt without this service's floors and caps (for known-answer tests). `maxmem` is exactly what
  * the parameters need, so any N and r that the machine can hold work.
  */
-export function scryptRaw(password: Uint8Array, salt: Uint8Array, params: ScryptParams, keyLength: number): Promise<Uint8Array> {
+export function scryptRaw(
+  password: Uint8Array,
+  salt: Uint8Array,
+  params: ScryptParams,
+  keyLength: number,
+): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     scrypt(password, salt, keyLength, { ...params, maxmem: scryptMemoryBytes(params) }, (error, key) => {
       if (error !== null) reject(error);
@@ -341,7 +366,13 @@ export function scryptRaw(password: Uint8Array, salt: Uint8Array, params: Scrypt
 }
 
 /** PBKDF2-HMAC without this service's floors and caps (for known-answer tests). */
-export function pbkdf2Raw(hash: string, password: Uint8Array, salt: Uint8Array, iterations: number, keyLength: number): Promise<Uint8Array> {
+export function pbkdf2Raw(
+  hash: string,
+  password: Uint8Array,
+  salt: Uint8Array,
+  iterations: number,
+  keyLength: number,
+): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     pbkdf2(password, salt, iterations, keyLength, hash, (error, key) => {
       if (error !== null) reject(error);
@@ -365,7 +396,12 @@ export type HkdfBackend = 'auto' | 'native' | 'noble';
  * or 320 (SHA-512).
  * Info beyond node:crypto's 1024-byte limit goes native, which refuses it, as on Node 22.
  */
-export function hkdfBackendFor(hash: string, ikmLength: number, infoLength: number, keyLength: number): 'native' | 'noble' {
+export function hkdfBackendFor(
+  hash: string,
+  ikmLength: number,
+  infoLength: number,
+  keyLength: number,
+): 'native' | 'noble' {
   if (!isMacAlgorithm(hash) || infoLength > HKDF_MAX_INFO_LENGTH) return 'native';
   const { outputLen: hashLength, blockLen } = NOBLE_HASHES[hash];
   const blocks = Math.ceil(keyLength / hashLength);
@@ -374,10 +410,18 @@ export function hkdfBackendFor(hash: string, ikmLength: number, infoLength: numb
 }
 
 /** HKDF (extract then expand) without this service's bounds on keyLength (for known-answer tests). */
-export function hkdfRaw(hash: string, ikm: Uint8Array, salt: Uint8Array, info: Uint8Array, keyLength: number, options: { backend?: HkdfBackend } = {}): Uint8Array {
-  const backend = options.backend === undefined || options.backend === 'auto'
-    ? hkdfBackendFor(hash, ikm.byteLength, info.byteLength, keyLength)
-    : options.backend;
+export function hkdfRaw(
+  hash: string,
+  ikm: Uint8Array,
+  salt: Uint8Array,
+  info: Uint8Array,
+  keyLength: number,
+  options: { backend?: HkdfBackend } = {},
+): Uint8Array {
+  const backend =
+    options.backend === undefined || options.backend === 'auto'
+      ? hkdfBackendFor(hash, ikm.byteLength, info.byteLength, keyLength)
+      : options.backend;
   if (backend === 'noble') {
     if (!isMacAlgorithm(hash)) throw unsupportedAlgorithm(`unsupported HKDF hash '${hash}'`);
     // An empty salt is HashLen zero bytes (RFC 5869 §2.2), as HMAC pads a short key with zeros.

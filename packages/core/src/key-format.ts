@@ -71,7 +71,10 @@ const PEM_PREFIX = '-----BEGIN';
 export function decodeKeyField(text: string, field: string): KeyInput {
   if (text.startsWith(PEM_PREFIX)) return text;
   if (!/^(?:[0-9a-fA-F]{2})*$/.test(text)) {
-    throw invalidInput(`${field.replace(/^\//, '')} must be hex, or PEM text (PKCS#8 private key / SPKI public key)`, field);
+    throw invalidInput(
+      `${field.replace(/^\//, '')} must be hex, or PEM text (PKCS#8 private key / SPKI public key)`,
+      field,
+    );
   }
   return asBytes(Buffer.from(text, 'hex'));
 }
@@ -103,7 +106,11 @@ export function readPemKey(pem: string, kind: PemKind): KeyObject {
         kind === 'private'
           ? createPrivateKey({ key: asBuffer(der), format: 'der', type: 'pkcs8' })
           : createPublicKey({ key: asBuffer(der), format: 'der', type: 'spki' }),
-      () => invalidInput(`${field} is not a readable PEM ${kind === 'private' ? 'PKCS#8 private' : 'SPKI public'} key`, `/${field}`),
+      () =>
+        invalidInput(
+          `${field} is not a readable PEM ${kind === 'private' ? 'PKCS#8 private' : 'SPKI public'} key`,
+          `/${field}`,
+        ),
     );
   } finally {
     if (kind === 'private') wipe(der);
@@ -123,5 +130,8 @@ export function exportKeyObjects(privateKey: KeyObject, publicKey: KeyObject, fo
       privateKey: String(privateKey.export({ type: 'pkcs8', format: 'pem' })),
     };
   }
-  return { publicKey: publicKey.export({ format: 'jwk' }) as Jwk, privateKey: privateKey.export({ format: 'jwk' }) as Jwk };
+  return {
+    publicKey: publicKey.export({ format: 'jwk' }) as Jwk,
+    privateKey: privateKey.export({ format: 'jwk' }) as Jwk,
+  };
 }

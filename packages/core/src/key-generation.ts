@@ -88,7 +88,10 @@ export const KEY_GENERATION_IDS: readonly KeyGenerationAlgorithm[] = [
 ];
 export const KEY_GENERATORS: Readonly<Record<KeyGenerationAlgorithm, KeyGenerator>> = Object.freeze({
   ...CLASSICAL_KEY_GENERATORS,
-  ...(Object.fromEntries(POST_QUANTUM_KEY_ALGORITHM_IDS.map((id) => [id, { kind: 'post-quantum' }])) as Record<PostQuantumKeyAlgorithm, PostQuantumGenerator>),
+  ...(Object.fromEntries(POST_QUANTUM_KEY_ALGORITHM_IDS.map((id) => [id, { kind: 'post-quantum' }])) as Record<
+    PostQuantumKeyAlgorithm,
+    PostQuantumGenerator
+  >),
 });
 export const DEFAULT_KEY_GENERATION_ALGORITHM: KeyGenerationAlgorithm = 'ed25519';
 
@@ -120,7 +123,11 @@ export type GeneratedKey = GeneratedKeyPair | GeneratedSecretKey;
  * A fresh key (pair) for `algorithm`, written in `format`. A format the algorithm has no form in
  * is refused before any work. `runner` says where post-quantum generation runs.
  */
-export async function generateKeyMaterial(algorithm: string, format: KeyFormat = 'raw', options: { runner?: PostQuantumRunner } = {}): Promise<GeneratedKey> {
+export async function generateKeyMaterial(
+  algorithm: string,
+  format: KeyFormat = 'raw',
+  options: { runner?: PostQuantumRunner } = {},
+): Promise<GeneratedKey> {
   if (!isKeyGenerationAlgorithm(algorithm)) {
     throw unsupportedAlgorithm(`unsupported key generation algorithm '${algorithm}'`, '/algorithm');
   }
@@ -132,7 +139,12 @@ export async function generateKeyMaterial(algorithm: string, format: KeyFormat =
     checkPostQuantumKeyFormat(algorithm, format);
     const pair = await generatePostQuantumKeyPair(algorithm, options.runner);
     if (format === 'raw') {
-      return { kind: 'pair', publicKey: pair.publicKey, privateKey: pair.privateKey, ...(pair.parts === undefined ? {} : { parts: pair.parts }) };
+      return {
+        kind: 'pair',
+        publicKey: pair.publicKey,
+        privateKey: pair.privateKey,
+        ...(pair.parts === undefined ? {} : { parts: pair.parts }),
+      };
     }
     try {
       const encoded = exportPostQuantumKeyPair(algorithm, pair, format);
@@ -144,10 +156,14 @@ export async function generateKeyMaterial(algorithm: string, format: KeyFormat =
   }
   if (generator.kind === 'secret') {
     if (format === 'pem') {
-      throw invalidInput(`${algorithm} is a symmetric key, which has no PEM form; ask for format raw or jwk`, '/format');
+      throw invalidInput(
+        `${algorithm} is a symmetric key, which has no PEM form; ask for format raw or jwk`,
+        '/format',
+      );
     }
     const bytes = randomBytes(generator.length);
-    if (format === 'raw') return { kind: 'secret', key: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+    if (format === 'raw')
+      return { kind: 'secret', key: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
     try {
       return { kind: 'secret', key: { kty: 'oct', k: bytes.toString('base64url') } };
     } finally {

@@ -113,11 +113,17 @@ export function macBackendFor(algorithm: MacAlgorithm, length: number): 'native'
 }
 
 /** HMAC of `data` under `key`, the full output length of the algorithm. */
-export function computeHmac(algorithm: string, key: Uint8Array, data: Uint8Array, options: { backend?: MacBackend } = {}): Uint8Array {
+export function computeHmac(
+  algorithm: string,
+  key: Uint8Array,
+  data: Uint8Array,
+  options: { backend?: MacBackend } = {},
+): Uint8Array {
   const spec = specOf(algorithm);
   checkKey(key);
   const id = algorithm as MacAlgorithm;
-  const backend = options.backend === undefined || options.backend === 'auto' ? macBackendFor(id, data.byteLength) : options.backend;
+  const backend =
+    options.backend === undefined || options.backend === 'auto' ? macBackendFor(id, data.byteLength) : options.backend;
   if (backend === 'noble') return nobleMac(NOBLE_HASHES[id], key, data);
   const mac = createHmac(spec.hash, key).update(data).digest();
   return new Uint8Array(mac.buffer, mac.byteOffset, mac.byteLength);
@@ -128,7 +134,13 @@ export function computeHmac(algorithm: string, key: Uint8Array, data: Uint8Array
  * error; a MAC of the wrong length is an error (see the file comment). The comparison takes a time
  * that depends only on the (public) length.
  */
-export function verifyHmac(algorithm: string, key: Uint8Array, data: Uint8Array, mac: Uint8Array, options: { backend?: MacBackend } = {}): boolean {
+export function verifyHmac(
+  algorithm: string,
+  key: Uint8Array,
+  data: Uint8Array,
+  mac: Uint8Array,
+  options: { backend?: MacBackend } = {},
+): boolean {
   const spec = specOf(algorithm);
   checkKey(key);
   if (mac.byteLength !== spec.outputLength) {

@@ -55,9 +55,39 @@ interface MlDsaSpec {
 
 /** FIPS 204 Tables 1 and 2. The algorithm registry and the request schemas are built from its keys. */
 export const ML_DSA_PARAMETERS = {
-  'ml-dsa-44': { level: 44, publicKeyLength: 1312, expandedSecretKeyLength: 2560, signatureLength: 2420, k: 4, l: 4, eta: 2, oid: oidContent('2.16.840.1.101.3.4.3.17'), noble: ml_dsa44 },
-  'ml-dsa-65': { level: 65, publicKeyLength: 1952, expandedSecretKeyLength: 4032, signatureLength: 3309, k: 6, l: 5, eta: 4, oid: oidContent('2.16.840.1.101.3.4.3.18'), noble: ml_dsa65 },
-  'ml-dsa-87': { level: 87, publicKeyLength: 2592, expandedSecretKeyLength: 4896, signatureLength: 4627, k: 8, l: 7, eta: 2, oid: oidContent('2.16.840.1.101.3.4.3.19'), noble: ml_dsa87 },
+  'ml-dsa-44': {
+    level: 44,
+    publicKeyLength: 1312,
+    expandedSecretKeyLength: 2560,
+    signatureLength: 2420,
+    k: 4,
+    l: 4,
+    eta: 2,
+    oid: oidContent('2.16.840.1.101.3.4.3.17'),
+    noble: ml_dsa44,
+  },
+  'ml-dsa-65': {
+    level: 65,
+    publicKeyLength: 1952,
+    expandedSecretKeyLength: 4032,
+    signatureLength: 3309,
+    k: 6,
+    l: 5,
+    eta: 4,
+    oid: oidContent('2.16.840.1.101.3.4.3.18'),
+    noble: ml_dsa65,
+  },
+  'ml-dsa-87': {
+    level: 87,
+    publicKeyLength: 2592,
+    expandedSecretKeyLength: 4896,
+    signatureLength: 4627,
+    k: 8,
+    l: 7,
+    eta: 2,
+    oid: oidContent('2.16.840.1.101.3.4.3.19'),
+    noble: ml_dsa87,
+  },
 } as const satisfies Record<string, MlDsaSpec>;
 
 export type MlDsaAlgorithm = keyof typeof ML_DSA_PARAMETERS;
@@ -96,7 +126,13 @@ export interface MlDsaFields {
   level: string;
 }
 
-const DEFAULT_FIELDS: MlDsaFields = { secretKey: 'secretKey', publicKey: 'publicKey', signature: 'signature', context: 'context', level: 'level' };
+const DEFAULT_FIELDS: MlDsaFields = {
+  secretKey: 'secretKey',
+  publicKey: 'publicKey',
+  signature: 'signature',
+  context: 'context',
+  level: 'level',
+};
 
 function fieldsOf(options: MlDsaOptions | undefined): MlDsaFields {
   return { ...DEFAULT_FIELDS, ...options?.fields };
@@ -122,8 +158,12 @@ export interface MlDsaVerifyOptions extends MlDsaOptions {
 
 const PUBLIC_KEY_LENGTHS = ML_DSA_ALGORITHM_IDS.map((id) => ML_DSA_PARAMETERS[id].publicKeyLength);
 const SECRET_KEY_LENGTHS = ML_DSA_ALGORITHM_IDS.map((id) => ML_DSA_PARAMETERS[id].expandedSecretKeyLength);
-const ALGORITHM_BY_EXPANDED_LENGTH = new Map<number, MlDsaAlgorithm>(ML_DSA_ALGORITHM_IDS.map((id) => [ML_DSA_PARAMETERS[id].expandedSecretKeyLength, id]));
-const ALGORITHM_BY_PUBLIC_KEY_LENGTH = new Map<number, MlDsaAlgorithm>(ML_DSA_ALGORITHM_IDS.map((id) => [ML_DSA_PARAMETERS[id].publicKeyLength, id]));
+const ALGORITHM_BY_EXPANDED_LENGTH = new Map<number, MlDsaAlgorithm>(
+  ML_DSA_ALGORITHM_IDS.map((id) => [ML_DSA_PARAMETERS[id].expandedSecretKeyLength, id]),
+);
+const ALGORITHM_BY_PUBLIC_KEY_LENGTH = new Map<number, MlDsaAlgorithm>(
+  ML_DSA_ALGORITHM_IDS.map((id) => [ML_DSA_PARAMETERS[id].publicKeyLength, id]),
+);
 
 function backendFor(options: MlDsaOptions | undefined): PqBackend {
   return selectBackend(options?.backend, PQ_NATIVE_SUPPORT.mlDsa, 'ML-DSA');
@@ -143,7 +183,8 @@ export function mlDsaAlgorithmForLevel(level: number | undefined, field = 'level
  */
 export function mlDsaAlgorithmForSecretKey(secretKeyLength: number, level?: number): MlDsaAlgorithm | undefined {
   const byLength = ALGORITHM_BY_EXPANDED_LENGTH.get(secretKeyLength);
-  if (byLength !== undefined) return level === undefined || ML_DSA_PARAMETERS[byLength].level === level ? byLength : undefined;
+  if (byLength !== undefined)
+    return level === undefined || ML_DSA_PARAMETERS[byLength].level === level ? byLength : undefined;
   if (secretKeyLength !== ML_DSA_SEED_LENGTH) return undefined;
   return ML_DSA_ALGORITHM_IDS.find((id) => ML_DSA_PARAMETERS[id].level === (level ?? ML_DSA_DEFAULT_LEVEL));
 }
@@ -151,17 +192,25 @@ export function mlDsaAlgorithmForSecretKey(secretKeyLength: number, level?: numb
 /** The identifier that a public key's length (and an optional level) imply; undefined if none. */
 export function mlDsaAlgorithmForPublicKey(publicKeyLength: number, level?: number): MlDsaAlgorithm | undefined {
   const byLength = ALGORITHM_BY_PUBLIC_KEY_LENGTH.get(publicKeyLength);
-  return byLength !== undefined && (level === undefined || ML_DSA_PARAMETERS[byLength].level === level) ? byLength : undefined;
+  return byLength !== undefined && (level === undefined || ML_DSA_PARAMETERS[byLength].level === level)
+    ? byLength
+    : undefined;
 }
 
 function checkContext(context: Uint8Array | undefined, field: string): void {
   if (context !== undefined && context.byteLength > ML_DSA_CONTEXT_MAX_BYTES) {
-    throw invalidInput(`${field} must be at most ${ML_DSA_CONTEXT_MAX_BYTES} bytes of UTF-8 (got ${context.byteLength})`, `/${field}`);
+    throw invalidInput(
+      `${field} must be at most ${ML_DSA_CONTEXT_MAX_BYTES} bytes of UTF-8 (got ${context.byteLength})`,
+      `/${field}`,
+    );
   }
 }
 
 function invalidExpandedKey(algorithm: MlDsaAlgorithm, field: string) {
-  return invalidInput(`${field} is not a valid ${algorithm} expanded secret key: tr and t0 do not follow from ρ, s1 and s2`, `/${field}`);
+  return invalidInput(
+    `${field} is not a valid ${algorithm} expanded secret key: tr and t0 do not follow from ρ, s1 and s2`,
+    `/${field}`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -180,7 +229,15 @@ const D = 13;
 let crystals: ReturnType<typeof genCrystals<Int32Array>> | undefined;
 function mlDsaCrystals() {
   // FIPS 204: ζ = 1753 is the 512th root of unity; 8347681 = 256⁻¹ mod q scales the inverse NTT.
-  crystals ??= genCrystals({ N, Q, F: 8347681, ROOT_OF_UNITY: 1753, newPoly: (n) => new Int32Array(n), isKyber: false, brvBits: 8 });
+  crystals ??= genCrystals({
+    N,
+    Q,
+    F: 8347681,
+    ROOT_OF_UNITY: 1753,
+    newPoly: (n) => new Int32Array(n),
+    isKyber: false,
+    brvBits: 8,
+  });
   return crystals;
 }
 
@@ -305,14 +362,21 @@ export function mlDsaExpandedKeyIsConsistent(algorithm: MlDsaAlgorithm, secretKe
  * A key pair at `level` (65 by default); the secret key is the 32-byte seed. With `options.seed`
  * the key pair is the deterministic one of that seed (ML-DSA.KeyGen_internal).
  */
-export async function mlDsaKeygen(level?: number, options?: MlDsaOptions & { seed?: Uint8Array }): Promise<MlDsaKeyPair> {
+export async function mlDsaKeygen(
+  level?: number,
+  options?: MlDsaOptions & { seed?: Uint8Array },
+): Promise<MlDsaKeyPair> {
   const algorithm = mlDsaAlgorithmForLevel(level);
   const backend = backendFor(options);
   if (options?.seed !== undefined) checkLength(options.seed, ML_DSA_SEED_LENGTH, 'seed');
   if (backend === 'native') {
     if (options?.seed !== undefined) {
       const privateKey = importRawPrivateKey(algorithm, 'raw-seed', options.seed);
-      return { algorithm, publicKey: exportRaw(createPublicKey(privateKey), 'raw-public'), secretKey: options.seed.slice() };
+      return {
+        algorithm,
+        publicKey: exportRaw(createPublicKey(privateKey), 'raw-public'),
+        secretKey: options.seed.slice(),
+      };
     }
     const { publicKey, privateKey } = await nativeGenerateKeyPair(algorithm);
     return { algorithm, publicKey: exportRaw(publicKey, 'raw-public'), secretKey: exportRaw(privateKey, 'raw-seed') };
@@ -324,11 +388,18 @@ export async function mlDsaKeygen(level?: number, options?: MlDsaOptions & { see
 }
 
 /** Resolves the algorithm of a secret key, or throws the INVALID_INPUT that names the fault. */
-function algorithmOfSecretKey(secretKey: Uint8Array, level: number | undefined, fields: MlDsaFields): { algorithm: MlDsaAlgorithm; expanded: boolean } {
+function algorithmOfSecretKey(
+  secretKey: Uint8Array,
+  level: number | undefined,
+  fields: MlDsaFields,
+): { algorithm: MlDsaAlgorithm; expanded: boolean } {
   const byLength = ALGORITHM_BY_EXPANDED_LENGTH.get(secretKey.byteLength);
   if (byLength !== undefined) {
     if (level !== undefined && mlDsaAlgorithmForLevel(level, fields.level) !== byLength) {
-      throw invalidInput(`${fields.level} (level ${level}) does not match the ${secretKey.byteLength}-byte expanded key of ${byLength}`, `/${fields.level}`);
+      throw invalidInput(
+        `${fields.level} (level ${level}) does not match the ${secretKey.byteLength}-byte expanded key of ${byLength}`,
+        `/${fields.level}`,
+      );
     }
     return { algorithm: byLength, expanded: true };
   }
@@ -357,19 +428,24 @@ export async function mlDsaSign(
   if (randomness === undefined) {
     backend = backendFor(options);
   } else {
-    if (options?.backend === 'native') throw new Error('node:crypto cannot sign with given randomness; use the noble backend');
+    if (options?.backend === 'native')
+      throw new Error('node:crypto cannot sign with given randomness; use the noble backend');
     checkLength(randomness, ML_DSA_SIGNING_RANDOMNESS_LENGTH, 'randomness');
     backend = 'noble';
   }
   if (backend === 'native') {
     // A seed always imports; an expanded key fails OpenSSL's consistency check.
     const key = tryOrThrow(
-      () => (expanded ? importExpandedPrivateKey(spec.oid, secretKey) : importRawPrivateKey(algorithm, 'raw-seed', secretKey)),
+      () =>
+        expanded
+          ? importExpandedPrivateKey(spec.oid, secretKey)
+          : importRawPrivateKey(algorithm, 'raw-seed', secretKey),
       () => invalidExpandedKey(algorithm, fields.secretKey),
     );
     return { algorithm, signature: await nativeSign(key, message, context) };
   }
-  if (expanded && !mlDsaExpandedKeyIsConsistent(algorithm, secretKey)) throw invalidExpandedKey(algorithm, fields.secretKey);
+  if (expanded && !mlDsaExpandedKeyIsConsistent(algorithm, secretKey))
+    throw invalidExpandedKey(algorithm, fields.secretKey);
   const signingKey = expanded ? secretKey : spec.noble.keygen(secretKey).secretKey;
   try {
     // extraEntropy: undefined draws a fresh rnd (hedged); a Uint8Array is the given rnd.
@@ -395,9 +471,10 @@ export async function mlDsaVerify(
   if (level !== undefined) mlDsaAlgorithmForLevel(level, fields.level);
   const algorithm = mlDsaAlgorithmForPublicKey(publicKey.byteLength, level);
   if (algorithm === undefined) {
-    const expected = level === undefined
-      ? `${PUBLIC_KEY_LENGTHS.slice(0, -1).join(', ')} or ${PUBLIC_KEY_LENGTHS.at(-1)} bytes`
-      : `${ML_DSA_PARAMETERS[mlDsaAlgorithmForLevel(level)].publicKeyLength} bytes for level ${level}`;
+    const expected =
+      level === undefined
+        ? `${PUBLIC_KEY_LENGTHS.slice(0, -1).join(', ')} or ${PUBLIC_KEY_LENGTHS.at(-1)} bytes`
+        : `${ML_DSA_PARAMETERS[mlDsaAlgorithmForLevel(level)].publicKeyLength} bytes for level ${level}`;
     throw invalidInput(`${fields.publicKey} must be ${expected} (got ${publicKey.byteLength})`, `/${fields.publicKey}`);
   }
   const spec: MlDsaSpec = ML_DSA_PARAMETERS[algorithm];

@@ -49,9 +49,30 @@ interface MlKemSpec {
 
 /** FIPS 203 Table 3. The algorithm registry and the request schemas are built from its keys. */
 export const ML_KEM_PARAMETERS = {
-  'ml-kem-512': { level: 512, publicKeyLength: 800, expandedSecretKeyLength: 1632, ciphertextLength: 768, oid: oidContent('2.16.840.1.101.3.4.4.1'), noble: ml_kem512 },
-  'ml-kem-768': { level: 768, publicKeyLength: 1184, expandedSecretKeyLength: 2400, ciphertextLength: 1088, oid: oidContent('2.16.840.1.101.3.4.4.2'), noble: ml_kem768 },
-  'ml-kem-1024': { level: 1024, publicKeyLength: 1568, expandedSecretKeyLength: 3168, ciphertextLength: 1568, oid: oidContent('2.16.840.1.101.3.4.4.3'), noble: ml_kem1024 },
+  'ml-kem-512': {
+    level: 512,
+    publicKeyLength: 800,
+    expandedSecretKeyLength: 1632,
+    ciphertextLength: 768,
+    oid: oidContent('2.16.840.1.101.3.4.4.1'),
+    noble: ml_kem512,
+  },
+  'ml-kem-768': {
+    level: 768,
+    publicKeyLength: 1184,
+    expandedSecretKeyLength: 2400,
+    ciphertextLength: 1088,
+    oid: oidContent('2.16.840.1.101.3.4.4.2'),
+    noble: ml_kem768,
+  },
+  'ml-kem-1024': {
+    level: 1024,
+    publicKeyLength: 1568,
+    expandedSecretKeyLength: 3168,
+    ciphertextLength: 1568,
+    oid: oidContent('2.16.840.1.101.3.4.4.3'),
+    noble: ml_kem1024,
+  },
 } as const satisfies Record<string, MlKemSpec>;
 
 export type MlKemAlgorithm = keyof typeof ML_KEM_PARAMETERS;
@@ -90,8 +111,12 @@ export interface MlKemOptions {
 }
 
 const PUBLIC_KEY_LENGTHS = ML_KEM_ALGORITHM_IDS.map((id) => ML_KEM_PARAMETERS[id].publicKeyLength);
-const ALGORITHM_BY_PUBLIC_KEY_LENGTH = new Map<number, MlKemAlgorithm>(ML_KEM_ALGORITHM_IDS.map((id) => [ML_KEM_PARAMETERS[id].publicKeyLength, id]));
-const ALGORITHM_BY_EXPANDED_LENGTH = new Map<number, MlKemAlgorithm>(ML_KEM_ALGORITHM_IDS.map((id) => [ML_KEM_PARAMETERS[id].expandedSecretKeyLength, id]));
+const ALGORITHM_BY_PUBLIC_KEY_LENGTH = new Map<number, MlKemAlgorithm>(
+  ML_KEM_ALGORITHM_IDS.map((id) => [ML_KEM_PARAMETERS[id].publicKeyLength, id]),
+);
+const ALGORITHM_BY_EXPANDED_LENGTH = new Map<number, MlKemAlgorithm>(
+  ML_KEM_ALGORITHM_IDS.map((id) => [ML_KEM_PARAMETERS[id].expandedSecretKeyLength, id]),
+);
 
 function backendFor(options: MlKemOptions | undefined): PqBackend {
   return selectBackend(options?.backend, PQ_NATIVE_SUPPORT.mlKem, 'ML-KEM');
@@ -116,7 +141,8 @@ export function mlKemAlgorithmForPublicKey(publicKeyLength: number): MlKemAlgori
  */
 export function mlKemAlgorithmForSecretKey(secretKeyLength: number, level?: number): MlKemAlgorithm | undefined {
   const byLength = ALGORITHM_BY_EXPANDED_LENGTH.get(secretKeyLength);
-  if (byLength !== undefined) return level === undefined || ML_KEM_PARAMETERS[byLength].level === level ? byLength : undefined;
+  if (byLength !== undefined)
+    return level === undefined || ML_KEM_PARAMETERS[byLength].level === level ? byLength : undefined;
   if (secretKeyLength !== ML_KEM_SEED_LENGTH) return undefined;
   return ML_KEM_ALGORITHM_IDS.find((id) => ML_KEM_PARAMETERS[id].level === (level ?? ML_KEM_DEFAULT_LEVEL));
 }
@@ -140,7 +166,11 @@ function invalidDecapsulationKey(algorithm: MlKemAlgorithm, field: string) {
  * synchronous, cheap enough for the calling thread. X-Wing expands its keys with it. The returned
  * secretKey is a copy of the seed.
  */
-export function mlKemKeyPairFromSeed(seed: Uint8Array, level?: number, options?: MlKemOptions & { field?: string }): MlKemKeyPair {
+export function mlKemKeyPairFromSeed(
+  seed: Uint8Array,
+  level?: number,
+  options?: MlKemOptions & { field?: string },
+): MlKemKeyPair {
   const algorithm = mlKemAlgorithmForLevel(level);
   checkLength(seed, ML_KEM_SEED_LENGTH, options?.field ?? 'seed');
   if (backendFor(options) === 'native') {
@@ -156,7 +186,10 @@ export function mlKemKeyPairFromSeed(seed: Uint8Array, level?: number, options?:
  * A fresh key pair at `level` (768 by default). The secret key is the 64-byte seed. With
  * `options.seed` the key pair is the deterministic one of that seed.
  */
-export async function mlKemKeygen(level?: number, options?: MlKemOptions & { seed?: Uint8Array }): Promise<MlKemKeyPair> {
+export async function mlKemKeygen(
+  level?: number,
+  options?: MlKemOptions & { seed?: Uint8Array },
+): Promise<MlKemKeyPair> {
   const algorithm = mlKemAlgorithmForLevel(level);
   if (options?.seed !== undefined) return mlKemKeyPairFromSeed(options.seed, level, options);
   if (backendFor(options) === 'native') {
@@ -189,12 +222,16 @@ export async function mlKemEncapsulate(
   if (randomness === undefined) {
     backend = backendFor(options);
   } else {
-    if (options?.backend === 'native') throw new Error('node:crypto cannot encapsulate with given randomness; use the noble backend');
+    if (options?.backend === 'native')
+      throw new Error('node:crypto cannot encapsulate with given randomness; use the noble backend');
     checkLength(randomness, ML_KEM_ENCAPSULATION_RANDOMNESS_LENGTH, 'randomness');
     backend = 'noble';
   }
   if (backend === 'native') {
-    const key = tryOrThrow(() => importNativePublicKey(algorithm, publicKey), () => invalidEncapsulationKey(algorithm, field));
+    const key = tryOrThrow(
+      () => importNativePublicKey(algorithm, publicKey),
+      () => invalidEncapsulationKey(algorithm, field),
+    );
     const { ciphertext, sharedKey } = await nativeEncapsulate(key);
     return { algorithm, ciphertext, sharedSecret: sharedKey };
   }
@@ -225,7 +262,10 @@ export async function mlKemDecapsulate(
   let algorithm: MlKemAlgorithm;
   if (expanded !== undefined) {
     if (level !== undefined && mlKemAlgorithmForLevel(level, levelField) !== expanded) {
-      throw invalidInput(`${levelField} ${level} does not match the ${secretKey.byteLength}-byte expanded key of ${expanded}`, `/${levelField}`);
+      throw invalidInput(
+        `${levelField} ${level} does not match the ${secretKey.byteLength}-byte expanded key of ${expanded}`,
+        `/${levelField}`,
+      );
     }
     algorithm = expanded;
   } else if (secretKey.byteLength === ML_KEM_SEED_LENGTH) {
@@ -238,12 +278,21 @@ export async function mlKemDecapsulate(
   }
   const spec: MlKemSpec = ML_KEM_PARAMETERS[algorithm];
   if (ciphertext.byteLength !== spec.ciphertextLength) {
-    const hint = expanded === undefined && level === undefined ? `; a 64-byte seed does not reveal its level, so give ${levelField} for another one` : '';
-    throw invalidInput(`${ciphertextField} must be ${spec.ciphertextLength} bytes for ${algorithm} (got ${ciphertext.byteLength})${hint}`, `/${ciphertextField}`);
+    const hint =
+      expanded === undefined && level === undefined
+        ? `; a 64-byte seed does not reveal its level, so give ${levelField} for another one`
+        : '';
+    throw invalidInput(
+      `${ciphertextField} must be ${spec.ciphertextLength} bytes for ${algorithm} (got ${ciphertext.byteLength})${hint}`,
+      `/${ciphertextField}`,
+    );
   }
   if (backendFor(options) === 'native') {
     const key = tryOrThrow(
-      () => (expanded === undefined ? importRawPrivateKey(algorithm, 'raw-seed', secretKey) : importExpandedPrivateKey(spec.oid, secretKey)),
+      () =>
+        expanded === undefined
+          ? importRawPrivateKey(algorithm, 'raw-seed', secretKey)
+          : importExpandedPrivateKey(spec.oid, secretKey),
       () => invalidDecapsulationKey(algorithm, secretKeyField),
     );
     return { algorithm, sharedSecret: await nativeDecapsulate(key, ciphertext) };
@@ -251,7 +300,10 @@ export async function mlKemDecapsulate(
   const decapsulationKey = expanded === undefined ? spec.noble.keygen(secretKey).secretKey : secretKey;
   try {
     // Lengths are right (checked above): only the hash check of §7.3 throws here.
-    const sharedSecret = tryOrThrow(() => spec.noble.decapsulate(ciphertext, decapsulationKey), () => invalidDecapsulationKey(algorithm, secretKeyField));
+    const sharedSecret = tryOrThrow(
+      () => spec.noble.decapsulate(ciphertext, decapsulationKey),
+      () => invalidDecapsulationKey(algorithm, secretKeyField),
+    );
     return { algorithm, sharedSecret };
   } finally {
     if (decapsulationKey !== secretKey) wipe(decapsulationKey);

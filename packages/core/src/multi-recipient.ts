@@ -29,7 +29,14 @@ import { checkLength } from './checks.ts';
 import { bytesToHex } from './codec.ts';
 import { wipe } from './ct.ts';
 import { CryptoError, decryptionFailed, invalidInput, unsupportedAlgorithm } from './errors.ts';
-import { DHKEM_X25519_HKDF_SHA256, hpkeOpen, hpkeSeal, type EncapOptions, type HpkeKem, type KemPrivateKey } from './hpke.ts';
+import {
+  DHKEM_X25519_HKDF_SHA256,
+  hpkeOpen,
+  hpkeSeal,
+  type EncapOptions,
+  type HpkeKem,
+  type KemPrivateKey,
+} from './hpke.ts';
 import { ML_KEM_PARAMETERS } from './ml-kem.ts';
 import { X25519_KEY_LENGTH } from './x25519.ts';
 import { XWING_HPKE_KEM, XWING_PUBLIC_KEY_LENGTH, xwingHpkePrivateKeyFromParts } from './xwing.ts';
@@ -82,7 +89,10 @@ function turnTaker(): (weight: number) => Promise<void> {
 export const RECIPIENT_TYPES = ['x25519', 'x25519-ml-kem-768'] as const;
 export type RecipientType = (typeof RECIPIENT_TYPES)[number];
 /** Names accepted on input for the same slot types. */
-export const RECIPIENT_TYPE_ALIASES = { classical: 'x25519', pq: 'x25519-ml-kem-768' } as const satisfies Record<string, RecipientType>;
+export const RECIPIENT_TYPE_ALIASES = { classical: 'x25519', pq: 'x25519-ml-kem-768' } as const satisfies Record<
+  string,
+  RecipientType
+>;
 /** Every name a request may use for a slot type: canonical names and aliases. */
 export const RECIPIENT_TYPE_NAMES: readonly string[] = [...RECIPIENT_TYPES, ...Object.keys(RECIPIENT_TYPE_ALIASES)];
 
@@ -146,7 +156,9 @@ export type RecipientSecret = X25519RecipientSecret | HybridRecipientSeed | Hybr
 /** Canonical slot type of a name, or undefined when the name is not one. */
 export function canonicalRecipientType(name: string): RecipientType | undefined {
   if ((RECIPIENT_TYPES as readonly string[]).includes(name)) return name as RecipientType;
-  return Object.hasOwn(RECIPIENT_TYPE_ALIASES, name) ? RECIPIENT_TYPE_ALIASES[name as keyof typeof RECIPIENT_TYPE_ALIASES] : undefined;
+  return Object.hasOwn(RECIPIENT_TYPE_ALIASES, name)
+    ? RECIPIENT_TYPE_ALIASES[name as keyof typeof RECIPIENT_TYPE_ALIASES]
+    : undefined;
 }
 
 function slotKem(name: string, field: string): { type: RecipientType; kem: HpkeKem } {
@@ -159,7 +171,10 @@ function slotKem(name: string, field: string): { type: RecipientType; kem: HpkeK
 
 function checkRecipientCount(count: number): void {
   if (count < MIN_RECIPIENTS || count > MAX_RECIPIENTS) {
-    throw invalidInput(`recipients must list ${MIN_RECIPIENTS} to ${MAX_RECIPIENTS} entries (got ${count})`, '/recipients');
+    throw invalidInput(
+      `recipients must list ${MIN_RECIPIENTS} to ${MAX_RECIPIENTS} entries (got ${count})`,
+      '/recipients',
+    );
   }
 }
 
@@ -167,7 +182,11 @@ function checkRecipientCount(count: number): void {
  * The public key a slot is sealed to, checked for its type, and the labels that errors name.
  * A hybrid key given as parts is joined into the X-Wing public key (ML-KEM-768 pk ‖ X25519 pk).
  */
-function slotPublicKey(type: RecipientType, recipient: RecipientPublicKey, entry: string): { publicKey: Uint8Array; options: EncapOptions } {
+function slotPublicKey(
+  type: RecipientType,
+  recipient: RecipientPublicKey,
+  entry: string,
+): { publicKey: Uint8Array; options: EncapOptions } {
   const label = `${entry}/publicKey`;
   const mlKemLabel = `${entry}/mlKemPublicKey`;
   if (type === 'x25519') {
@@ -187,7 +206,10 @@ function slotPublicKey(type: RecipientType, recipient: RecipientPublicKey, entry
     return { publicKey: recipient.publicKey, options: { label } };
   }
   if (recipient.publicKey.byteLength !== X25519_KEY_LENGTH) {
-    throw invalidInput(`${label} must be the ${X25519_KEY_LENGTH}-byte X25519 public key when mlKemPublicKey is given (got ${recipient.publicKey.byteLength})`, `/${label}`);
+    throw invalidInput(
+      `${label} must be the ${X25519_KEY_LENGTH}-byte X25519 public key when mlKemPublicKey is given (got ${recipient.publicKey.byteLength})`,
+      `/${label}`,
+    );
   }
   checkLength(recipient.mlKemPublicKey, HYBRID_ML_KEM_PUBLIC_KEY_LENGTH, mlKemLabel);
   const publicKey = concatBytes(recipient.mlKemPublicKey, recipient.publicKey);
@@ -200,7 +222,10 @@ function slotPublicKey(type: RecipientType, recipient: RecipientPublicKey, entry
  * twice is refused too: the second slot would serve no one, and a repeated key is far more likely
  * a mistake in the caller's list than an intent.
  */
-export async function multiRecipientEncrypt(plaintext: Uint8Array, recipients: readonly RecipientPublicKey[]): Promise<MultiRecipientEnvelope> {
+export async function multiRecipientEncrypt(
+  plaintext: Uint8Array,
+  recipients: readonly RecipientPublicKey[],
+): Promise<MultiRecipientEnvelope> {
   checkRecipientCount(recipients.length);
   const seen = new Map<string, number>();
   const plan = recipients.map((recipient, index) => {
@@ -212,7 +237,10 @@ export async function multiRecipientEncrypt(plaintext: Uint8Array, recipients: r
     const key = `${type}:${bytesToHex(publicKey)}`;
     const first = seen.get(key);
     if (first !== undefined) {
-      throw invalidInput(`${entry}/publicKey repeats recipients/${first}/publicKey; list each recipient once`, `/${entry}/publicKey`);
+      throw invalidInput(
+        `${entry}/publicKey repeats recipients/${first}/publicKey; list each recipient once`,
+        `/${entry}/publicKey`,
+      );
     }
     seen.set(key, index);
     return { type, kem, publicKey, options };
@@ -227,7 +255,14 @@ export async function multiRecipientEncrypt(plaintext: Uint8Array, recipients: r
     const takeTurn = turnTaker();
     for (const { type, kem, publicKey, options } of plan) {
       await takeTurn(SLOT_WEIGHT[type]);
-      const { enc, ciphertext: wrappedKey } = await hpkeSeal(kem, publicKey, MULTI_RECIPIENT_INFO, EMPTY, payloadKey, options);
+      const { enc, ciphertext: wrappedKey } = await hpkeSeal(
+        kem,
+        publicKey,
+        MULTI_RECIPIENT_INFO,
+        EMPTY,
+        payloadKey,
+        options,
+      );
       slots.push({ type, enc, wrappedKey });
     }
     return { ciphertext, recipients: slots, algorithm: MULTI_RECIPIENT_ALGORITHM };
@@ -255,7 +290,8 @@ async function openSlot(kem: HpkeKem, privateKey: KemPrivateKey, slot: EnvelopeS
 
 /** Reads a recipient's secret key once (INVALID_INPUT naming its field if malformed). */
 async function recipientPrivateKey(recipient: RecipientSecret): Promise<KemPrivateKey> {
-  if (recipient.type === 'x25519') return DHKEM_X25519_HKDF_SHA256.importPrivateKey(recipient.secretKey, 'recipientSecretKey');
+  if (recipient.type === 'x25519')
+    return DHKEM_X25519_HKDF_SHA256.importPrivateKey(recipient.secretKey, 'recipientSecretKey');
   if ('secretKey' in recipient) return XWING_HPKE_KEM.importPrivateKey(recipient.secretKey, 'secretKey');
   return xwingHpkePrivateKeyFromParts(
     { x25519PrivateKey: recipient.x25519SecretKey, mlKemSecretKey: recipient.mlKemSecretKey },
@@ -303,7 +339,10 @@ export async function multiRecipientDecrypt(
 function slotType(name: string, index: number): RecipientType {
   const type = canonicalRecipientType(name);
   if (type === undefined) {
-    throw unsupportedAlgorithm(`unknown recipient type; use one of: ${RECIPIENT_TYPE_NAMES.join(', ')}`, `/recipients/${index}/type`);
+    throw unsupportedAlgorithm(
+      `unknown recipient type; use one of: ${RECIPIENT_TYPE_NAMES.join(', ')}`,
+      `/recipients/${index}/type`,
+    );
   }
   return type;
 }

@@ -72,18 +72,44 @@ export function createHmac(algorithm: string, key: Uint8Array): Hmac {
   return nodeCreateHmac(algorithm, createSecretKey(key));
 }
 
-export function createCipheriv(algorithm: CipherChaCha20Poly1305Types, key: Uint8Array, iv: Uint8Array, options: CipherChaCha20Poly1305Options): CipherChaCha20Poly1305;
+export function createCipheriv(
+  algorithm: CipherChaCha20Poly1305Types,
+  key: Uint8Array,
+  iv: Uint8Array,
+  options: CipherChaCha20Poly1305Options,
+): CipherChaCha20Poly1305;
 export function createCipheriv(algorithm: string, key: Uint8Array, iv: Uint8Array | null): Cipheriv;
-export function createCipheriv(algorithm: string, key: Uint8Array, iv: Uint8Array | null, options?: CipherChaCha20Poly1305Options): Cipheriv {
+export function createCipheriv(
+  algorithm: string,
+  key: Uint8Array,
+  iv: Uint8Array | null,
+  options?: CipherChaCha20Poly1305Options,
+): Cipheriv {
   return nodeCreateCipheriv(algorithm, createSecretKey(key), iv, options);
 }
 
-export function createDecipheriv(algorithm: CipherChaCha20Poly1305Types, key: Uint8Array, iv: Uint8Array, options: CipherChaCha20Poly1305Options): DecipherChaCha20Poly1305;
+export function createDecipheriv(
+  algorithm: CipherChaCha20Poly1305Types,
+  key: Uint8Array,
+  iv: Uint8Array,
+  options: CipherChaCha20Poly1305Options,
+): DecipherChaCha20Poly1305;
 export function createDecipheriv(algorithm: string, key: Uint8Array, iv: Uint8Array | null): Decipheriv;
-export function createDecipheriv(algorithm: string, key: Uint8Array, iv: Uint8Array | null, options?: CipherChaCha20Poly1305Options): Decipheriv {
+export function createDecipheriv(
+  algorithm: string,
+  key: Uint8Array,
+  iv: Uint8Array | null,
+  options?: CipherChaCha20Poly1305Options,
+): Decipheriv {
   return nodeCreateDecipheriv(algorithm, createSecretKey(key), iv, options);
 }
 
-export function hkdfSync(digest: string, ikm: Uint8Array, salt: Uint8Array, info: Uint8Array, keyLength: number): ArrayBuffer {
+export function hkdfSync(
+  digest: string,
+  ikm: Uint8Array,
+  salt: Uint8Array,
+  info: Uint8Array,
+  keyLength: number,
+): ArrayBuffer {
   return nodeHkdfSync(digest, createSecretKey(ikm), salt, info, keyLength);
 }

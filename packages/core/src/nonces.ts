@@ -29,7 +29,8 @@ let offset = POOL_BYTES;
 /** `length` random bytes from the CSPRNG, for a nonce (see above: never for a secret). */
 export function randomNonce(length: number): Uint8Array {
   // A negative or fractional length would move the pool's offset back and hand out used bytes.
-  if (!Number.isSafeInteger(length) || length < 0) throw new RangeError(`a nonce length must be a whole number of bytes (got ${length})`);
+  if (!Number.isSafeInteger(length) || length < 0)
+    throw new RangeError(`a nonce length must be a whole number of bytes (got ${length})`);
   return fillNonce(new Uint8Array(length));
 }
 

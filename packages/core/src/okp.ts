@@ -8,7 +8,14 @@ import { createPrivateKey, createPublicKey } from './node-crypto.ts';
 import { asBuffer, concatBytes } from './bytes.ts';
 import { wipe } from './ct.ts';
 import { DER_BIT_STRING, DER_OCTET_STRING, DER_OID, DER_SEQUENCE, derTlv, type PemKind } from './der.ts';
-import { exportKeyObjects, jwkMemberBytes, readPemKey, wrongPemKeyType, type Jwk, type KeyPairScheme } from './key-format.ts';
+import {
+  exportKeyObjects,
+  jwkMemberBytes,
+  readPemKey,
+  wrongPemKeyType,
+  type Jwk,
+  type KeyPairScheme,
+} from './key-format.ts';
 
 /** An RFC 8410 curve: its OID under 1.3.101, JWK name (RFC 8037) and raw key lengths. */
 export interface OkpCurve {
@@ -20,10 +27,34 @@ export interface OkpCurve {
   readonly publicKeyLength: number;
 }
 
-export const X25519_CURVE: OkpCurve = { nodeType: 'x25519', jwkCurve: 'X25519', oidArc: 110, privateKeyLength: 32, publicKeyLength: 32 };
-export const X448_CURVE: OkpCurve = { nodeType: 'x448', jwkCurve: 'X448', oidArc: 111, privateKeyLength: 56, publicKeyLength: 56 };
-export const ED25519_CURVE: OkpCurve = { nodeType: 'ed25519', jwkCurve: 'Ed25519', oidArc: 112, privateKeyLength: 32, publicKeyLength: 32 };
-export const ED448_CURVE: OkpCurve = { nodeType: 'ed448', jwkCurve: 'Ed448', oidArc: 113, privateKeyLength: 57, publicKeyLength: 57 };
+export const X25519_CURVE: OkpCurve = {
+  nodeType: 'x25519',
+  jwkCurve: 'X25519',
+  oidArc: 110,
+  privateKeyLength: 32,
+  publicKeyLength: 32,
+};
+export const X448_CURVE: OkpCurve = {
+  nodeType: 'x448',
+  jwkCurve: 'X448',
+  oidArc: 111,
+  privateKeyLength: 56,
+  publicKeyLength: 56,
+};
+export const ED25519_CURVE: OkpCurve = {
+  nodeType: 'ed25519',
+  jwkCurve: 'Ed25519',
+  oidArc: 112,
+  privateKeyLength: 32,
+  publicKeyLength: 32,
+};
+export const ED448_CURVE: OkpCurve = {
+  nodeType: 'ed448',
+  jwkCurve: 'Ed448',
+  oidArc: 113,
+  privateKeyLength: 57,
+  publicKeyLength: 57,
+};
 
 interface Framing {
   /** PKCS#8 version 1 (no public key) up to the raw private key, which ends it. */
@@ -39,8 +70,17 @@ function framingOf(curve: OkpCurve): Framing {
   let framing = framings.get(curve);
   if (framing === undefined) {
     const algorithm = derTlv(DER_SEQUENCE, derTlv(DER_OID, Uint8Array.of(0x2b, 0x65, curve.oidArc)));
-    const pkcs8 = derTlv(DER_SEQUENCE, Uint8Array.of(0x02, 0x01, 0x00), algorithm, derTlv(DER_OCTET_STRING, derTlv(DER_OCTET_STRING, new Uint8Array(curve.privateKeyLength))));
-    const spki = derTlv(DER_SEQUENCE, algorithm, derTlv(DER_BIT_STRING, Uint8Array.of(0), new Uint8Array(curve.publicKeyLength)));
+    const pkcs8 = derTlv(
+      DER_SEQUENCE,
+      Uint8Array.of(0x02, 0x01, 0x00),
+      algorithm,
+      derTlv(DER_OCTET_STRING, derTlv(DER_OCTET_STRING, new Uint8Array(curve.privateKeyLength))),
+    );
+    const spki = derTlv(
+      DER_SEQUENCE,
+      algorithm,
+      derTlv(DER_BIT_STRING, Uint8Array.of(0), new Uint8Array(curve.publicKeyLength)),
+    );
     framing = {
       pkcs8: pkcs8.subarray(0, pkcs8.byteLength - curve.privateKeyLength),
       spki: spki.subarray(0, spki.byteLength - curve.publicKeyLength),
@@ -91,7 +131,11 @@ export function okpKeyPairScheme(curve: OkpCurve): KeyPairScheme {
       }),
     export: (pair, format) => {
       if (format === 'raw') return { publicKey: pair.publicKey, privateKey: pair.privateKey };
-      return exportKeyObjects(okpPrivateKeyObject(curve, pair.privateKey), okpPublicKeyObject(curve, pair.publicKey), format);
+      return exportKeyObjects(
+        okpPrivateKeyObject(curve, pair.privateKey),
+        okpPublicKeyObject(curve, pair.publicKey),
+        format,
+      );
     },
   };
 }

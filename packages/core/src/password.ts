@@ -117,19 +117,23 @@ export interface Argon2RawInput {
 function nativeRaw(argon2: NativeArgon2, input: Argon2RawInput): Promise<Uint8Array> {
   const { variant, password, salt, params, tagLength, secret, associatedData } = input;
   return new Promise((resolve, reject) => {
-    argon2(variant, {
-      message: password,
-      nonce: salt,
-      parallelism: params.p,
-      tagLength,
-      memory: params.m,
-      passes: params.t,
-      ...(secret === undefined ? {} : { secret }),
-      ...(associatedData === undefined ? {} : { associatedData }),
-    }, (error, result) => {
-      if (error !== null) reject(error);
-      else resolve(asBytes(result));
-    });
+    argon2(
+      variant,
+      {
+        message: password,
+        nonce: salt,
+        parallelism: params.p,
+        tagLength,
+        memory: params.m,
+        passes: params.t,
+        ...(secret === undefined ? {} : { secret }),
+        ...(associatedData === undefined ? {} : { associatedData }),
+      },
+      (error, result) => {
+        if (error !== null) reject(error);
+        else resolve(asBytes(result));
+      },
+    );
   });
 }
 
@@ -164,7 +168,9 @@ async function nodeRsRaw(input: Argon2RawInput): Promise<Uint8Array> {
 export function argon2Raw(input: Argon2RawInput, backend: Argon2Backend = ARGON2_BACKEND): Promise<Uint8Array> {
   if (backend === 'native') {
     if (nativeArgon2 === undefined) {
-      return Promise.reject(unsupportedAlgorithm('this runtime has no native Argon2 (node:crypto argon2 needs Node 24)'));
+      return Promise.reject(
+        unsupportedAlgorithm('this runtime has no native Argon2 (node:crypto argon2 needs Node 24)'),
+      );
     }
     return nativeRaw(nativeArgon2, input);
   }
@@ -192,9 +198,27 @@ export interface Argon2ParamsInput {
  * `parallelism`: defaults filled in, floors and caps enforced, errors naming the request field.
  */
 export function resolveArgon2Params(input: Argon2ParamsInput = {}): Argon2Params {
-  const t = checkParam(input.timeCost ?? ARGON2_DEFAULTS.t, ARGON2_MIN.t, ARGON2_MAX.t, '/timeCost', 'timeCost (passes)');
-  const m = checkParam(input.memoryCost ?? ARGON2_DEFAULTS.m, ARGON2_MIN.m, ARGON2_MAX.m, '/memoryCost', 'memoryCost (KiB)');
-  const p = checkParam(input.parallelism ?? ARGON2_DEFAULTS.p, ARGON2_MIN.p, ARGON2_MAX.p, '/parallelism', 'parallelism (lanes)');
+  const t = checkParam(
+    input.timeCost ?? ARGON2_DEFAULTS.t,
+    ARGON2_MIN.t,
+    ARGON2_MAX.t,
+    '/timeCost',
+    'timeCost (passes)',
+  );
+  const m = checkParam(
+    input.memoryCost ?? ARGON2_DEFAULTS.m,
+    ARGON2_MIN.m,
+    ARGON2_MAX.m,
+    '/memoryCost',
+    'memoryCost (KiB)',
+  );
+  const p = checkParam(
+    input.parallelism ?? ARGON2_DEFAULTS.p,
+    ARGON2_MIN.p,
+    ARGON2_MAX.p,
+    '/parallelism',
+    'parallelism (lanes)',
+  );
   // RFC 9106 §3.1: m >= 8 · p. Always true above the floor (19456 >= 8 · 16), checked all the same.
   if (m < 8 * p) {
     throw invalidInput('memoryCost must be at least 8 KiB per lane', '/memoryCost');
@@ -249,8 +273,15 @@ export function parsePhc(text: string, field = '/hash'): ParsedPhc {
   }
   const parts = text.split('$');
   const [empty, variant, version, paramText, saltText, tagText] = parts;
-  if (parts.length !== 6 || empty !== '' || variant === undefined || version === undefined
-    || paramText === undefined || saltText === undefined || tagText === undefined) {
+  if (
+    parts.length !== 6 ||
+    empty !== '' ||
+    variant === undefined ||
+    version === undefined ||
+    paramText === undefined ||
+    saltText === undefined ||
+    tagText === undefined
+  ) {
     throw malformed('expected $argon2id$v=19$m=<KiB>,t=<passes>,p=<lanes>$<salt>$<hash>');
   }
   if (!(ARGON2_VARIANTS as readonly string[]).includes(variant)) {
@@ -283,12 +314,14 @@ export function parsePhc(text: string, field = '/hash'): ParsedPhc {
  * what `hashPassword` makes today (argon2id, the default t, m and p, a 16-byte salt, a 32-byte tag).
  */
 export function needsRehash(parsed: ParsedPhc): boolean {
-  return parsed.variant !== 'argon2id'
-    || parsed.params.t !== ARGON2_DEFAULTS.t
-    || parsed.params.m !== ARGON2_DEFAULTS.m
-    || parsed.params.p !== ARGON2_DEFAULTS.p
-    || parsed.salt.byteLength !== ARGON2_SALT_LENGTH
-    || parsed.tag.byteLength !== ARGON2_TAG_LENGTH;
+  return (
+    parsed.variant !== 'argon2id' ||
+    parsed.params.t !== ARGON2_DEFAULTS.t ||
+    parsed.params.m !== ARGON2_DEFAULTS.m ||
+    parsed.params.p !== ARGON2_DEFAULTS.p ||
+    parsed.salt.byteLength !== ARGON2_SALT_LENGTH ||
+    parsed.tag.byteLength !== ARGON2_TAG_LENGTH
+  );
 }
 
 function checkNewPassword(password: Uint8Array): void {
@@ -316,7 +349,10 @@ export async function hashPassword(
   if (salt.byteLength < PHC_MIN_SALT_LENGTH || salt.byteLength > PHC_MAX_SALT_LENGTH) {
     throw invalidInput(`salt must be ${PHC_MIN_SALT_LENGTH} to ${PHC_MAX_SALT_LENGTH} bytes`, '/salt');
   }
-  const tag = await argon2Raw({ variant: 'argon2id', password, salt, params: checked, tagLength: ARGON2_TAG_LENGTH }, options.backend);
+  const tag = await argon2Raw(
+    { variant: 'argon2id', password, salt, params: checked, tagLength: ARGON2_TAG_LENGTH },
+    options.backend,
+  );
   return { hash: encodePhc('argon2id', checked, salt, tag), params: checked };
 }
 
@@ -330,13 +366,16 @@ export async function verifyPassword(
   options: { backend?: Argon2Backend | undefined } = {},
 ): Promise<{ valid: boolean; needsRehash: boolean }> {
   const parsed = typeof hash === 'string' ? parsePhc(hash) : hash;
-  const tag = await argon2Raw({
-    variant: parsed.variant,
-    password,
-    salt: parsed.salt,
-    params: parsed.params,
-    tagLength: parsed.tag.byteLength,
-  }, options.backend);
+  const tag = await argon2Raw(
+    {
+      variant: parsed.variant,
+      password,
+      salt: parsed.salt,
+      params: parsed.params,
+      tagLength: parsed.tag.byteLength,
+    },
+    options.backend,
+  );
   try {
     return { valid: constantTimeEqual(tag, parsed.tag), needsRehash: needsRehash(parsed) };
   } finally {
@@ -415,7 +454,8 @@ export async function encryptWithPassword(
   const salt = options.salt ?? new Uint8Array(nodeCrypto.randomBytes(ARGON2_SALT_LENGTH));
   const nonce = options.nonce ?? randomNonce(XCHACHA_NONCE_LENGTH);
   if (salt.byteLength !== ARGON2_SALT_LENGTH) throw invalidInput(`salt must be ${ARGON2_SALT_LENGTH} bytes`, '/salt');
-  if (nonce.byteLength !== XCHACHA_NONCE_LENGTH) throw invalidInput(`nonce must be ${XCHACHA_NONCE_LENGTH} bytes`, '/nonce');
+  if (nonce.byteLength !== XCHACHA_NONCE_LENGTH)
+    throw invalidInput(`nonce must be ${XCHACHA_NONCE_LENGTH} bytes`, '/nonce');
 
   const header = new Uint8Array(PASSWORD_HEADER_LENGTH);
   const view = new DataView(header.buffer);
@@ -426,7 +466,10 @@ export async function encryptWithPassword(
   header.set(salt, 13);
   header.set(nonce, PREFIX_LENGTH);
 
-  const key = await argon2Raw({ variant: 'argon2id', password, salt, params, tagLength: ENCRYPTION_KEY_LENGTH }, options.backend);
+  const key = await argon2Raw(
+    { variant: 'argon2id', password, salt, params, tagLength: ENCRYPTION_KEY_LENGTH },
+    options.backend,
+  );
   try {
     // xchachaSeal returns nonce ‖ ciphertext ‖ tag; the nonce is the header's last field.
     const sealed = xchachaSeal(key, plaintext, header, { nonce });
@@ -446,13 +489,16 @@ export async function decryptWithPassword(
   options: { backend?: Argon2Backend | undefined } = {},
 ): Promise<Uint8Array> {
   const header = parsePasswordEnvelope(blob);
-  const key = await argon2Raw({
-    variant: 'argon2id',
-    password,
-    salt: header.salt,
-    params: header.params,
-    tagLength: ENCRYPTION_KEY_LENGTH,
-  }, options.backend);
+  const key = await argon2Raw(
+    {
+      variant: 'argon2id',
+      password,
+      salt: header.salt,
+      params: header.params,
+      tagLength: ENCRYPTION_KEY_LENGTH,
+    },
+    options.backend,
+  );
   try {
     return xchachaOpen(key, blob.subarray(PREFIX_LENGTH), blob.subarray(0, PASSWORD_HEADER_LENGTH));
   } finally {

@@ -11,7 +11,13 @@
  * (test/pq-differential.test.ts proves it in both directions).
  */
 import * as nodeCrypto from 'node:crypto';
-import { generateKeyPair, type KeyObject, type KeyType, type SignKeyObjectInput, type VerifyKeyObjectInput } from 'node:crypto';
+import {
+  generateKeyPair,
+  type KeyObject,
+  type KeyType,
+  type SignKeyObjectInput,
+  type VerifyKeyObjectInput,
+} from 'node:crypto';
 import { createPrivateKey, createPublicKey } from './node-crypto.ts';
 import { asBuffer, asBytes } from './bytes.ts';
 import { wipe } from './ct.ts';
@@ -40,10 +46,14 @@ function works(probe: () => unknown): boolean {
  * API the module uses (an all-zero seed or public key is a valid input).
  */
 export const PQ_NATIVE_SUPPORT: Readonly<{ mlKem: boolean; mlDsa: boolean; slhDsa: boolean }> = Object.freeze({
-  mlKem: typeof encapsulate === 'function' && typeof decapsulate === 'function'
-    && works(() => createPrivateKey({ key: Buffer.alloc(64), format: 'raw-seed', asymmetricKeyType: 'ml-kem-512' })),
+  mlKem:
+    typeof encapsulate === 'function' &&
+    typeof decapsulate === 'function' &&
+    works(() => createPrivateKey({ key: Buffer.alloc(64), format: 'raw-seed', asymmetricKeyType: 'ml-kem-512' })),
   mlDsa: works(() => createPrivateKey({ key: Buffer.alloc(32), format: 'raw-seed', asymmetricKeyType: 'ml-dsa-44' })),
-  slhDsa: works(() => createPublicKey({ key: Buffer.alloc(32), format: 'raw-public', asymmetricKeyType: 'slh-dsa-sha2-128f' })),
+  slhDsa: works(() =>
+    createPublicKey({ key: Buffer.alloc(32), format: 'raw-public', asymmetricKeyType: 'slh-dsa-sha2-128f' }),
+  ),
 });
 
 /**
@@ -80,8 +90,19 @@ export function nativeSign(key: KeyObject, message: Uint8Array, context: Uint8Ar
 }
 
 /** Verifies on libuv's pool, with the FIPS 204 / 205 context where there is one. */
-export function nativeVerify(key: KeyObject, message: Uint8Array, signature: Uint8Array, context: Uint8Array | undefined): Promise<boolean> {
-  return verifyNatively(null, message, context === undefined ? key : ({ key, context } as VerifyKeyObjectInput), signature, true);
+export function nativeVerify(
+  key: KeyObject,
+  message: Uint8Array,
+  signature: Uint8Array,
+  context: Uint8Array | undefined,
+): Promise<boolean> {
+  return verifyNatively(
+    null,
+    message,
+    context === undefined ? key : ({ key, context } as VerifyKeyObjectInput),
+    signature,
+    true,
+  );
 }
 
 export function nativeEncapsulate(key: KeyObject): Promise<{ sharedKey: Uint8Array; ciphertext: Uint8Array }> {
@@ -114,7 +135,9 @@ const publicKeyCache = new PublicKeyCache(NATIVE_PUBLIC_KEY_CACHE_SIZE);
 
 /** A node:crypto public key from raw bytes, through the cache. Throws what createPublicKey throws. */
 export function importNativePublicKey(type: KeyType, bytes: Uint8Array): KeyObject {
-  return publicKeyCache.get(type, bytes, () => createPublicKey({ key: asBuffer(bytes), format: 'raw-public', asymmetricKeyType: type }));
+  return publicKeyCache.get(type, bytes, () =>
+    createPublicKey({ key: asBuffer(bytes), format: 'raw-public', asymmetricKeyType: type }),
+  );
 }
 
 /** How many public keys the cache holds now (for tests of its bound). */

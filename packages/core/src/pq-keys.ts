@@ -51,7 +51,13 @@ import {
   spkiDer,
 } from './der.ts';
 import { invalidInput, tryOr, unsupportedAlgorithm } from './errors.ts';
-import { ML_KEM_ALGORITHM_IDS, ML_KEM_PARAMETERS, ML_KEM_SEED_LENGTH, mlKemKeygen, type MlKemAlgorithm } from './ml-kem.ts';
+import {
+  ML_KEM_ALGORITHM_IDS,
+  ML_KEM_PARAMETERS,
+  ML_KEM_SEED_LENGTH,
+  mlKemKeygen,
+  type MlKemAlgorithm,
+} from './ml-kem.ts';
 import {
   ML_DSA_ALGORITHM_IDS,
   ML_DSA_PARAMETERS,
@@ -61,8 +67,21 @@ import {
   mlDsaVerify,
   type MlDsaAlgorithm,
 } from './ml-dsa.ts';
-import { SLH_DSA_ALGORITHM_IDS, SLH_DSA_PARAMETERS, slhDsaKeygen, slhDsaSign, slhDsaVerify, type SlhDsaAlgorithm } from './slh-dsa.ts';
-import { XWING_ALGORITHM, XWING_PUBLIC_KEY_LENGTH, XWING_SEED_LENGTH, xwingKeygen, type XWingAlgorithm } from './xwing.ts';
+import {
+  SLH_DSA_ALGORITHM_IDS,
+  SLH_DSA_PARAMETERS,
+  slhDsaKeygen,
+  slhDsaSign,
+  slhDsaVerify,
+  type SlhDsaAlgorithm,
+} from './slh-dsa.ts';
+import {
+  XWING_ALGORITHM,
+  XWING_PUBLIC_KEY_LENGTH,
+  XWING_SEED_LENGTH,
+  xwingKeygen,
+  type XWingAlgorithm,
+} from './xwing.ts';
 import { PQ_NATIVE_SUPPORT, selectBackend, type PqBackend } from './pq-common.ts';
 import { asBuffer } from './bytes.ts';
 import type { EncodedKey, Jwk, KeyFormat } from './key-format.ts';
@@ -104,33 +123,55 @@ function buildKeyTypes(): Record<PostQuantumKeyAlgorithm, PostQuantumKeyType> {
   for (const id of ML_KEM_ALGORITHM_IDS) {
     const spec = ML_KEM_PARAMETERS[id];
     table[id] = {
-      family: 'ml-kem', level: spec.level, oid: spec.oid, publicKeyLength: spec.publicKeyLength, privateKeyLength: ML_KEM_SEED_LENGTH,
-      expandedLength: spec.expandedSecretKeyLength, jwkAlg: `ML-KEM-${spec.level}`,
-      expand: (seed) => spec.noble.keygen(seed).secretKey, native: () => PQ_NATIVE_SUPPORT.mlKem,
+      family: 'ml-kem',
+      level: spec.level,
+      oid: spec.oid,
+      publicKeyLength: spec.publicKeyLength,
+      privateKeyLength: ML_KEM_SEED_LENGTH,
+      expandedLength: spec.expandedSecretKeyLength,
+      jwkAlg: `ML-KEM-${spec.level}`,
+      expand: (seed) => spec.noble.keygen(seed).secretKey,
+      native: () => PQ_NATIVE_SUPPORT.mlKem,
     };
   }
   table[XWING_ALGORITHM] = {
-    family: 'x-wing', oid: oidContent('1.3.6.1.4.1.62253.25722'), publicKeyLength: XWING_PUBLIC_KEY_LENGTH, privateKeyLength: XWING_SEED_LENGTH, jwkAlg: undefined,
+    family: 'x-wing',
+    oid: oidContent('1.3.6.1.4.1.62253.25722'),
+    publicKeyLength: XWING_PUBLIC_KEY_LENGTH,
+    privateKeyLength: XWING_SEED_LENGTH,
+    jwkAlg: undefined,
   };
   for (const id of ML_DSA_ALGORITHM_IDS) {
     const spec = ML_DSA_PARAMETERS[id];
     table[id] = {
-      family: 'ml-dsa', level: spec.level, oid: spec.oid, publicKeyLength: spec.publicKeyLength, privateKeyLength: ML_DSA_SEED_LENGTH,
-      expandedLength: spec.expandedSecretKeyLength, jwkAlg: `ML-DSA-${spec.level}`,
-      expand: (seed) => spec.noble.keygen(seed).secretKey, native: () => PQ_NATIVE_SUPPORT.mlDsa,
+      family: 'ml-dsa',
+      level: spec.level,
+      oid: spec.oid,
+      publicKeyLength: spec.publicKeyLength,
+      privateKeyLength: ML_DSA_SEED_LENGTH,
+      expandedLength: spec.expandedSecretKeyLength,
+      jwkAlg: `ML-DSA-${spec.level}`,
+      expand: (seed) => spec.noble.keygen(seed).secretKey,
+      native: () => PQ_NATIVE_SUPPORT.mlDsa,
     };
   }
   for (const id of SLH_DSA_ALGORITHM_IDS) {
     const spec = SLH_DSA_PARAMETERS[id];
     table[id] = {
-      family: 'slh-dsa', variant: spec.variant, oid: spec.oid, publicKeyLength: 2 * spec.n, privateKeyLength: 4 * spec.n, jwkAlg: slhDsaJwkAlg(spec.variant),
+      family: 'slh-dsa',
+      variant: spec.variant,
+      oid: spec.oid,
+      publicKeyLength: 2 * spec.n,
+      privateKeyLength: 4 * spec.n,
+      jwkAlg: slhDsaJwkAlg(spec.variant),
     };
   }
   return table;
 }
 
 /** Every post-quantum key type, by its identifier. */
-export const POST_QUANTUM_KEY_TYPES: Readonly<Record<PostQuantumKeyAlgorithm, PostQuantumKeyType>> = Object.freeze(buildKeyTypes());
+export const POST_QUANTUM_KEY_TYPES: Readonly<Record<PostQuantumKeyAlgorithm, PostQuantumKeyType>> =
+  Object.freeze(buildKeyTypes());
 /** In the order `/v2/keys/generate` lists them: KEMs, then signatures. */
 export const POST_QUANTUM_KEY_ALGORITHM_IDS: readonly PostQuantumKeyAlgorithm[] = [
   ...ML_KEM_ALGORITHM_IDS,
@@ -144,7 +185,8 @@ export function isPostQuantumKeyAlgorithm(id: string): id is PostQuantumKeyAlgor
 }
 
 function keyTypeOf(algorithm: string): PostQuantumKeyType {
-  if (!isPostQuantumKeyAlgorithm(algorithm)) throw unsupportedAlgorithm(`'${algorithm}' is not a post-quantum key type`, '/algorithm');
+  if (!isPostQuantumKeyAlgorithm(algorithm))
+    throw unsupportedAlgorithm(`'${algorithm}' is not a post-quantum key type`, '/algorithm');
   return POST_QUANTUM_KEY_TYPES[algorithm];
 }
 
@@ -184,7 +226,13 @@ export function postQuantumPublicKeyFromPem(algorithm: string, pem: string, fiel
 }
 
 /** Whether the `both` form's expanded key is the one its seed expands to. */
-function bothFormIsConsistent(type: SeededKeyType, seed: Uint8Array, expanded: Uint8Array, der: Uint8Array, backend: PqBackend | undefined): boolean {
+function bothFormIsConsistent(
+  type: SeededKeyType,
+  seed: Uint8Array,
+  expanded: Uint8Array,
+  der: Uint8Array,
+  backend: PqBackend | undefined,
+): boolean {
   if (selectBackend(backend, type.native(), 'this key type') === 'native') {
     // OpenSSL regenerates the key from the seed and refuses a `both` key whose expanded part differs.
     return tryOr(
@@ -204,18 +252,34 @@ function bothFormIsConsistent(type: SeededKeyType, seed: Uint8Array, expanded: U
 }
 
 /** The private key of an ML-KEM / ML-DSA PKCS#8 privateKey: the seed, or the expanded key alone. */
-function seededPrivateKey(type: SeededKeyType, algorithm: string, octets: Uint8Array, der: Uint8Array, field: string, backend: PqBackend | undefined): Uint8Array {
+function seededPrivateKey(
+  type: SeededKeyType,
+  algorithm: string,
+  octets: Uint8Array,
+  der: Uint8Array,
+  field: string,
+  backend: PqBackend | undefined,
+): Uint8Array {
   const seedLength = type.privateKeyLength;
   const [choice, ...extra] = readInnerElements(octets) ?? [];
   if (choice !== undefined && extra.length === 0) {
     if (choice.tag === DER_CONTEXT_0 && choice.content.byteLength === seedLength) return choice.content.slice();
-    if (choice.tag === DER_OCTET_STRING && choice.content.byteLength === type.expandedLength) return choice.content.slice();
+    if (choice.tag === DER_OCTET_STRING && choice.content.byteLength === type.expandedLength)
+      return choice.content.slice();
     if (choice.tag === DER_SEQUENCE) {
       const [seed, expanded, ...rest] = readInnerElements(choice.content) ?? [];
-      if (seed?.tag === DER_OCTET_STRING && seed.content.byteLength === seedLength
-        && expanded?.tag === DER_OCTET_STRING && expanded.content.byteLength === type.expandedLength && rest.length === 0) {
+      if (
+        seed?.tag === DER_OCTET_STRING &&
+        seed.content.byteLength === seedLength &&
+        expanded?.tag === DER_OCTET_STRING &&
+        expanded.content.byteLength === type.expandedLength &&
+        rest.length === 0
+      ) {
         if (!bothFormIsConsistent(type, seed.content, expanded.content, der, backend)) {
-          throw invalidInput(`${field} is not a valid ${algorithm} private key: its expanded key is not the one its seed expands to`, `/${field}`);
+          throw invalidInput(
+            `${field} is not a valid ${algorithm} private key: its expanded key is not the one its seed expands to`,
+            `/${field}`,
+          );
         }
         // The seed is the key; the expanded form is only its cache.
         return seed.content.slice();
@@ -245,7 +309,8 @@ export async function postQuantumPrivateKeyFromPem(
   try {
     const { oid, key } = parsePkcs8(der, field);
     if (!sameOid(oid, type.oid)) throw wrongAlgorithm(field, algorithm);
-    if (type.family === 'ml-kem' || type.family === 'ml-dsa') return seededPrivateKey(type, algorithm, key, der, field, options.backend);
+    if (type.family === 'ml-kem' || type.family === 'ml-dsa')
+      return seededPrivateKey(type, algorithm, key, der, field, options.backend);
     return checkLength(key, type.privateKeyLength, field).slice();
   } finally {
     wipe(der);
@@ -272,7 +337,10 @@ export interface PostQuantumKeyPair {
 }
 
 /** A fresh key pair of `algorithm`, in the raw encodings. */
-export async function generatePostQuantumKeyPair(algorithm: string, runner: PostQuantumRunner = DIRECT_POST_QUANTUM_RUNNER): Promise<PostQuantumKeyPair> {
+export async function generatePostQuantumKeyPair(
+  algorithm: string,
+  runner: PostQuantumRunner = DIRECT_POST_QUANTUM_RUNNER,
+): Promise<PostQuantumKeyPair> {
   const type = keyTypeOf(algorithm);
   switch (type.family) {
     case 'ml-kem': {
@@ -290,7 +358,11 @@ export async function generatePostQuantumKeyPair(algorithm: string, runner: Post
     case 'x-wing': {
       const keys = await runner.xwingKeygen();
       const { x25519PublicKey, x25519PrivateKey, mlKemPublicKey, mlKemSecretKey } = keys;
-      return { publicKey: keys.publicKey, privateKey: keys.secretKey, parts: { x25519PublicKey, x25519PrivateKey, mlKemPublicKey, mlKemSecretKey } };
+      return {
+        publicKey: keys.publicKey,
+        privateKey: keys.secretKey,
+        parts: { x25519PublicKey, x25519PrivateKey, mlKemPublicKey, mlKemSecretKey },
+      };
     }
   }
 }
@@ -327,14 +399,21 @@ export function postQuantumPublicKeyDer(algorithm: string, publicKey: Uint8Array
 }
 
 /** A raw key pair in `format`: raw bytes, PEM text, or AKP JWKs. */
-export function exportPostQuantumKeyPair(algorithm: string, pair: PostQuantumKeyPair, format: KeyFormat): { publicKey: EncodedKey; privateKey: EncodedKey } {
+export function exportPostQuantumKeyPair(
+  algorithm: string,
+  pair: PostQuantumKeyPair,
+  format: KeyFormat,
+): { publicKey: EncodedKey; privateKey: EncodedKey } {
   const type = keyTypeOf(algorithm);
   checkPostQuantumKeyFormat(algorithm, format);
   if (format === 'raw') return { publicKey: pair.publicKey, privateKey: pair.privateKey };
   if (format === 'pem') {
     const der = postQuantumPrivateKeyDer(algorithm, pair.privateKey);
     try {
-      return { publicKey: derToPem(postQuantumPublicKeyDer(algorithm, pair.publicKey), 'public'), privateKey: derToPem(der, 'private') };
+      return {
+        publicKey: derToPem(postQuantumPublicKeyDer(algorithm, pair.publicKey), 'public'),
+        privateKey: derToPem(der, 'private'),
+      };
     } finally {
       wipe(der);
     }

@@ -40,13 +40,11 @@ const EMPTY = new Uint8Array(0);
 
 /** The recipient's X-Wing public key: whole, or as its two parts. */
 export type PqSealedBoxPublicKey =
-  | { readonly publicKey: Uint8Array }
-  | { readonly x25519PublicKey: Uint8Array; readonly mlKemPublicKey: Uint8Array };
+  { readonly publicKey: Uint8Array } | { readonly x25519PublicKey: Uint8Array; readonly mlKemPublicKey: Uint8Array };
 
 /** The recipient's X-Wing secret key: the 32-byte seed, or its two parts. */
 export type PqSealedBoxSecretKey =
-  | { readonly secretKey: Uint8Array }
-  | { readonly x25519SecretKey: Uint8Array; readonly mlKemSecretKey: Uint8Array };
+  { readonly secretKey: Uint8Array } | { readonly x25519SecretKey: Uint8Array; readonly mlKemSecretKey: Uint8Array };
 
 /** Seals `plaintext` to an X-Wing public key; the result is PQ_SEALED_BOX_OVERHEAD bytes longer. */
 export async function sealBoxPq(recipient: PqSealedBoxPublicKey, plaintext: Uint8Array): Promise<Uint8Array> {

@@ -43,14 +43,21 @@ const BOX_NONCE_LENGTH = 24;
 const HSALSA_ZERO_NONCE = new Uint8Array(16);
 
 function lowOrderPoint(publicKeyField: string): Error {
-  return invalidInput(`${publicKeyField.replace(/^\//, '')} is a low-order X25519 point: it gives an all-zero shared secret`, publicKeyField);
+  return invalidInput(
+    `${publicKeyField.replace(/^\//, '')} is a low-order X25519 point: it gives an all-zero shared secret`,
+    publicKeyField,
+  );
 }
 
 /**
  * X25519(secretKey, publicKey) (RFC 7748), the function the sealed box uses. An all-zero result is
  * refused with INVALID_INPUT naming `publicKeyField`. Exported for the Wycheproof suite.
  */
-export function sealedBoxX25519(secretKey: Uint8Array, publicKey: Uint8Array, publicKeyField = '/publicKey'): Uint8Array {
+export function sealedBoxX25519(
+  secretKey: Uint8Array,
+  publicKey: Uint8Array,
+  publicKeyField = '/publicKey',
+): Uint8Array {
   checkLength(secretKey, SEALED_BOX_KEY_LENGTH, 'secretKey');
   checkLength(publicKey, SEALED_BOX_KEY_LENGTH, publicKeyField.replace(/^\//, ''));
   return x25519(x25519PrivateKeyObject(secretKey), publicKey, () => lowOrderPoint(publicKeyField));
@@ -73,7 +80,9 @@ export function sealBox(recipientPublicKey: Uint8Array, plaintext: Uint8Array): 
   // KeyObject is dropped when this call returns.
   const ephemeral = generateKeyPairSync('x25519');
   const ephemeralPublicKey = x25519PublicKeyBytes(ephemeral.publicKey);
-  const shared = x25519(ephemeral.privateKey, recipientPublicKey, () => lowOrderPoint('/recipientPublicKey'), { isRecipient: true });
+  const shared = x25519(ephemeral.privateKey, recipientPublicKey, () => lowOrderPoint('/recipientPublicKey'), {
+    isRecipient: true,
+  });
   const key = boxKey(shared);
   try {
     const box = xsalsa20poly1305(key, sealNonce(ephemeralPublicKey, recipientPublicKey)).encrypt(plaintext);
@@ -96,7 +105,11 @@ export function openBox(recipientSecretKey: Uint8Array, sealed: Uint8Array): Uin
   const shared = x25519(privateKey, ephemeralPublicKey, decryptionFailed);
   const key = boxKey(shared);
   try {
-    return openOrFail(() => xsalsa20poly1305(key, sealNonce(ephemeralPublicKey, recipientPublicKey)).decrypt(sealed.subarray(SEALED_BOX_KEY_LENGTH)));
+    return openOrFail(() =>
+      xsalsa20poly1305(key, sealNonce(ephemeralPublicKey, recipientPublicKey)).decrypt(
+        sealed.subarray(SEALED_BOX_KEY_LENGTH),
+      ),
+    );
   } finally {
     wipe(shared, key);
   }

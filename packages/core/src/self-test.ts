@@ -27,7 +27,12 @@ import { CryptoError } from './errors.ts';
 import { digest } from './hash.ts';
 import { DHKEM_X25519_HKDF_SHA256, hpkeOpen } from './hpke.ts';
 import { deriveKey, hkdfRaw, KDF_ALGORITHMS, pbkdf2Raw, planKdf, scryptRaw } from './kdf.ts';
-import { generateKeyMaterial, isKeyGenerationAlgorithm, isSymmetricKeyAlgorithm, type GeneratedKey } from './key-generation.ts';
+import {
+  generateKeyMaterial,
+  isKeyGenerationAlgorithm,
+  isSymmetricKeyAlgorithm,
+  type GeneratedKey,
+} from './key-generation.ts';
 import { unwrapKey, wrapKey } from './keywrap.ts';
 import { computeHmac, verifyHmac } from './mac.ts';
 import { mlDsaKeygen, ML_DSA_PARAMETERS, type MlDsaAlgorithm } from './ml-dsa.ts';
@@ -59,7 +64,8 @@ export class SelfTestFailure extends Error {
 // Helpers
 
 const bytes = (hex: string): Uint8Array => new Uint8Array(Buffer.from(hex, 'hex'));
-const hexOf = (value: Uint8Array): string => Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex');
+const hexOf = (value: Uint8Array): string =>
+  Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex');
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 const sha256Hex = (value: Uint8Array): string => createHash('sha256').update(value).digest('hex');
 
@@ -91,17 +97,41 @@ async function expectDecryptionFailure(work: () => unknown, what: string): Promi
 const PCT_MESSAGE = utf8('crypto-service pairwise consistency test');
 
 /** Pairwise consistency (FIPS 140-3 IG 10.3.A): a fresh signature verifies, and not for another message. */
-async function signVerifyPct(algorithm: string, privateKey: Uint8Array, publicKey: Uint8Array, what: string): Promise<void> {
+async function signVerifyPct(
+  algorithm: string,
+  privateKey: Uint8Array,
+  publicKey: Uint8Array,
+  what: string,
+): Promise<void> {
   const signature = await signMessage(algorithm, privateKey, PCT_MESSAGE);
-  check(await verifySignature(algorithm, publicKey, PCT_MESSAGE, signature), `${what}: a fresh signature does not verify`);
-  check(!(await verifySignature(algorithm, publicKey, flipped(PCT_MESSAGE), signature)), `${what}: a signature verifies for another message`);
+  check(
+    await verifySignature(algorithm, publicKey, PCT_MESSAGE, signature),
+    `${what}: a fresh signature does not verify`,
+  );
+  check(
+    !(await verifySignature(algorithm, publicKey, flipped(PCT_MESSAGE), signature)),
+    `${what}: a signature verifies for another message`,
+  );
 }
 
 /** A fixed signature verifies, and does not for another message. */
-async function verifyKat(algorithm: string, publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array, what: string, context?: Uint8Array): Promise<void> {
+async function verifyKat(
+  algorithm: string,
+  publicKey: Uint8Array,
+  message: Uint8Array,
+  signature: Uint8Array,
+  what: string,
+  context?: Uint8Array,
+): Promise<void> {
   const options = context === undefined ? {} : { context };
-  check(await verifySignature(algorithm, publicKey, message, signature, options), `${what}: the published signature does not verify`);
-  check(!(await verifySignature(algorithm, publicKey, flipped(message), signature, options)), `${what}: the published signature verifies for another message`);
+  check(
+    await verifySignature(algorithm, publicKey, message, signature, options),
+    `${what}: the published signature does not verify`,
+  );
+  check(
+    !(await verifySignature(algorithm, publicKey, flipped(message), signature, options)),
+    `${what}: the published signature verifies for another message`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -130,9 +160,10 @@ function number(vector: Record<string, string | number>, field: string): number 
 function hashTest(id: string, algorithm: string, vectors: Vectors): SelfTest {
   return () => {
     const v = vectorOf(vectors, id);
-    const input = typeof v.inputLength === 'number'
-      ? Uint8Array.from({ length: v.inputLength }, (_, index) => index % 251)
-      : bytes(text(v, 'message'));
+    const input =
+      typeof v.inputLength === 'number'
+        ? Uint8Array.from({ length: v.inputLength }, (_, index) => index % 251)
+        : bytes(text(v, 'message'));
     expectHex(digest(algorithm, input, typeof v.length === 'number' ? v.length : undefined), text(v, 'expected'), id);
   };
 }
@@ -146,8 +177,14 @@ function macTest(id: string, algorithm: string, vectors: Vectors): SelfTest {
     // Both backends that `auto` chooses between by message length (mac.ts).
     for (const backend of ['noble', 'native'] as const) {
       expectHex(computeHmac(algorithm, key, data, { backend }), text(v, 'expected'), `${id} (${backend})`);
-      check(verifyHmac(algorithm, key, data, expected, { backend }), `${id} (${backend}): verification refuses the published MAC`);
-      check(!verifyHmac(algorithm, key, data, flipped(expected), { backend }), `${id} (${backend}): verification accepts a wrong MAC`);
+      check(
+        verifyHmac(algorithm, key, data, expected, { backend }),
+        `${id} (${backend}): verification refuses the published MAC`,
+      );
+      check(
+        !verifyHmac(algorithm, key, data, flipped(expected), { backend }),
+        `${id} (${backend}): verification accepts a wrong MAC`,
+      );
     }
   };
 }
@@ -165,7 +202,10 @@ function aeadTest(id: string, vectors: Vectors): SelfTest {
       const sealed = xchachaSeal(key, plaintext, aad, { nonce, backend });
       expectHex(sealed, expected, `${id} (${backend}) seal`);
       expectHex(xchachaOpen(key, bytes(expected), aad, { backend }), text(v, 'plaintext'), `${id} (${backend}) open`);
-      await expectDecryptionFailure(() => xchachaOpen(key, bytes(expected), flipped(aad), { backend }), `${id} (${backend})`);
+      await expectDecryptionFailure(
+        () => xchachaOpen(key, bytes(expected), flipped(aad), { backend }),
+        `${id} (${backend})`,
+      );
     }
   };
 }
@@ -177,17 +217,34 @@ function kdfTest(id: string, algorithm: string, vectors: Vectors): SelfTest {
     const length = expected.length / 2;
     let derived: Uint8Array;
     if (algorithm === 'scrypt') {
-      derived = await scryptRaw(bytes(text(v, 'password')), bytes(text(v, 'salt')), { N: number(v, 'N'), r: number(v, 'r'), p: number(v, 'p') }, length);
+      derived = await scryptRaw(
+        bytes(text(v, 'password')),
+        bytes(text(v, 'salt')),
+        { N: number(v, 'N'), r: number(v, 'r'), p: number(v, 'p') },
+        length,
+      );
     } else if (algorithm === 'pbkdf2-sha256') {
-      derived = await pbkdf2Raw('sha256', bytes(text(v, 'password')), bytes(text(v, 'salt')), number(v, 'iterations'), length);
+      derived = await pbkdf2Raw(
+        'sha256',
+        bytes(text(v, 'password')),
+        bytes(text(v, 'salt')),
+        number(v, 'iterations'),
+        length,
+      );
     } else {
       // HKDF through the route's own entry points (its vectors fit the route's bounds), then on
       // each of the two backends that `auto` chooses between by size (kdf.ts).
       const input = { ikm: bytes(text(v, 'ikm')), salt: bytes(text(v, 'salt')), info: bytes(text(v, 'info')) };
-      derived = await deriveKey(planKdf({ algorithm, password: input.ikm, salt: input.salt, keyLength: length, params: { info: input.info } }));
+      derived = await deriveKey(
+        planKdf({ algorithm, password: input.ikm, salt: input.salt, keyLength: length, params: { info: input.info } }),
+      );
       const { hash } = KDF_ALGORITHMS[algorithm as keyof typeof KDF_ALGORITHMS] as { hash: string };
       for (const backend of ['noble', 'native'] as const) {
-        expectHex(hkdfRaw(hash, input.ikm, input.salt, input.info, length, { backend }), expected, `${id} (${backend})`);
+        expectHex(
+          hkdfRaw(hash, input.ikm, input.salt, input.info, length, { backend }),
+          expected,
+          `${id} (${backend})`,
+        );
       }
     }
     expectHex(derived, expected, id);
@@ -207,7 +264,11 @@ function passwordTest(id: string, vectors: Vectors): SelfTest {
     const params = { t: number(v, 't'), m: number(v, 'm'), p: number(v, 'p') };
     expectHex(await argon2Raw({ ...common, params }), text(v, 'expected'), id);
     if (ARGON2_BACKEND === 'native') {
-      const rfc = await argon2Raw({ ...common, params: { ...params, m: number(v, 'rfc9106Memory') }, associatedData: bytes(text(v, 'rfc9106AssociatedData')) });
+      const rfc = await argon2Raw({
+        ...common,
+        params: { ...params, m: number(v, 'rfc9106Memory') },
+        associatedData: bytes(text(v, 'rfc9106AssociatedData')),
+      });
       expectHex(rfc, text(v, 'expectedRfc9106'), `${id} (RFC 9106 §5.3)`);
     }
   };
@@ -248,7 +309,10 @@ function pqSealedBoxTest(id: string, vectors: Vectors): SelfTest {
     await expectDecryptionFailure(() => openBoxPq({ secretKey }, tampered), `${id} open`);
     const { publicKey } = await xwingKeygen({ seed: secretKey });
     const resealed = await sealBoxPq({ publicKey }, PCT_MESSAGE);
-    check(hexOf(await openBoxPq({ secretKey }, resealed)) === hexOf(PCT_MESSAGE), `${id}: a freshly sealed box does not open`);
+    check(
+      hexOf(await openBoxPq({ secretKey }, resealed)) === hexOf(PCT_MESSAGE),
+      `${id}: a freshly sealed box does not open`,
+    );
   };
 }
 
@@ -257,7 +321,11 @@ function x25519KemTest(id: string, vectors: Vectors): SelfTest {
     const v = vectorOf(vectors, id);
     const privateKey = bytes(text(v, 'privateKey'));
     expectHex(x25519PublicKeyOf(privateKey), text(v, 'expectedPublicKey'), `${id} public key`);
-    expectHex(sealedBoxX25519(privateKey, bytes(text(v, 'peerPublicKey'))), text(v, 'expectedSharedSecret'), `${id} shared secret`);
+    expectHex(
+      sealedBoxX25519(privateKey, bytes(text(v, 'peerPublicKey'))),
+      text(v, 'expectedSharedSecret'),
+      `${id} shared secret`,
+    );
     const opened = await hpkeOpen(
       DHKEM_X25519_HKDF_SHA256,
       bytes(text(v, 'hpkeRecipientKey')),
@@ -271,11 +339,18 @@ function x25519KemTest(id: string, vectors: Vectors): SelfTest {
 }
 
 /** ML-KEM: key generation from the seed, decapsulation of the published ciphertext, then encapsulate/decapsulate. */
-async function mlKemKat(id: string, algorithm: MlKemAlgorithm, v: Record<string, string | number>): Promise<{ publicKey: Uint8Array; seed: Uint8Array; level: number }> {
+async function mlKemKat(
+  id: string,
+  algorithm: MlKemAlgorithm,
+  v: Record<string, string | number>,
+): Promise<{ publicKey: Uint8Array; seed: Uint8Array; level: number }> {
   const { level } = ML_KEM_PARAMETERS[algorithm];
   const seed = bytes(text(v, 'seed'));
   const { publicKey } = await mlKemKeygen(level, { seed });
-  check(sha256Hex(publicKey) === text(v, 'expectedPublicKeySha256'), `${id}: the key generated from the seed is not the published one`);
+  check(
+    sha256Hex(publicKey) === text(v, 'expectedPublicKeySha256'),
+    `${id}: the key generated from the seed is not the published one`,
+  );
   const { sharedSecret } = await mlKemDecapsulate(seed, bytes(text(v, 'ciphertext')), level);
   expectHex(sharedSecret, text(v, 'expectedSharedSecret'), `${id} decapsulation`);
   return { publicKey, seed, level };
@@ -284,7 +359,10 @@ async function mlKemKat(id: string, algorithm: MlKemAlgorithm, v: Record<string,
 async function mlKemPct(id: string, publicKey: Uint8Array, secretKey: Uint8Array, level: number): Promise<void> {
   const encapsulated = await mlKemEncapsulate(publicKey);
   const decapsulated = await mlKemDecapsulate(secretKey, encapsulated.ciphertext, level);
-  check(hexOf(decapsulated.sharedSecret) === hexOf(encapsulated.sharedSecret), `${id}: encapsulation and decapsulation disagree`);
+  check(
+    hexOf(decapsulated.sharedSecret) === hexOf(encapsulated.sharedSecret),
+    `${id}: encapsulation and decapsulation disagree`,
+  );
 }
 
 function mlKemTest(id: string, algorithm: MlKemAlgorithm, vectors: Vectors, vectorId = id): SelfTest {
@@ -297,14 +375,24 @@ function mlKemTest(id: string, algorithm: MlKemAlgorithm, vectors: Vectors, vect
 async function xwingKat(id: string, v: Record<string, string | number>): Promise<void> {
   const seed = bytes(text(v, 'seed'));
   const { publicKey } = await xwingKeygen({ seed });
-  check(sha256Hex(publicKey) === text(v, 'expectedPublicKeySha256'), `${id}: the key generated from the seed is not the published one`);
-  expectHex((await xwingDecapsulate(seed, bytes(text(v, 'ciphertext')))).sharedSecret, text(v, 'expectedSharedSecret'), `${id} decapsulation`);
+  check(
+    sha256Hex(publicKey) === text(v, 'expectedPublicKeySha256'),
+    `${id}: the key generated from the seed is not the published one`,
+  );
+  expectHex(
+    (await xwingDecapsulate(seed, bytes(text(v, 'ciphertext')))).sharedSecret,
+    text(v, 'expectedSharedSecret'),
+    `${id} decapsulation`,
+  );
 }
 
 async function xwingPct(id: string, publicKey: Uint8Array, secretKey: Uint8Array): Promise<void> {
   const encapsulated = await xwingEncapsulate(publicKey);
   const decapsulated = await xwingDecapsulate(secretKey, encapsulated.ciphertext);
-  check(hexOf(decapsulated.sharedSecret) === hexOf(encapsulated.sharedSecret), `${id}: encapsulation and decapsulation disagree`);
+  check(
+    hexOf(decapsulated.sharedSecret) === hexOf(encapsulated.sharedSecret),
+    `${id}: encapsulation and decapsulation disagree`,
+  );
 }
 
 function xwingTest(id: string, vectors: Vectors, vectorId = id): SelfTest {
@@ -327,8 +415,19 @@ function eddsaTest(id: string, algorithm: 'ed25519' | 'ed448', vectors: Vectors)
     if (typeof v.context === 'string') {
       // Ed448 with a context takes another path where the runtime ignores contexts (Node 22: @noble/curves).
       const context = bytes(v.context);
-      expectHex(await signMessage(algorithm, privateKey, message, { context }), text(v, 'expectedContextSignature'), `${id} sign with context`);
-      await verifyKat(algorithm, publicKey, message, bytes(text(v, 'expectedContextSignature')), `${id} with context`, context);
+      expectHex(
+        await signMessage(algorithm, privateKey, message, { context }),
+        text(v, 'expectedContextSignature'),
+        `${id} sign with context`,
+      );
+      await verifyKat(
+        algorithm,
+        publicKey,
+        message,
+        bytes(text(v, 'expectedContextSignature')),
+        `${id} with context`,
+        context,
+      );
     }
   };
 }
@@ -344,10 +443,17 @@ function ecdsaTest(id: string, algorithm: 'ecdsa-p256' | 'ecdsa-p384', vectors: 
   };
 }
 
-async function mlDsaKat(id: string, algorithm: MlDsaAlgorithm, v: Record<string, string | number>): Promise<{ seed: Uint8Array; publicKey: Uint8Array }> {
+async function mlDsaKat(
+  id: string,
+  algorithm: MlDsaAlgorithm,
+  v: Record<string, string | number>,
+): Promise<{ seed: Uint8Array; publicKey: Uint8Array }> {
   const seed = bytes(text(v, 'seed'));
   const { publicKey } = await mlDsaKeygen(ML_DSA_PARAMETERS[algorithm].level, { seed });
-  check(sha256Hex(publicKey) === text(v, 'expectedPublicKeySha256'), `${id}: the key generated from the seed is not the published one`);
+  check(
+    sha256Hex(publicKey) === text(v, 'expectedPublicKeySha256'),
+    `${id}: the key generated from the seed is not the published one`,
+  );
   return { seed, publicKey };
 }
 
@@ -376,7 +482,14 @@ function slhDsaVerifyOnce(algorithm: SlhDsaAlgorithm, vectors: Vectors): Promise
     run = (async () => {
       const v = vectorOf(vectors, id);
       const signature = Buffer.from(text(v, 'expectedSignature'), 'base64');
-      await verifyKat(algorithm, bytes(text(v, 'publicKey')), utf8(text(v, 'message')), new Uint8Array(signature), id, utf8(text(v, 'context')));
+      await verifyKat(
+        algorithm,
+        bytes(text(v, 'publicKey')),
+        utf8(text(v, 'message')),
+        new Uint8Array(signature),
+        id,
+        utf8(text(v, 'context')),
+      );
     })();
     runs.set(algorithm, run);
   }
@@ -392,7 +505,10 @@ function slhDsaTest(algorithm: SlhDsaAlgorithm, vectors: Vectors): SelfTest {
 // checked of it, plus the deterministic part where the algorithm has one.
 
 function rawPair(key: GeneratedKey, id: string): { publicKey: Uint8Array; privateKey: Uint8Array } {
-  check(key.kind === 'pair' && key.publicKey instanceof Uint8Array && key.privateKey instanceof Uint8Array, `${id}: not a raw key pair`);
+  check(
+    key.kind === 'pair' && key.publicKey instanceof Uint8Array && key.privateKey instanceof Uint8Array,
+    `${id}: not a raw key pair`,
+  );
   return { publicKey: key.publicKey as Uint8Array, privateKey: key.privateKey as Uint8Array };
 }
 
@@ -409,11 +525,19 @@ function keyAgreementKeyTest(id: string, algorithm: 'x25519' | 'x448', vectors: 
     expectHex(publicKeyOf(bytes(text(v, 'privateKey'))), text(v, 'expectedPublicKey'), `${id} public key`);
     // Pairwise consistency of a fresh pair: its public key is the one of its private key.
     const pair = rawPair(await generateKeyMaterial(algorithm), id);
-    check(hexOf(publicKeyOf(pair.privateKey)) === hexOf(pair.publicKey), `${id}: a generated public key does not match its private key`);
+    check(
+      hexOf(publicKeyOf(pair.privateKey)) === hexOf(pair.publicKey),
+      `${id}: a generated public key does not match its private key`,
+    );
     // And the JWK export names the same key (the PEM/JWK forms go through node:crypto's import).
     const jwk = await generateKeyMaterial(algorithm, 'jwk');
-    check(jwk.kind === 'pair' && typeof jwk.privateKey === 'object' && !(jwk.privateKey instanceof Uint8Array), `${id}: no JWK pair`);
-    const exported = createPublicKey(createPrivateKey({ key: jwk.privateKey as Jwk, format: 'jwk' })).export({ format: 'jwk' }) as Jwk;
+    check(
+      jwk.kind === 'pair' && typeof jwk.privateKey === 'object' && !(jwk.privateKey instanceof Uint8Array),
+      `${id}: no JWK pair`,
+    );
+    const exported = createPublicKey(createPrivateKey({ key: jwk.privateKey as Jwk, format: 'jwk' })).export({
+      format: 'jwk',
+    }) as Jwk;
     check(exported.x === (jwk.publicKey as Jwk).x, `${id}: a generated JWK pair does not match`);
   };
 }
@@ -436,14 +560,27 @@ function symmetricKeyTest(id: string, algorithm: string): SelfTest {
     }
     const [first, second] = keys as [Uint8Array, Uint8Array];
     check(hexOf(first) !== hexOf(second), `${id}: two generated keys are equal`);
-    check(first.some((byte) => byte !== first[0]), `${id}: a generated key is constant`);
+    check(
+      first.some((byte) => byte !== first[0]),
+      `${id}: a generated key is constant`,
+    );
     if (algorithm === 'xchacha20-poly1305') {
-      check(hexOf(xchachaOpen(first, xchachaSeal(first, PCT_MESSAGE))) === hexOf(PCT_MESSAGE), `${id}: the key does not round-trip`);
+      check(
+        hexOf(xchachaOpen(first, xchachaSeal(first, PCT_MESSAGE))) === hexOf(PCT_MESSAGE),
+        `${id}: the key does not round-trip`,
+      );
     } else if (algorithm.startsWith('aes-')) {
-      check(hexOf(unwrapKey('aes-kw', first, wrapKey('aes-kw', first, second.subarray(0, 16)))) === hexOf(second.subarray(0, 16)), `${id}: the key does not round-trip`);
+      check(
+        hexOf(unwrapKey('aes-kw', first, wrapKey('aes-kw', first, second.subarray(0, 16)))) ===
+          hexOf(second.subarray(0, 16)),
+        `${id}: the key does not round-trip`,
+      );
     } else {
       const mac = algorithm.replace('hmac-', '');
-      check(verifyHmac(mac, first, PCT_MESSAGE, computeHmac(mac, first, PCT_MESSAGE)), `${id}: the key does not verify its own MAC`);
+      check(
+        verifyHmac(mac, first, PCT_MESSAGE, computeHmac(mac, first, PCT_MESSAGE)),
+        `${id}: the key does not verify its own MAC`,
+      );
     }
   };
 }
@@ -520,12 +657,15 @@ function testFor(family: AlgorithmFamily, algorithm: string, vectors: Vectors): 
       return isSlhDsa(algorithm) ? slhDsaTest(algorithm, vectors) : undefined;
     case 'keyGeneration':
       if (algorithm === 'x25519' || algorithm === 'x448') return keyAgreementKeyTest(id, algorithm, vectors);
-      if (algorithm === 'ed25519' || algorithm === 'ed448' || algorithm === 'ecdsa-p256' || algorithm === 'ecdsa-p384') return signatureKeyTest(id, algorithm);
+      if (algorithm === 'ed25519' || algorithm === 'ed448' || algorithm === 'ecdsa-p256' || algorithm === 'ecdsa-p384')
+        return signatureKeyTest(id, algorithm);
       if (isMlKem(algorithm)) return mlKemKeyTest(id, algorithm, vectors);
       if (algorithm === XWING_ALGORITHM) return xwingKeyTest(id, vectors);
       if (isMlDsa(algorithm)) return mlDsaKeyTest(id, algorithm, vectors);
       if (isSlhDsa(algorithm)) return slhDsaKeyTest(algorithm, vectors);
-      return isKeyGenerationAlgorithm(algorithm) && isSymmetricKeyAlgorithm(algorithm) ? symmetricKeyTest(id, algorithm) : undefined;
+      return isKeyGenerationAlgorithm(algorithm) && isSymmetricKeyAlgorithm(algorithm)
+        ? symmetricKeyTest(id, algorithm)
+        : undefined;
   }
 }
 
@@ -533,11 +673,25 @@ function testFor(family: AlgorithmFamily, algorithm: string, vectors: Vectors): 
  * The order in which the suite runs: the cheap, much-used families first, so that they are
  * available soonest while the rest runs; SLH-DSA last within its families (see file comment).
  */
-const FAMILY_ORDER: readonly AlgorithmFamily[] = ['hash', 'mac', 'aead', 'kdf', 'keyWrap', 'password', 'sealedBox', 'kem', 'signature', 'keyGeneration'];
+const FAMILY_ORDER: readonly AlgorithmFamily[] = [
+  'hash',
+  'mac',
+  'aead',
+  'kdf',
+  'keyWrap',
+  'password',
+  'sealedBox',
+  'kem',
+  'signature',
+  'keyGeneration',
+];
 
 /** Every (family, id) pair of the registry as `family/id`, in the order the suite runs them. */
 export function selfTestIds(): string[] {
-  const families = [...FAMILY_ORDER, ...(Object.keys(ALGORITHM_REGISTRY) as AlgorithmFamily[]).filter((family) => !FAMILY_ORDER.includes(family))];
+  const families = [
+    ...FAMILY_ORDER,
+    ...(Object.keys(ALGORITHM_REGISTRY) as AlgorithmFamily[]).filter((family) => !FAMILY_ORDER.includes(family)),
+  ];
   return families.flatMap((family) => ALGORITHM_REGISTRY[family].map((algorithm) => `${family}/${algorithm}`));
 }
 
@@ -587,11 +741,14 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * Runs every pair's test, one after another in selfTestIds() order, yielding to the event loop
  * between tests. `overrides` replace individual tests (by `family/id`).
  */
-export async function runSelfTests(options: { tests?: Readonly<Record<string, SelfTest>>; overrides?: Readonly<Record<string, SelfTest>> } = {}): Promise<SelfTestOutcome[]> {
+export async function runSelfTests(
+  options: { tests?: Readonly<Record<string, SelfTest>>; overrides?: Readonly<Record<string, SelfTest>> } = {},
+): Promise<SelfTestOutcome[]> {
   const tests = options.tests ?? SELF_TESTS;
   const outcomes: SelfTestOutcome[] = [];
   for (const id of selfTestIds()) {
-    const test = options.overrides !== undefined && Object.hasOwn(options.overrides, id) ? options.overrides[id] : tests[id];
+    const test =
+      options.overrides !== undefined && Object.hasOwn(options.overrides, id) ? options.overrides[id] : tests[id];
     outcomes.push(await runSelfTest(id, test));
     await nextTurn();
   }

@@ -19,7 +19,12 @@ export interface SignatureScheme extends KeyPairScheme {
   /** Signs with a raw private key whose length was checked. `context` only where the scheme has one. */
   readonly sign: (privateKey: Uint8Array, message: Uint8Array, context: Uint8Array | undefined) => Promise<Uint8Array>;
   /** Verifies; the key and signature lengths were checked. A bad signature is false, not an error. */
-  readonly verify: (publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array, context: Uint8Array | undefined) => Promise<boolean>;
+  readonly verify: (
+    publicKey: Uint8Array,
+    message: Uint8Array,
+    signature: Uint8Array,
+    context: Uint8Array | undefined,
+  ) => Promise<boolean>;
   /** Reads PEM text into the raw key (the caller checks it like any raw key afterwards). */
   readonly fromPem: (pem: string, kind: PemKind) => Uint8Array;
 }
@@ -40,7 +45,12 @@ export function cachedPublicKey(algorithm: string, raw: Uint8Array, load: () => 
  * Signs with node:crypto. `threadPool` moves the work off the event loop: worth it for the slower
  * schemes (Ed448, P-384); for the fast ones the hop costs more than it frees (docs/performance.md).
  */
-export function nativeSign(hash: string | null, message: Uint8Array, key: KeyObject | SignKeyObjectInput, threadPool: boolean): Promise<Uint8Array> {
+export function nativeSign(
+  hash: string | null,
+  message: Uint8Array,
+  key: KeyObject | SignKeyObjectInput,
+  threadPool: boolean,
+): Promise<Uint8Array> {
   if (!threadPool) return Promise.resolve(asBytes(sign(hash, message, key)));
   return new Promise((resolve, reject) => {
     sign(hash, message, key, (error, signature) => (error === null ? resolve(asBytes(signature)) : reject(error)));

@@ -19,10 +19,21 @@ import { ECDSA_P256_SCHEME, ECDSA_P384_SCHEME } from './ecdsa.ts';
 import { ED25519_SCHEME, ED448_SCHEME } from './eddsa.ts';
 import { invalidInput, unsupportedAlgorithm } from './errors.ts';
 import { keyField, type KeyInput } from './key-format.ts';
-import { ML_DSA_ALGORITHM_IDS, ML_DSA_CONTEXT_MAX_BYTES, ML_DSA_PARAMETERS, ML_DSA_SEED_LENGTH, type MlDsaAlgorithm } from './ml-dsa.ts';
+import {
+  ML_DSA_ALGORITHM_IDS,
+  ML_DSA_CONTEXT_MAX_BYTES,
+  ML_DSA_PARAMETERS,
+  ML_DSA_SEED_LENGTH,
+  type MlDsaAlgorithm,
+} from './ml-dsa.ts';
 import { DIRECT_POST_QUANTUM_RUNNER, postQuantumPublicKeyFromPem, type PostQuantumRunner } from './pq-keys.ts';
 import type { SignatureScheme } from './signature-scheme.ts';
-import { SLH_DSA_ALGORITHM_IDS, SLH_DSA_CONTEXT_MAX_BYTES, SLH_DSA_PARAMETERS, type SlhDsaAlgorithm } from './slh-dsa.ts';
+import {
+  SLH_DSA_ALGORITHM_IDS,
+  SLH_DSA_CONTEXT_MAX_BYTES,
+  SLH_DSA_PARAMETERS,
+  type SlhDsaAlgorithm,
+} from './slh-dsa.ts';
 
 /** Every classical signature scheme, by its identifier. Ed25519 is the default. */
 export const SIGNATURE_SCHEMES = {
@@ -35,10 +46,16 @@ export const SIGNATURE_SCHEMES = {
 export type ClassicalSignatureAlgorithm = keyof typeof SIGNATURE_SCHEMES;
 export const CLASSICAL_SIGNATURE_ALGORITHM_IDS = Object.keys(SIGNATURE_SCHEMES) as ClassicalSignatureAlgorithm[];
 export type PostQuantumSignatureAlgorithm = MlDsaAlgorithm | SlhDsaAlgorithm;
-export const POST_QUANTUM_SIGNATURE_ALGORITHM_IDS: readonly PostQuantumSignatureAlgorithm[] = [...ML_DSA_ALGORITHM_IDS, ...SLH_DSA_ALGORITHM_IDS];
+export const POST_QUANTUM_SIGNATURE_ALGORITHM_IDS: readonly PostQuantumSignatureAlgorithm[] = [
+  ...ML_DSA_ALGORITHM_IDS,
+  ...SLH_DSA_ALGORITHM_IDS,
+];
 export type SignatureAlgorithm = ClassicalSignatureAlgorithm | PostQuantumSignatureAlgorithm;
 /** Every identifier `/v2/sign` and `/v2/verify` accept: the registry's `signature` family. */
-export const SIGNATURE_ALGORITHM_IDS: readonly SignatureAlgorithm[] = [...CLASSICAL_SIGNATURE_ALGORITHM_IDS, ...POST_QUANTUM_SIGNATURE_ALGORITHM_IDS];
+export const SIGNATURE_ALGORITHM_IDS: readonly SignatureAlgorithm[] = [
+  ...CLASSICAL_SIGNATURE_ALGORITHM_IDS,
+  ...POST_QUANTUM_SIGNATURE_ALGORITHM_IDS,
+];
 export const DEFAULT_SIGNATURE_ALGORITHM: SignatureAlgorithm = 'ed25519';
 
 /** Longest context any scheme takes (RFC 8032 and FIPS 204/205 all stop at 255 bytes). */
@@ -73,7 +90,10 @@ function checkContext(algorithm: string, maxContextLength: number, context: Uint
     throw invalidInput(`${algorithm} takes no context; leave context out`, '/context');
   }
   if (context.byteLength > maxContextLength) {
-    throw invalidInput(`context must be at most ${maxContextLength} bytes of UTF-8 (got ${context.byteLength})`, '/context');
+    throw invalidInput(
+      `context must be at most ${maxContextLength} bytes of UTF-8 (got ${context.byteLength})`,
+      '/context',
+    );
   }
 }
 
@@ -91,8 +111,19 @@ interface PostQuantumSignatureScheme {
   readonly publicKeyLength: number;
   readonly signatureLength: number;
   readonly maxContextLength: number;
-  readonly sign: (runner: PostQuantumRunner, privateKey: Uint8Array, message: Uint8Array, context: Uint8Array | undefined) => Promise<Uint8Array>;
-  readonly verify: (runner: PostQuantumRunner, publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array, context: Uint8Array | undefined) => Promise<boolean>;
+  readonly sign: (
+    runner: PostQuantumRunner,
+    privateKey: Uint8Array,
+    message: Uint8Array,
+    context: Uint8Array | undefined,
+  ) => Promise<Uint8Array>;
+  readonly verify: (
+    runner: PostQuantumRunner,
+    publicKey: Uint8Array,
+    message: Uint8Array,
+    signature: Uint8Array,
+    context: Uint8Array | undefined,
+  ) => Promise<boolean>;
 }
 
 /**
@@ -100,8 +131,20 @@ interface PostQuantumSignatureScheme {
  * the key is `privateKey` there, and the parameter set is part of `algorithm`. Lengths are checked
  * here first, so a key of another parameter set is "privateKey must be …", never a level mismatch.
  */
-const ML_DSA_FIELDS = { secretKey: 'privateKey', publicKey: 'publicKey', signature: 'signature', context: 'context', level: 'algorithm' };
-const SLH_DSA_FIELDS = { secretKey: 'privateKey', publicKey: 'publicKey', signature: 'signature', context: 'context', variant: 'algorithm' };
+const ML_DSA_FIELDS = {
+  secretKey: 'privateKey',
+  publicKey: 'publicKey',
+  signature: 'signature',
+  context: 'context',
+  level: 'algorithm',
+};
+const SLH_DSA_FIELDS = {
+  secretKey: 'privateKey',
+  publicKey: 'publicKey',
+  signature: 'signature',
+  context: 'context',
+  variant: 'algorithm',
+};
 
 function postQuantumScheme(algorithm: PostQuantumSignatureAlgorithm): PostQuantumSignatureScheme {
   if (Object.hasOwn(ML_DSA_PARAMETERS, algorithm)) {
@@ -114,7 +157,8 @@ function postQuantumScheme(algorithm: PostQuantumSignatureAlgorithm): PostQuantu
       sign: async (runner, privateKey, message, context) =>
         (await runner.mlDsaSign(privateKey, message, { level: spec.level, context, fields: ML_DSA_FIELDS })).signature,
       verify: async (runner, publicKey, message, signature, context) =>
-        (await runner.mlDsaVerify(publicKey, message, signature, { level: spec.level, context, fields: ML_DSA_FIELDS })).valid,
+        (await runner.mlDsaVerify(publicKey, message, signature, { level: spec.level, context, fields: ML_DSA_FIELDS }))
+          .valid,
     };
   }
   const spec = SLH_DSA_PARAMETERS[algorithm as SlhDsaAlgorithm];
@@ -124,17 +168,32 @@ function postQuantumScheme(algorithm: PostQuantumSignatureAlgorithm): PostQuantu
     signatureLength: spec.signatureLength,
     maxContextLength: SLH_DSA_CONTEXT_MAX_BYTES,
     sign: async (runner, privateKey, message, context) =>
-      (await runner.slhDsaSign(privateKey, message, { variant: spec.variant, context, fields: SLH_DSA_FIELDS })).signature,
+      (await runner.slhDsaSign(privateKey, message, { variant: spec.variant, context, fields: SLH_DSA_FIELDS }))
+        .signature,
     verify: async (runner, publicKey, message, signature, context) =>
-      (await runner.slhDsaVerify(publicKey, message, signature, { variant: spec.variant, context, fields: SLH_DSA_FIELDS })).valid,
+      (
+        await runner.slhDsaVerify(publicKey, message, signature, {
+          variant: spec.variant,
+          context,
+          fields: SLH_DSA_FIELDS,
+        })
+      ).valid,
   };
 }
 
-async function postQuantumSign(algorithm: PostQuantumSignatureAlgorithm, privateKey: KeyInput, message: Uint8Array, options: SignatureOptions): Promise<Uint8Array> {
+async function postQuantumSign(
+  algorithm: PostQuantumSignatureAlgorithm,
+  privateKey: KeyInput,
+  message: Uint8Array,
+  options: SignatureOptions,
+): Promise<Uint8Array> {
   const scheme = postQuantumScheme(algorithm);
   const runner = options.runner ?? DIRECT_POST_QUANTUM_RUNNER;
   checkContext(algorithm, scheme.maxContextLength, options.context);
-  const raw = typeof privateKey === 'string' ? await runner.privateKeyFromPem(algorithm, privateKey, { field: 'privateKey' }) : privateKey;
+  const raw =
+    typeof privateKey === 'string'
+      ? await runner.privateKeyFromPem(algorithm, privateKey, { field: 'privateKey' })
+      : privateKey;
   try {
     checkLength(raw, scheme.privateKeyLengths, 'privateKey');
     return await scheme.sign(runner, raw, message, options.context);
@@ -191,7 +250,8 @@ export async function verifySignature(
   signature: Uint8Array,
   options: SignatureOptions = {},
 ): Promise<boolean> {
-  if (isPostQuantumSignatureAlgorithm(algorithm)) return postQuantumVerify(algorithm, publicKey, message, signature, options);
+  if (isPostQuantumSignatureAlgorithm(algorithm))
+    return postQuantumVerify(algorithm, publicKey, message, signature, options);
   const scheme = schemeOf(algorithm);
   checkContext(algorithm, scheme.maxContextLength, options.context);
   const raw = rawKey(scheme, publicKey, 'public');

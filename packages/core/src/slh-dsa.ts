@@ -62,18 +62,90 @@ interface SlhDsaSpec {
 
 /** FIPS 205 Table 2. The algorithm registry and the request schemas are built from its keys. */
 export const SLH_DSA_PARAMETERS = {
-  'slh-dsa-sha2-128s': { variant: 'sha2-128s', n: 16, signatureLength: 7856, oid: oidContent('2.16.840.1.101.3.4.3.20'), noble: slh_dsa_sha2_128s },
-  'slh-dsa-sha2-128f': { variant: 'sha2-128f', n: 16, signatureLength: 17088, oid: oidContent('2.16.840.1.101.3.4.3.21'), noble: slh_dsa_sha2_128f },
-  'slh-dsa-sha2-192s': { variant: 'sha2-192s', n: 24, signatureLength: 16224, oid: oidContent('2.16.840.1.101.3.4.3.22'), noble: slh_dsa_sha2_192s },
-  'slh-dsa-sha2-192f': { variant: 'sha2-192f', n: 24, signatureLength: 35664, oid: oidContent('2.16.840.1.101.3.4.3.23'), noble: slh_dsa_sha2_192f },
-  'slh-dsa-sha2-256s': { variant: 'sha2-256s', n: 32, signatureLength: 29792, oid: oidContent('2.16.840.1.101.3.4.3.24'), noble: slh_dsa_sha2_256s },
-  'slh-dsa-sha2-256f': { variant: 'sha2-256f', n: 32, signatureLength: 49856, oid: oidContent('2.16.840.1.101.3.4.3.25'), noble: slh_dsa_sha2_256f },
-  'slh-dsa-shake-128s': { variant: 'shake-128s', n: 16, signatureLength: 7856, oid: oidContent('2.16.840.1.101.3.4.3.26'), noble: slh_dsa_shake_128s },
-  'slh-dsa-shake-128f': { variant: 'shake-128f', n: 16, signatureLength: 17088, oid: oidContent('2.16.840.1.101.3.4.3.27'), noble: slh_dsa_shake_128f },
-  'slh-dsa-shake-192s': { variant: 'shake-192s', n: 24, signatureLength: 16224, oid: oidContent('2.16.840.1.101.3.4.3.28'), noble: slh_dsa_shake_192s },
-  'slh-dsa-shake-192f': { variant: 'shake-192f', n: 24, signatureLength: 35664, oid: oidContent('2.16.840.1.101.3.4.3.29'), noble: slh_dsa_shake_192f },
-  'slh-dsa-shake-256s': { variant: 'shake-256s', n: 32, signatureLength: 29792, oid: oidContent('2.16.840.1.101.3.4.3.30'), noble: slh_dsa_shake_256s },
-  'slh-dsa-shake-256f': { variant: 'shake-256f', n: 32, signatureLength: 49856, oid: oidContent('2.16.840.1.101.3.4.3.31'), noble: slh_dsa_shake_256f },
+  'slh-dsa-sha2-128s': {
+    variant: 'sha2-128s',
+    n: 16,
+    signatureLength: 7856,
+    oid: oidContent('2.16.840.1.101.3.4.3.20'),
+    noble: slh_dsa_sha2_128s,
+  },
+  'slh-dsa-sha2-128f': {
+    variant: 'sha2-128f',
+    n: 16,
+    signatureLength: 17088,
+    oid: oidContent('2.16.840.1.101.3.4.3.21'),
+    noble: slh_dsa_sha2_128f,
+  },
+  'slh-dsa-sha2-192s': {
+    variant: 'sha2-192s',
+    n: 24,
+    signatureLength: 16224,
+    oid: oidContent('2.16.840.1.101.3.4.3.22'),
+    noble: slh_dsa_sha2_192s,
+  },
+  'slh-dsa-sha2-192f': {
+    variant: 'sha2-192f',
+    n: 24,
+    signatureLength: 35664,
+    oid: oidContent('2.16.840.1.101.3.4.3.23'),
+    noble: slh_dsa_sha2_192f,
+  },
+  'slh-dsa-sha2-256s': {
+    variant: 'sha2-256s',
+    n: 32,
+    signatureLength: 29792,
+    oid: oidContent('2.16.840.1.101.3.4.3.24'),
+    noble: slh_dsa_sha2_256s,
+  },
+  'slh-dsa-sha2-256f': {
+    variant: 'sha2-256f',
+    n: 32,
+    signatureLength: 49856,
+    oid: oidContent('2.16.840.1.101.3.4.3.25'),
+    noble: slh_dsa_sha2_256f,
+  },
+  'slh-dsa-shake-128s': {
+    variant: 'shake-128s',
+    n: 16,
+    signatureLength: 7856,
+    oid: oidContent('2.16.840.1.101.3.4.3.26'),
+    noble: slh_dsa_shake_128s,
+  },
+  'slh-dsa-shake-128f': {
+    variant: 'shake-128f',
+    n: 16,
+    signatureLength: 17088,
+    oid: oidContent('2.16.840.1.101.3.4.3.27'),
+    noble: slh_dsa_shake_128f,
+  },
+  'slh-dsa-shake-192s': {
+    variant: 'shake-192s',
+    n: 24,
+    signatureLength: 16224,
+    oid: oidContent('2.16.840.1.101.3.4.3.28'),
+    noble: slh_dsa_shake_192s,
+  },
+  'slh-dsa-shake-192f': {
+    variant: 'shake-192f',
+    n: 24,
+    signatureLength: 35664,
+    oid: oidContent('2.16.840.1.101.3.4.3.29'),
+    noble: slh_dsa_shake_192f,
+  },
+  'slh-dsa-shake-256s': {
+    variant: 'shake-256s',
+    n: 32,
+    signatureLength: 29792,
+    oid: oidContent('2.16.840.1.101.3.4.3.30'),
+    noble: slh_dsa_shake_256s,
+  },
+  'slh-dsa-shake-256f': {
+    variant: 'shake-256f',
+    n: 32,
+    signatureLength: 49856,
+    oid: oidContent('2.16.840.1.101.3.4.3.31'),
+    noble: slh_dsa_shake_256f,
+  },
 } as const satisfies Record<string, SlhDsaSpec>;
 
 export type SlhDsaAlgorithm = keyof typeof SLH_DSA_PARAMETERS;
@@ -112,7 +184,13 @@ export interface SlhDsaFields {
   variant: string;
 }
 
-const DEFAULT_FIELDS: SlhDsaFields = { secretKey: 'secretKey', publicKey: 'publicKey', signature: 'signature', context: 'context', variant: 'variant' };
+const DEFAULT_FIELDS: SlhDsaFields = {
+  secretKey: 'secretKey',
+  publicKey: 'publicKey',
+  signature: 'signature',
+  context: 'context',
+  variant: 'variant',
+};
 
 function fieldsOf(options: SlhDsaOptions | undefined): SlhDsaFields {
   return { ...DEFAULT_FIELDS, ...options?.fields };
@@ -143,7 +221,10 @@ export function slhDsaAlgorithmForVariant(variant: string | undefined, field = '
 
 function checkContext(context: Uint8Array | undefined, field: string): void {
   if (context !== undefined && context.byteLength > SLH_DSA_CONTEXT_MAX_BYTES) {
-    throw invalidInput(`${field} must be at most ${SLH_DSA_CONTEXT_MAX_BYTES} bytes of UTF-8 (got ${context.byteLength})`, `/${field}`);
+    throw invalidInput(
+      `${field} must be at most ${SLH_DSA_CONTEXT_MAX_BYTES} bytes of UTF-8 (got ${context.byteLength})`,
+      `/${field}`,
+    );
   }
 }
 
@@ -152,18 +233,26 @@ function checkContext(context: Uint8Array | undefined, field: string): void {
  * is the deterministic one of slh_keygen_internal; node:crypto takes no seed, so a seed selects
  * the noble backend.
  */
-export async function slhDsaKeygen(variant?: string, options?: SlhDsaOptions & { seed?: Uint8Array }): Promise<SlhDsaKeyPair> {
+export async function slhDsaKeygen(
+  variant?: string,
+  options?: SlhDsaOptions & { seed?: Uint8Array },
+): Promise<SlhDsaKeyPair> {
   const algorithm = slhDsaAlgorithmForVariant(variant ?? options?.variant, fieldsOf(options).variant);
   const spec: SlhDsaSpec = SLH_DSA_PARAMETERS[algorithm];
   const seed = options?.seed;
   if (seed !== undefined) {
-    if (options?.backend === 'native') throw new Error('node:crypto cannot generate SLH-DSA keys from a seed; use the noble backend');
+    if (options?.backend === 'native')
+      throw new Error('node:crypto cannot generate SLH-DSA keys from a seed; use the noble backend');
     checkLength(seed, 3 * spec.n, 'seed');
     return { algorithm, ...spec.noble.keygen(seed) };
   }
   if (backendFor(options) === 'native') {
     const { publicKey, privateKey } = await nativeGenerateKeyPair(algorithm);
-    return { algorithm, publicKey: exportRaw(publicKey, 'raw-public'), secretKey: exportRaw(privateKey, 'raw-private') };
+    return {
+      algorithm,
+      publicKey: exportRaw(publicKey, 'raw-public'),
+      secretKey: exportRaw(privateKey, 'raw-private'),
+    };
   }
   const fresh = randomFillSync(new Uint8Array(3 * spec.n));
   try {
@@ -183,13 +272,17 @@ export async function slhDsaSign(
   const algorithm = slhDsaAlgorithmForVariant(options?.variant, fields.variant);
   const spec: SlhDsaSpec = SLH_DSA_PARAMETERS[algorithm];
   if (secretKey.byteLength !== 4 * spec.n) {
-    throw invalidInput(`${fields.secretKey} must be ${4 * spec.n} bytes for ${algorithm} (got ${secretKey.byteLength})`, `/${fields.secretKey}`);
+    throw invalidInput(
+      `${fields.secretKey} must be ${4 * spec.n} bytes for ${algorithm} (got ${secretKey.byteLength})`,
+      `/${fields.secretKey}`,
+    );
   }
   const context = options?.context;
   checkContext(context, fields.context);
   let backend: PqBackend;
   if (options?.deterministic === true) {
-    if (options.backend === 'native') throw new Error('node:crypto cannot sign deterministically; use the noble backend');
+    if (options.backend === 'native')
+      throw new Error('node:crypto cannot sign deterministically; use the noble backend');
     backend = 'noble';
   } else {
     backend = backendFor(options);
@@ -218,10 +311,16 @@ export async function slhDsaVerify(
   const algorithm = slhDsaAlgorithmForVariant(options?.variant, fields.variant);
   const spec: SlhDsaSpec = SLH_DSA_PARAMETERS[algorithm];
   if (publicKey.byteLength !== 2 * spec.n) {
-    throw invalidInput(`${fields.publicKey} must be ${2 * spec.n} bytes for ${algorithm} (got ${publicKey.byteLength})`, `/${fields.publicKey}`);
+    throw invalidInput(
+      `${fields.publicKey} must be ${2 * spec.n} bytes for ${algorithm} (got ${publicKey.byteLength})`,
+      `/${fields.publicKey}`,
+    );
   }
   if (signature.byteLength !== spec.signatureLength) {
-    throw invalidInput(`${fields.signature} must be ${spec.signatureLength} bytes for ${algorithm} (got ${signature.byteLength})`, `/${fields.signature}`);
+    throw invalidInput(
+      `${fields.signature} must be ${spec.signatureLength} bytes for ${algorithm} (got ${signature.byteLength})`,
+      `/${fields.signature}`,
+    );
   }
   const context = options?.context;
   checkContext(context, fields.context);

@@ -59,9 +59,15 @@ export interface X25519Options {
  * throwing `refusal()` (see the top of this file); any other failure is unexpected and propagates
  * with the frames of this call. The caller wipes the result.
  */
-export function x25519(privateKey: KeyObject, publicKey: Uint8Array, refusal: () => Error, options: X25519Options = {}): Uint8Array {
+export function x25519(
+  privateKey: KeyObject,
+  publicKey: Uint8Array,
+  refusal: () => Error,
+  options: X25519Options = {},
+): Uint8Array {
   const shared = tryOrThrow(
-    () => asBytes(diffieHellman({ privateKey, publicKey: x25519PublicKeyObject(publicKey, options.isRecipient === true) })),
+    () =>
+      asBytes(diffieHellman({ privateKey, publicKey: x25519PublicKeyObject(publicKey, options.isRecipient === true) })),
     // OpenSSL's refusal of an all-zero result; the caller's error replaces it (tryOrThrow: no stack).
     (error) => ((error as { code?: unknown }).code === 'ERR_OSSL_FAILED_DURING_DERIVATION' ? refusal() : error),
   );

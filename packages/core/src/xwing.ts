@@ -144,8 +144,15 @@ export interface XWingDecapsulationParts {
 }
 
 /** X25519(k, u), refusing a low-order u (x25519.ts) with an INVALID_INPUT that names `field`. */
-function xwingX25519(privateKey: Uint8Array, publicKey: Uint8Array, field: string, what: string, isRecipient = false): Uint8Array {
-  const refusal = () => invalidInput(`${what} is a low-order X25519 point (the shared secret would be all zero)`, `/${field}`);
+function xwingX25519(
+  privateKey: Uint8Array,
+  publicKey: Uint8Array,
+  field: string,
+  what: string,
+  isRecipient = false,
+): Uint8Array {
+  const refusal = () =>
+    invalidInput(`${what} is a low-order X25519 point (the shared secret would be all zero)`, `/${field}`);
   return x25519(x25519PrivateKeyObject(privateKey), publicKey, refusal, { isRecipient });
 }
 
@@ -164,7 +171,11 @@ export function xwingKeyPairFromSeed(seed: Uint8Array, options?: XWingOptions & 
   checkLength(seed, XWING_SEED_LENGTH, options?.field ?? fieldsOf(options).secretKey);
   const expanded = asBytes(createHash('shake256', { outputLength: 96 }).update(seed).digest());
   try {
-    const mlKem = mlKemKeyPairFromSeed(expanded.subarray(0, ML_KEM_SEED_LENGTH), 768, options?.backend === undefined ? {} : { backend: options.backend });
+    const mlKem = mlKemKeyPairFromSeed(
+      expanded.subarray(0, ML_KEM_SEED_LENGTH),
+      768,
+      options?.backend === undefined ? {} : { backend: options.backend },
+    );
     const x25519PrivateKey = expanded.slice(ML_KEM_SEED_LENGTH, 96);
     const x25519PublicKey = x25519PublicKeyOf(x25519PrivateKey);
     return {
@@ -235,7 +246,13 @@ async function encapsulateParts(
     const sharedSecret = xwingCombiner(mlKem.sharedSecret, ssX, ctX, x25519PublicKey);
     wipe(ssX, mlKem.sharedSecret);
     const ciphertext = concatBytes(mlKem.ciphertext, ctX);
-    return { algorithm: XWING_ALGORITHM, ciphertext, sharedSecret, mlKemCiphertext: mlKem.ciphertext, x25519EphemeralPublic: ctX };
+    return {
+      algorithm: XWING_ALGORITHM,
+      ciphertext,
+      sharedSecret,
+      mlKemCiphertext: mlKem.ciphertext,
+      x25519EphemeralPublic: ctX,
+    };
   } finally {
     wipe(ephemeral);
   }
@@ -244,21 +261,32 @@ async function encapsulateParts(
 /** ml-kem.ts words its errors for a standalone ML-KEM key; inside X-Wing the field may be a part. */
 function rephrase(error: unknown, what: string, field: string): unknown {
   if (error instanceof CryptoError && error.code === 'INVALID_INPUT' && what !== field) {
-    return invalidInput(`${what} is not a valid ML-KEM-768 encapsulation key: a coefficient is not reduced modulo q (FIPS 203 §7.2)`, `/${field}`);
+    return invalidInput(
+      `${what} is not a valid ML-KEM-768 encapsulation key: a coefficient is not reduced modulo q (FIPS 203 §7.2)`,
+      `/${field}`,
+    );
   }
   return error;
 }
 
 /** Encapsulate(pk) with the combined 1216-byte public key. */
-export async function xwingEncapsulate(publicKey: Uint8Array, options?: XWingEncapsulateOptions): Promise<XWingEncapsulation> {
+export async function xwingEncapsulate(
+  publicKey: Uint8Array,
+  options?: XWingEncapsulateOptions,
+): Promise<XWingEncapsulation> {
   const { publicKey: field } = fieldsOf(options);
   checkLength(publicKey, XWING_PUBLIC_KEY_LENGTH, field);
-  return encapsulateParts(publicKey.subarray(0, ML_KEM_PUBLIC_KEY_LENGTH), publicKey.subarray(ML_KEM_PUBLIC_KEY_LENGTH), options, {
-    mlKem: field,
-    x25519: field,
-    mlKemWhat: `the ML-KEM-768 part of ${field}`,
-    x25519What: `the X25519 part of ${field}`,
-  });
+  return encapsulateParts(
+    publicKey.subarray(0, ML_KEM_PUBLIC_KEY_LENGTH),
+    publicKey.subarray(ML_KEM_PUBLIC_KEY_LENGTH),
+    options,
+    {
+      mlKem: field,
+      x25519: field,
+      mlKemWhat: `the ML-KEM-768 part of ${field}`,
+      x25519What: `the X25519 part of ${field}`,
+    },
+  );
 }
 
 /** Encapsulate(pk) with the public key given as its two parts. */
@@ -285,12 +313,22 @@ interface DecapsulationFields {
   x25519What: string;
 }
 
-async function decapsulateParts(parts: XWingDecapsulationParts, x25519PublicKey: Uint8Array, options: XWingOptions | undefined, fields: DecapsulationFields): Promise<XWingDecapsulation> {
+async function decapsulateParts(
+  parts: XWingDecapsulationParts,
+  x25519PublicKey: Uint8Array,
+  options: XWingOptions | undefined,
+  fields: DecapsulationFields,
+): Promise<XWingDecapsulation> {
   const mlKem = await mlKemDecapsulate(parts.mlKemSecretKey, parts.mlKemCiphertext, 768, {
     ...(options?.backend === undefined ? {} : { backend: options.backend }),
     fields: { secretKey: fields.mlKemSecretKey, ciphertext: fields.mlKemCiphertext },
   });
-  const ssX = xwingX25519(parts.x25519PrivateKey, parts.x25519EphemeralPublic, fields.x25519EphemeralPublic, fields.x25519What);
+  const ssX = xwingX25519(
+    parts.x25519PrivateKey,
+    parts.x25519EphemeralPublic,
+    fields.x25519EphemeralPublic,
+    fields.x25519What,
+  );
   try {
     return {
       algorithm: XWING_ALGORITHM,
@@ -305,7 +343,11 @@ async function decapsulateParts(parts: XWingDecapsulationParts, x25519PublicKey:
  * Decapsulate(ct, sk) with the 32-byte seed and the combined 1120-byte ciphertext. As with ML-KEM, a
  * tampered ciphertext of the right length gives an unrelated shared secret, not an error.
  */
-export async function xwingDecapsulate(secretKey: Uint8Array, ciphertext: Uint8Array, options?: XWingOptions): Promise<XWingDecapsulation> {
+export async function xwingDecapsulate(
+  secretKey: Uint8Array,
+  ciphertext: Uint8Array,
+  options?: XWingOptions,
+): Promise<XWingDecapsulation> {
   const fields = fieldsOf(options);
   checkLength(secretKey, XWING_SEED_LENGTH, fields.secretKey);
   checkLength(ciphertext, XWING_CIPHERTEXT_LENGTH, fields.ciphertext);
@@ -333,7 +375,10 @@ export async function xwingDecapsulate(secretKey: Uint8Array, ciphertext: Uint8A
 }
 
 /** Decapsulate with the secret key and the ciphertext given as their parts. */
-export async function xwingDecapsulateParts(parts: XWingDecapsulationParts, options?: XWingOptions): Promise<XWingDecapsulation> {
+export async function xwingDecapsulateParts(
+  parts: XWingDecapsulationParts,
+  options?: XWingOptions,
+): Promise<XWingDecapsulation> {
   const fields = fieldsOf(options);
   checkLength(parts.x25519PrivateKey, X25519_KEY_LENGTH, fields.x25519PrivateKey);
   checkLength(parts.x25519EphemeralPublic, X25519_KEY_LENGTH, fields.x25519EphemeralPublic);
@@ -367,7 +412,10 @@ const ML_KEM_768_DK_PKE_LENGTH = 1152;
  */
 function encapsulationKeyOfExpanded(dk: Uint8Array): Uint8Array | undefined {
   const ek = dk.subarray(ML_KEM_768_DK_PKE_LENGTH, ML_KEM_768_DK_PKE_LENGTH + ML_KEM_PUBLIC_KEY_LENGTH);
-  const stored = dk.subarray(ML_KEM_768_DK_PKE_LENGTH + ML_KEM_PUBLIC_KEY_LENGTH, ML_KEM_768_DK_PKE_LENGTH + ML_KEM_PUBLIC_KEY_LENGTH + 32);
+  const stored = dk.subarray(
+    ML_KEM_768_DK_PKE_LENGTH + ML_KEM_PUBLIC_KEY_LENGTH,
+    ML_KEM_768_DK_PKE_LENGTH + ML_KEM_PUBLIC_KEY_LENGTH + 32,
+  );
   const computed = asBytes(createHash('sha3-256').update(ek).digest());
   return constantTimeEqual(computed, stored) ? ek.slice() : undefined;
 }
@@ -378,7 +426,11 @@ function encapsulationKeyOfExpanded(dk: Uint8Array): Uint8Array | undefined {
  * failure is the one decryptionFailed(): once the key was checked, the only input error left is a
  * low-order ephemeral X25519 key inside `enc`, which is a property of the ciphertext.
  */
-function hpkePrivateKey(parts: XWingPrivateKeyParts, x25519PublicKey: Uint8Array, publicKey: Uint8Array): KemPrivateKey {
+function hpkePrivateKey(
+  parts: XWingPrivateKeyParts,
+  x25519PublicKey: Uint8Array,
+  publicKey: Uint8Array,
+): KemPrivateKey {
   const x25519PrivateKey = parts.x25519PrivateKey.slice();
   const mlKemSecretKey = parts.mlKemSecretKey.slice();
   return {
@@ -416,7 +468,10 @@ function hpkePrivateKey(parts: XWingPrivateKeyParts, x25519PublicKey: Uint8Array
  * came from. `labels` are the request fields, named by errors: a wrong length, or an expanded key
  * whose embedded H(ek) does not match, is an INVALID_INPUT (it concerns the key, not a ciphertext).
  */
-export function xwingHpkePrivateKeyFromParts(parts: XWingPrivateKeyParts, labels: { readonly x25519: string; readonly mlKem: string }): KemPrivateKey {
+export function xwingHpkePrivateKeyFromParts(
+  parts: XWingPrivateKeyParts,
+  labels: { readonly x25519: string; readonly mlKem: string },
+): KemPrivateKey {
   checkLength(parts.x25519PrivateKey, X25519_KEY_LENGTH, labels.x25519);
   checkLength(parts.mlKemSecretKey, [ML_KEM_SEED_LENGTH, ML_KEM_768.expandedSecretKeyLength], labels.mlKem);
   let mlKemPublicKey: Uint8Array | undefined;
@@ -425,7 +480,10 @@ export function xwingHpkePrivateKeyFromParts(parts: XWingPrivateKeyParts, labels
   } else {
     mlKemPublicKey = encapsulationKeyOfExpanded(parts.mlKemSecretKey);
     if (mlKemPublicKey === undefined) {
-      throw invalidInput(`${labels.mlKem} is not a valid ml-kem-768 decapsulation key: its embedded H(ek) does not match (FIPS 203 §7.3)`, `/${labels.mlKem}`);
+      throw invalidInput(
+        `${labels.mlKem} is not a valid ml-kem-768 decapsulation key: its embedded H(ek) does not match (FIPS 203 §7.3)`,
+        `/${labels.mlKem}`,
+      );
     }
   }
   const x25519PublicKey = x25519PublicKeyOf(parts.x25519PrivateKey);
@@ -462,18 +520,25 @@ export const XWING_HPKE_KEM: HpkeKem = {
     const label = options.label ?? 'publicKey';
     checkLength(publicKey, XWING_PUBLIC_KEY_LENGTH, label);
     const parts = options.partLabels;
-    const result = parts === undefined
-      ? await xwingEncapsulate(publicKey, { encapsulationSeed: options.seed, fields: { publicKey: label } })
-      : await xwingEncapsulateParts(publicKey.subarray(ML_KEM_PUBLIC_KEY_LENGTH), publicKey.subarray(0, ML_KEM_PUBLIC_KEY_LENGTH), {
-        encapsulationSeed: options.seed,
-        fields: { x25519PublicKey: parts.x25519, mlKemPublicKey: parts.mlKem },
-      });
+    const result =
+      parts === undefined
+        ? await xwingEncapsulate(publicKey, { encapsulationSeed: options.seed, fields: { publicKey: label } })
+        : await xwingEncapsulateParts(
+            publicKey.subarray(ML_KEM_PUBLIC_KEY_LENGTH),
+            publicKey.subarray(0, ML_KEM_PUBLIC_KEY_LENGTH),
+            {
+              encapsulationSeed: options.seed,
+              fields: { x25519PublicKey: parts.x25519, mlKemPublicKey: parts.mlKem },
+            },
+          );
     return { sharedSecret: result.sharedSecret, enc: result.ciphertext };
   },
-  importPrivateKey: async (secretKey: Uint8Array, label?: string): Promise<KemPrivateKey> => xwingImportHpkePrivateKey(secretKey, label),
+  importPrivateKey: async (secretKey: Uint8Array, label?: string): Promise<KemPrivateKey> =>
+    xwingImportHpkePrivateKey(secretKey, label),
   async decap(enc: Uint8Array, recipient: Uint8Array | KemPrivateKey): Promise<Uint8Array> {
     const key = recipient instanceof Uint8Array ? xwingImportHpkePrivateKey(recipient) : recipient;
-    if (key.kemId !== XWING_HPKE_KEM_ID) throw new TypeError(`a private key of KEM 0x${key.kemId.toString(16)} was given to X-Wing`);
+    if (key.kemId !== XWING_HPKE_KEM_ID)
+      throw new TypeError(`a private key of KEM 0x${key.kemId.toString(16)} was given to X-Wing`);
     try {
       return await key.decap(enc);
     } finally {

@@ -5,13 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import {
-  NATIVE_AEAD_THRESHOLD,
-  XCHACHA_OVERHEAD,
-  xchachaOpen,
-  xchachaSeal,
-  type AeadBackend,
-} from '../src/aead.ts';
+import { NATIVE_AEAD_THRESHOLD, XCHACHA_OVERHEAD, xchachaOpen, xchachaSeal, type AeadBackend } from '../src/aead.ts';
 import { hchacha20 } from '../src/hchacha-hsalsa.ts';
 import { CryptoError, DECRYPTION_FAILED_MESSAGE } from '../src/errors.ts';
 
@@ -31,22 +25,30 @@ function flipBit(data: Uint8Array, bit: number): Uint8Array {
 
 /** Asserts the one decryption failure: same code, same fixed text, no field, whatever the cause. */
 function assertDecryptionFailed(work: () => unknown, label: string): void {
-  assert.throws(work, (error: unknown) => {
-    assert.ok(error instanceof CryptoError, `${label}: not a CryptoError: ${String(error)}`);
-    assert.equal(error.code, 'DECRYPTION_FAILED', label);
-    assert.equal(error.message, DECRYPTION_FAILED_MESSAGE, label);
-    assert.equal(error.field, undefined, label);
-    return true;
-  }, label);
+  assert.throws(
+    work,
+    (error: unknown) => {
+      assert.ok(error instanceof CryptoError, `${label}: not a CryptoError: ${String(error)}`);
+      assert.equal(error.code, 'DECRYPTION_FAILED', label);
+      assert.equal(error.message, DECRYPTION_FAILED_MESSAGE, label);
+      assert.equal(error.field, undefined, label);
+      return true;
+    },
+    label,
+  );
 }
 
 function assertInvalidInput(work: () => unknown, field: string, label: string): void {
-  assert.throws(work, (error: unknown) => {
-    assert.ok(error instanceof CryptoError, `${label}: not a CryptoError: ${String(error)}`);
-    assert.equal(error.code, 'INVALID_INPUT', label);
-    assert.equal(error.field, field, label);
-    return true;
-  }, label);
+  assert.throws(
+    work,
+    (error: unknown) => {
+      assert.ok(error instanceof CryptoError, `${label}: not a CryptoError: ${String(error)}`);
+      assert.equal(error.code, 'INVALID_INPUT', label);
+      assert.equal(error.field, field, label);
+      return true;
+    },
+    label,
+  );
 }
 
 const BACKENDS: readonly AeadBackend[] = ['native', 'noble'];
@@ -63,11 +65,12 @@ describe('draft-irtf-cfrg-xchacha-03 published vectors', () => {
   const nonce = fromHex('404142434445464748494a4b4c4d4e4f5051525354555657');
   const aad = fromHex('50515253c0c1c2c3c4c5c6c7');
   const plaintext = new TextEncoder().encode(
-    'Ladies and Gentlemen of the class of \'99: If I could offer you only one tip for the future, sunscreen would be it.',
+    "Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the future, sunscreen would be it.",
   );
-  const ciphertext = 'bd6d179d3e83d43b9576579493c0e939572a1700252bfaccbed2902c21396cbb731c7f1b0b4aa6440bf3a82f4eda7e39'
-    + 'ae64c6708c54c216cb96b72e1213b4522f8c9ba40db5d945b11b69b982c1bb9e3f3fac2bc369488f76b2383565d3fff921f9664c97637da976'
-    + '8812f615c68b13b52e';
+  const ciphertext =
+    'bd6d179d3e83d43b9576579493c0e939572a1700252bfaccbed2902c21396cbb731c7f1b0b4aa6440bf3a82f4eda7e39' +
+    'ae64c6708c54c216cb96b72e1213b4522f8c9ba40db5d945b11b69b982c1bb9e3f3fac2bc369488f76b2383565d3fff921f9664c97637da976' +
+    '8812f615c68b13b52e';
   const tag = 'c0875924c1c7987947deafd8780acf49';
 
   for (const backend of BACKENDS) {
@@ -101,8 +104,14 @@ describe('the native and noble backends agree byte for byte', () => {
         assert.ok(Buffer.from(native).equals(noble), `native and noble differ at length ${length}`);
         assert.ok(Buffer.from(native).equals(auto), `auto differs at length ${length}`);
         // Each backend opens the other's output.
-        assert.ok(Buffer.from(xchachaOpen(key, native, aad, { backend: 'noble' })).equals(plaintext), `noble opens native, ${length}`);
-        assert.ok(Buffer.from(xchachaOpen(key, noble, aad, { backend: 'native' })).equals(plaintext), `native opens noble, ${length}`);
+        assert.ok(
+          Buffer.from(xchachaOpen(key, native, aad, { backend: 'noble' })).equals(plaintext),
+          `noble opens native, ${length}`,
+        );
+        assert.ok(
+          Buffer.from(xchachaOpen(key, noble, aad, { backend: 'native' })).equals(plaintext),
+          `native opens noble, ${length}`,
+        );
       }
     });
   }
@@ -117,7 +126,8 @@ describe('every failure is the one DECRYPTION_FAILED', () => {
       test(`${backend} backend, ${length}-byte message`, () => {
         const plaintext = bytes(`failure plaintext ${length}`, length);
         const sealed = xchachaSeal(key, plaintext, aad, { backend });
-        const open = (k: Uint8Array, s: Uint8Array, a: Uint8Array | undefined) => () => xchachaOpen(k, s, a, { backend });
+        const open = (k: Uint8Array, s: Uint8Array, a: Uint8Array | undefined) => () =>
+          xchachaOpen(k, s, a, { backend });
         // The unmodified input opens, so each failure below is caused by its one change.
         assert.ok(Buffer.from(xchachaOpen(key, sealed, aad, { backend })).equals(plaintext));
 
@@ -139,7 +149,14 @@ describe('every failure is the one DECRYPTION_FAILED', () => {
         assertDecryptionFailed(open(key, Uint8Array.from([...sealed, 0]), aad), 'one byte appended');
         // The nonce with the tag of a different message.
         const other = xchachaSeal(key, bytes('other', length), aad, { backend });
-        assertDecryptionFailed(open(key, Uint8Array.from([...sealed.subarray(0, sealed.byteLength - 16), ...other.subarray(other.byteLength - 16)]), aad), 'tag swapped');
+        assertDecryptionFailed(
+          open(
+            key,
+            Uint8Array.from([...sealed.subarray(0, sealed.byteLength - 16), ...other.subarray(other.byteLength - 16)]),
+            aad,
+          ),
+          'tag swapped',
+        );
       });
     }
 
@@ -147,7 +164,10 @@ describe('every failure is the one DECRYPTION_FAILED', () => {
       const sealed = xchachaSeal(key, bytes('no aad', 10), undefined, { backend });
       assertDecryptionFailed(() => xchachaOpen(key, sealed, aad, { backend }), 'AAD added');
       for (let length = 0; length < XCHACHA_OVERHEAD; length++) {
-        assertDecryptionFailed(() => xchachaOpen(key, sealed.subarray(0, length), undefined, { backend }), `${length} bytes`);
+        assertDecryptionFailed(
+          () => xchachaOpen(key, sealed.subarray(0, length), undefined, { backend }),
+          `${length} bytes`,
+        );
       }
     });
   }
@@ -183,7 +203,11 @@ describe('malformed keys and nonces are INVALID_INPUT, not decryption failures',
   }
   for (const length of [0, 8, 12, 23, 25, 32]) {
     test(`a ${length}-byte nonce`, () => {
-      assertInvalidInput(() => xchachaSeal(new Uint8Array(32), new Uint8Array(1), undefined, { nonce: new Uint8Array(length) }), '/nonce', 'seal');
+      assertInvalidInput(
+        () => xchachaSeal(new Uint8Array(32), new Uint8Array(1), undefined, { nonce: new Uint8Array(length) }),
+        '/nonce',
+        'seal',
+      );
     });
   }
 });

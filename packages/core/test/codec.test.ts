@@ -74,7 +74,8 @@ describe('encoding small arrays (copied) and large ones (viewed)', () => {
   // Independent encoders: a hex digit table and the web platform's btoa.
   const hexByHand = (bytes: Uint8Array) => Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
   const base64ByBtoa = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
-  const base64UrlByBtoa = (bytes: Uint8Array) => base64ByBtoa(bytes).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+  const base64UrlByBtoa = (bytes: Uint8Array) =>
+    base64ByBtoa(bytes).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
 
   test('every length either side of the threshold encodes as independent encoders do, and leaves its input as it was', () => {
     for (let length = 0; length <= 130; length++) {
@@ -103,8 +104,13 @@ describe('base64', () => {
 
   test('RFC 4648 section 10 test vectors decode and encode', () => {
     const vectors: ReadonlyArray<readonly [string, string]> = [
-      ['', ''], ['f', 'Zg=='], ['fo', 'Zm8='], ['foo', 'Zm9v'],
-      ['foob', 'Zm9vYg=='], ['fooba', 'Zm9vYmE='], ['foobar', 'Zm9vYmFy'],
+      ['', ''],
+      ['f', 'Zg=='],
+      ['fo', 'Zm8='],
+      ['foo', 'Zm9v'],
+      ['foob', 'Zm9vYg=='],
+      ['fooba', 'Zm9vYmE='],
+      ['foobar', 'Zm9vYmFy'],
     ];
     for (const [plain, encoded] of vectors) {
       assert.deepEqual(base64ToBytes(encoded), new TextEncoder().encode(plain), encoded);
@@ -193,14 +199,18 @@ describe('utf8', () => {
       ['code point above U+10FFFF', Uint8Array.of(0xf4, 0x90, 0x80, 0x80)],
     ];
     for (const [name, bytes] of invalid) {
-      assert.throws(() => bytesToUtf8(bytes, 'plaintext'), (error: unknown) => {
-        assert.ok(error instanceof CryptoError, name);
-        assert.equal(error.code, 'INVALID_INPUT', name);
-        assert.equal(error.field, 'plaintext', name);
-        assert.match(error.message, /plaintext/, name);
-        assert.match(error.message, /base64/, name);
-        return true;
-      }, name);
+      assert.throws(
+        () => bytesToUtf8(bytes, 'plaintext'),
+        (error: unknown) => {
+          assert.ok(error instanceof CryptoError, name);
+          assert.equal(error.code, 'INVALID_INPUT', name);
+          assert.equal(error.field, 'plaintext', name);
+          assert.match(error.message, /plaintext/, name);
+          assert.match(error.message, /base64/, name);
+          return true;
+        },
+        name,
+      );
     }
   });
 
@@ -247,7 +257,11 @@ describe('decodeText and encodeText', () => {
 
 test('base64 with nonzero padding bits is refused: one spelling per value', () => {
   assert.deepEqual([...base64ToBytes('YQ==', 'data')], [0x61]);
-  assert.throws(() => base64ToBytes('YR==', 'data'), (error: unknown) => error instanceof CryptoError && error.code === 'INVALID_INPUT' && /canonical/.test(error.message));
+  assert.throws(
+    () => base64ToBytes('YR==', 'data'),
+    (error: unknown) =>
+      error instanceof CryptoError && error.code === 'INVALID_INPUT' && /canonical/.test(error.message),
+  );
 });
 
 test('decoded bytes own their memory, so wiping them cannot touch anything else', () => {

@@ -6,7 +6,6 @@ function bytes(...values: number[]): Uint8Array {
   return Uint8Array.from(values);
 }
 
-
 describe('constantTimeEqual', () => {
   test('equal contents in distinct buffers are equal', () => {
     const a = Uint8Array.from({ length: 32 }, (_, i) => i);
@@ -65,7 +64,14 @@ describe('SecretSet', () => {
 
   test('candidates of other lengths, a prefix, an extension, a NUL extension or empty, do not match', () => {
     const set = setOf(secret);
-    for (const candidate of [secret.slice(0, -1), `${secret}e`, `${secret}\0`, '', 'x'.repeat(1000), 'x'.repeat(100_000)]) {
+    for (const candidate of [
+      secret.slice(0, -1),
+      `${secret}e`,
+      `${secret}\0`,
+      '',
+      'x'.repeat(1000),
+      'x'.repeat(100_000),
+    ]) {
       assert.equal(set.matches(candidate), false, `${candidate.length} characters`);
     }
   });
@@ -99,16 +105,26 @@ describe('SecretSet', () => {
   });
 
   test('every set whose secrets fit the minimum pads them to the same size, so their lengths do not show', () => {
-    const sizes = new Set([setOf('a').paddedBytes, setOf('a'.repeat(64)).paddedBytes, setOf('a'.repeat(SECRET_SET_MINIMUM_BYTES)).paddedBytes, setOf().paddedBytes]);
+    const sizes = new Set([
+      setOf('a').paddedBytes,
+      setOf('a'.repeat(64)).paddedBytes,
+      setOf('a'.repeat(SECRET_SET_MINIMUM_BYTES)).paddedBytes,
+      setOf().paddedBytes,
+    ]);
     assert.equal(sizes.size, 1);
   });
 
   test('a longer secret widens the room to the next power of two, which is all its size says of its length', () => {
     const minimum = setOf('a').paddedBytes;
-    const sizes = [SECRET_SET_MINIMUM_BYTES + 1, SECRET_SET_MINIMUM_BYTES + 200, 2 * SECRET_SET_MINIMUM_BYTES].map((length) => setOf('a'.repeat(length)).paddedBytes);
+    const sizes = [SECRET_SET_MINIMUM_BYTES + 1, SECRET_SET_MINIMUM_BYTES + 200, 2 * SECRET_SET_MINIMUM_BYTES].map(
+      (length) => setOf('a'.repeat(length)).paddedBytes,
+    );
     assert.equal(new Set(sizes).size, 1);
     assert.equal(sizes[0], minimum + SECRET_SET_MINIMUM_BYTES);
-    assert.equal(setOf('a'.repeat(2 * SECRET_SET_MINIMUM_BYTES + 1)).paddedBytes, minimum + 3 * SECRET_SET_MINIMUM_BYTES);
+    assert.equal(
+      setOf('a'.repeat(2 * SECRET_SET_MINIMUM_BYTES + 1)).paddedBytes,
+      minimum + 3 * SECRET_SET_MINIMUM_BYTES,
+    );
   });
 
   test('a secret longer than the minimum still matches exactly, at the edges of its room too', () => {
@@ -142,8 +158,15 @@ describe('wipe', () => {
     const b = new Uint8Array(64).fill(0xff);
     const c = bytes(7);
     wipe(a, b, c);
-    for (const [name, buffer] of [['a', a], ['b', b], ['c', c]] as const) {
-      assert.ok(buffer.every((value) => value === 0), `${name} not zeroed`);
+    for (const [name, buffer] of [
+      ['a', a],
+      ['b', b],
+      ['c', c],
+    ] as const) {
+      assert.ok(
+        buffer.every((value) => value === 0),
+        `${name} not zeroed`,
+      );
     }
     assert.equal(a.byteLength, 32);
     assert.equal(b.byteLength, 64);

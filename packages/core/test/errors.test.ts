@@ -1,7 +1,16 @@
 /** core's errors: a stable code and field, and no stack trace (they describe input, not a fault). */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CryptoError, decryptionFailed, invalidInput, openOrFail, StacklessError, tryOr, tryOrThrow, unsupportedAlgorithm } from '../src/errors.ts';
+import {
+  CryptoError,
+  decryptionFailed,
+  invalidInput,
+  openOrFail,
+  StacklessError,
+  tryOr,
+  tryOrThrow,
+  unsupportedAlgorithm,
+} from '../src/errors.ts';
 import { xchachaOpen, xchachaSeal } from '../src/aead.ts';
 import { chacha20Poly1305Open, chacha20Poly1305Seal } from '../src/hpke.ts';
 import { unwrapKey, wrapKey } from '../src/keywrap.ts';
@@ -44,19 +53,54 @@ describe('CryptoError', () => {
 
 describe('tryOr and tryOrThrow', () => {
   test('return what the work returns; on any failure, what `otherwise` returns or the error `failure` makes', () => {
-    assert.equal(tryOr(() => 1, () => 2), 1);
-    assert.equal(tryOr(() => { throw new TypeError('any'); }, () => 2), 2);
-    assert.equal(tryOrThrow(() => 'ok', () => invalidInput('never')), 'ok');
-    assert.throws(() => tryOrThrow(() => { throw new RangeError('any'); }, () => invalidInput('publicKey is not a point', '/publicKey')), (error: unknown) => error instanceof CryptoError && error.field === '/publicKey');
+    assert.equal(
+      tryOr(
+        () => 1,
+        () => 2,
+      ),
+      1,
+    );
+    assert.equal(
+      tryOr(
+        () => {
+          throw new TypeError('any');
+        },
+        () => 2,
+      ),
+      2,
+    );
+    assert.equal(
+      tryOrThrow(
+        () => 'ok',
+        () => invalidInput('never'),
+      ),
+      'ok',
+    );
+    assert.throws(
+      () =>
+        tryOrThrow(
+          () => {
+            throw new RangeError('any');
+          },
+          () => invalidInput('publicKey is not a point', '/publicKey'),
+        ),
+      (error: unknown) => error instanceof CryptoError && error.field === '/publicKey',
+    );
   });
 
   test('capture no stack for the error they discard, and restore Error.stackTraceLimit', () => {
     const before = Error.stackTraceLimit;
     let discarded: Error | undefined;
-    assert.equal(tryOr(() => {
-      discarded = new Error('bad point');
-      throw discarded;
-    }, () => false), false);
+    assert.equal(
+      tryOr(
+        () => {
+          discarded = new Error('bad point');
+          throw discarded;
+        },
+        () => false,
+      ),
+      false,
+    );
     assert.equal(discarded?.stack, 'Error: bad point');
     assert.equal(Error.stackTraceLimit, before);
     assert.match(String(new Error('later').stack), /\n\s+at /, 'errors after the call keep their stacks');
@@ -65,7 +109,7 @@ describe('tryOr and tryOrThrow', () => {
   test('tryOrThrow passes on the caught error itself, when failure() says so, with the frames of the call; inside tryOr, with none', () => {
     const before = Error.stackTraceLimit;
     const library = () => {
-      throw new Error('not the input\'s fault');
+      throw new Error("not the input's fault");
     };
     let passedOn: unknown;
     try {
@@ -76,17 +120,27 @@ describe('tryOr and tryOrThrow', () => {
       passedOn = error;
     }
     assert.ok(passedOn instanceof Error);
-    assert.equal(passedOn.message, 'not the input\'s fault');
+    assert.equal(passedOn.message, "not the input's fault");
     assert.match(String(passedOn.stack), /^[^\n]*\n\s+at decideOnFailure /);
     assert.equal(Error.stackTraceLimit, before);
     // Nested in another tryOr, whose caller discards or passes it on in turn: still no frames.
-    const inner = tryOr(() => tryOrThrow(library, (error) => error), (error) => error);
+    const inner = tryOr(
+      () => tryOrThrow(library, (error) => error),
+      (error) => error,
+    );
     assert.ok(inner instanceof Error);
-    assert.equal(inner.stack, 'Error: not the input\'s fault');
+    assert.equal(inner.stack, "Error: not the input's fault");
     // An answer of ours thrown by the work (a JSON reviver's 400) and passed on: still no frames.
-    assert.throws(() => tryOrThrow(() => {
-      throw invalidInput('forbidden key', '/body');
-    }, (error) => error), (error: unknown) => error instanceof CryptoError && error.stack === 'CryptoError: forbidden key');
+    assert.throws(
+      () =>
+        tryOrThrow(
+          () => {
+            throw invalidInput('forbidden key', '/body');
+          },
+          (error) => error,
+        ),
+      (error: unknown) => error instanceof CryptoError && error.stack === 'CryptoError: forbidden key',
+    );
     assert.equal(Error.stackTraceLimit, before);
   });
 });
@@ -94,19 +148,37 @@ describe('tryOr and tryOrThrow', () => {
 describe('openOrFail', () => {
   test('returns what the open returns, and turns any failure into the one DECRYPTION_FAILED', () => {
     const plaintext = new Uint8Array([1, 2, 3]);
-    assert.equal(openOrFail(() => plaintext), plaintext);
-    for (const failure of [() => { throw new Error('invalid tag'); }, () => { throw new TypeError('anything'); }]) {
-      assert.throws(() => openOrFail(failure), (error: unknown) => error instanceof CryptoError && error.code === 'DECRYPTION_FAILED' && error.message === 'decryption failed');
+    assert.equal(
+      openOrFail(() => plaintext),
+      plaintext,
+    );
+    for (const failure of [
+      () => {
+        throw new Error('invalid tag');
+      },
+      () => {
+        throw new TypeError('anything');
+      },
+    ]) {
+      assert.throws(
+        () => openOrFail(failure),
+        (error: unknown) =>
+          error instanceof CryptoError && error.code === 'DECRYPTION_FAILED' && error.message === 'decryption failed',
+      );
     }
   });
 
   test('captures no stack for the error it discards, and restores Error.stackTraceLimit', () => {
     const before = Error.stackTraceLimit;
     let discarded: Error | undefined;
-    assert.throws(() => openOrFail(() => {
-      discarded = new Error('invalid tag');
-      throw discarded;
-    }), CryptoError);
+    assert.throws(
+      () =>
+        openOrFail(() => {
+          discarded = new Error('invalid tag');
+          throw discarded;
+        }),
+      CryptoError,
+    );
     assert.equal(discarded?.stack, 'Error: invalid tag');
     assert.equal(Error.stackTraceLimit, before);
   });
@@ -117,7 +189,11 @@ describe('openOrFail', () => {
       const sealed = xchachaSeal(key, new Uint8Array(size).fill(1));
       sealed[sealed.length - 1]! ^= 1;
       for (const backend of ['noble', 'native'] as const) {
-        assert.throws(() => xchachaOpen(key, sealed, undefined, { backend }), (error: unknown) => error instanceof CryptoError && error.code === 'DECRYPTION_FAILED', `${backend}, ${size} B`);
+        assert.throws(
+          () => xchachaOpen(key, sealed, undefined, { backend }),
+          (error: unknown) => error instanceof CryptoError && error.code === 'DECRYPTION_FAILED',
+          `${backend}, ${size} B`,
+        );
       }
     }
   });
@@ -131,7 +207,10 @@ describe('openOrFail', () => {
  * property: with the accessor in place it captures no stack at all, which this test does not rely
  * on.) Async calls are awaited with the accessor in place.
  */
-async function failedInsideTryOr(failingCall: () => unknown, code: CryptoError['code'] = 'DECRYPTION_FAILED'): Promise<boolean> {
+async function failedInsideTryOr(
+  failingCall: () => unknown,
+  code: CryptoError['code'] = 'DECRYPTION_FAILED',
+): Promise<boolean> {
   const original = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit');
   let limit = Error.stackTraceLimit;
   const writes: { from: number; to: number }[] = [];
@@ -144,7 +223,10 @@ async function failedInsideTryOr(failingCall: () => unknown, code: CryptoError['
     },
   });
   try {
-    await assert.rejects(async () => failingCall(), (error: unknown) => error instanceof CryptoError && error.code === code);
+    await assert.rejects(
+      async () => failingCall(),
+      (error: unknown) => error instanceof CryptoError && error.code === code,
+    );
   } finally {
     if (original !== undefined) Object.defineProperty(Error, 'stackTraceLimit', original);
   }
@@ -161,24 +243,54 @@ describe('every open of core fails inside openOrFail', () => {
   const key = new Uint8Array(32).fill(9);
 
   test('the probe tells a wrapped open from a bare decryptionFailed()', async () => {
-    assert.equal(await failedInsideTryOr(() => openOrFail(() => { throw new Error('invalid tag'); })), true);
-    assert.equal(await failedInsideTryOr(() => { throw decryptionFailed(); }), false);
+    assert.equal(
+      await failedInsideTryOr(() =>
+        openOrFail(() => {
+          throw new Error('invalid tag');
+        }),
+      ),
+      true,
+    );
+    assert.equal(
+      await failedInsideTryOr(() => {
+        throw decryptionFailed();
+      }),
+      false,
+    );
   });
 
   test('XChaCha20-Poly1305 and HPKE ChaCha20-Poly1305, both backends; the sealed box; AES key unwrap', async () => {
     for (const backend of ['noble', 'native'] as const) {
-      assert.ok(await failedInsideTryOr(() => xchachaOpen(key, forged(xchachaSeal(key, new Uint8Array(64))), undefined, { backend })), `xchacha, ${backend}`);
+      assert.ok(
+        await failedInsideTryOr(() =>
+          xchachaOpen(key, forged(xchachaSeal(key, new Uint8Array(64))), undefined, { backend }),
+        ),
+        `xchacha, ${backend}`,
+      );
       const nonce = new Uint8Array(12);
       const aad = new Uint8Array(0);
       const sealed = forged(chacha20Poly1305Seal(key, nonce, aad, new Uint8Array(64), backend));
-      assert.ok(await failedInsideTryOr(() => chacha20Poly1305Open(key, nonce, aad, sealed, backend)), `hpke, ${backend}`);
+      assert.ok(
+        await failedInsideTryOr(() => chacha20Poly1305Open(key, nonce, aad, sealed, backend)),
+        `hpke, ${backend}`,
+      );
     }
     // RFC 7748 §6.1: Bob's X25519 key pair.
-    const secretKey = Uint8Array.from(Buffer.from('5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb', 'hex'));
-    const publicKey = Uint8Array.from(Buffer.from('de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f', 'hex'));
-    assert.ok(await failedInsideTryOr(() => openBox(secretKey, forged(sealBox(publicKey, new Uint8Array(64))))), 'sealed box');
+    const secretKey = Uint8Array.from(
+      Buffer.from('5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb', 'hex'),
+    );
+    const publicKey = Uint8Array.from(
+      Buffer.from('de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f', 'hex'),
+    );
+    assert.ok(
+      await failedInsideTryOr(() => openBox(secretKey, forged(sealBox(publicKey, new Uint8Array(64))))),
+      'sealed box',
+    );
     const kek = new Uint8Array(16).fill(3);
-    assert.ok(await failedInsideTryOr(() => unwrapKey('aes-kw', kek, forged(wrapKey('aes-kw', kek, new Uint8Array(16))))), 'aes-kw');
+    assert.ok(
+      await failedInsideTryOr(() => unwrapKey('aes-kw', kek, forged(wrapKey('aes-kw', kek, new Uint8Array(16))))),
+      'aes-kw',
+    );
   });
 });
 
@@ -189,9 +301,22 @@ describe('a key or text a library refuses fails inside tryOr', () => {
   test('classical keys: a P-256 point off the curve, a zero P-256 scalar, an unreadable PEM key, a low-order X25519 key', async () => {
     const offCurve = new Uint8Array(65).fill(1);
     offCurve[0] = 4;
-    assert.ok(await invalid(() => verifySignature('ecdsa-p256', offCurve, message, new Uint8Array(64))), 'ECDSA public key');
+    assert.ok(
+      await invalid(() => verifySignature('ecdsa-p256', offCurve, message, new Uint8Array(64))),
+      'ECDSA public key',
+    );
     assert.ok(await invalid(() => signMessage('ecdsa-p256', new Uint8Array(32), message)), 'ECDSA private key');
-    assert.ok(await invalid(() => verifySignature('ed25519', '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n', message, new Uint8Array(64))), 'PEM');
+    assert.ok(
+      await invalid(() =>
+        verifySignature(
+          'ed25519',
+          '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n',
+          message,
+          new Uint8Array(64),
+        ),
+      ),
+      'PEM',
+    );
     assert.ok(await invalid(() => sealBox(new Uint8Array(32), message)), 'sealed box to a low-order key');
   });
 
@@ -204,12 +329,18 @@ describe('a key or text a library refuses fails inside tryOr', () => {
       const { cipherText: ciphertext } = ML_KEM_PARAMETERS['ml-kem-768'].noble.encapsulate(publicKey);
       const expandedSecretKey = secretKey.slice();
       expandedSecretKey[expandedSecretKey.length - 40]! ^= 1; // inside H(ek): FIPS 203 §7.3's hash check fails
-      assert.ok(await invalid(() => mlKemDecapsulate(expandedSecretKey, ciphertext, undefined, { backend })), `ML-KEM decapsulation key, ${backend}`);
+      assert.ok(
+        await invalid(() => mlKemDecapsulate(expandedSecretKey, ciphertext, undefined, { backend })),
+        `ML-KEM decapsulation key, ${backend}`,
+      );
     }
     if (PQ_NATIVE_SUPPORT.mlDsa) {
       const expanded = ML_DSA_PARAMETERS['ml-dsa-44'].noble.keygen(new Uint8Array(32).fill(6)).secretKey.slice();
       expanded[70]! ^= 1; // inside tr = H(pk): OpenSSL's consistency check fails
-      assert.ok(await invalid(() => mlDsaSign(expanded, message, { backend: 'native' })), 'ML-DSA expanded key, native');
+      assert.ok(
+        await invalid(() => mlDsaSign(expanded, message, { backend: 'native' })),
+        'ML-DSA expanded key, native',
+      );
     }
     const { publicKey } = await xwingKeygen();
     const lowOrder = publicKey.slice();

@@ -52,12 +52,42 @@ const A21 = {
 
 /** RFC 9180 A.2.1.1: the encryptions of pt under the context above, by sequence number. */
 const A21_ENCRYPTIONS = [
-  { sequence: 0, aad: '436f756e742d30', nonce: '5c4d98150661b848853b547f', ct: '1c5250d8034ec2b784ba2cfd69dbdb8af406cfe3ff938e131f0def8c8b60b4db21993c62ce81883d2dd1b51a28' },
-  { sequence: 1, aad: '436f756e742d31', nonce: '5c4d98150661b848853b547e', ct: '6b53c051e4199c518de79594e1c4ab18b96f081549d45ce015be002090bb119e85285337cc95ba5f59992dc98c' },
-  { sequence: 2, aad: '436f756e742d32', nonce: '5c4d98150661b848853b547d', ct: '71146bd6795ccc9c49ce25dda112a48f202ad220559502cef1f34271e0cb4b02b4f10ecac6f48c32f878fae86b' },
-  { sequence: 4, aad: '436f756e742d34', nonce: '5c4d98150661b848853b547b', ct: '63357a2aa291f5a4e5f27db6baa2af8cf77427c7c1a909e0b37214dd47db122bb153495ff0b02e9e54a50dbe16' },
-  { sequence: 255, aad: '436f756e742d323535', nonce: '5c4d98150661b848853b5480', ct: '18ab939d63ddec9f6ac2b60d61d36a7375d2070c9b683861110757062c52b8880a5f6b3936da9cd6c23ef2a95c' },
-  { sequence: 256, aad: '436f756e742d323536', nonce: '5c4d98150661b848853b557f', ct: '7a4a13e9ef23978e2c520fd4d2e757514ae160cd0cd05e556ef692370ca53076214c0c40d4c728d6ed9e727a5b' },
+  {
+    sequence: 0,
+    aad: '436f756e742d30',
+    nonce: '5c4d98150661b848853b547f',
+    ct: '1c5250d8034ec2b784ba2cfd69dbdb8af406cfe3ff938e131f0def8c8b60b4db21993c62ce81883d2dd1b51a28',
+  },
+  {
+    sequence: 1,
+    aad: '436f756e742d31',
+    nonce: '5c4d98150661b848853b547e',
+    ct: '6b53c051e4199c518de79594e1c4ab18b96f081549d45ce015be002090bb119e85285337cc95ba5f59992dc98c',
+  },
+  {
+    sequence: 2,
+    aad: '436f756e742d32',
+    nonce: '5c4d98150661b848853b547d',
+    ct: '71146bd6795ccc9c49ce25dda112a48f202ad220559502cef1f34271e0cb4b02b4f10ecac6f48c32f878fae86b',
+  },
+  {
+    sequence: 4,
+    aad: '436f756e742d34',
+    nonce: '5c4d98150661b848853b547b',
+    ct: '63357a2aa291f5a4e5f27db6baa2af8cf77427c7c1a909e0b37214dd47db122bb153495ff0b02e9e54a50dbe16',
+  },
+  {
+    sequence: 255,
+    aad: '436f756e742d323535',
+    nonce: '5c4d98150661b848853b5480',
+    ct: '18ab939d63ddec9f6ac2b60d61d36a7375d2070c9b683861110757062c52b8880a5f6b3936da9cd6c23ef2a95c',
+  },
+  {
+    sequence: 256,
+    aad: '436f756e742d323536',
+    nonce: '5c4d98150661b848853b557f',
+    ct: '7a4a13e9ef23978e2c520fd4d2e757514ae160cd0cd05e556ef692370ca53076214c0c40d4c728d6ed9e727a5b',
+  },
 ] as const;
 
 const SEQUENCE_0 = A21_ENCRYPTIONS[0];
@@ -76,7 +106,9 @@ const SMALL_ORDER_POINTS = [
 const BACKENDS = ['noble', 'native'] as const;
 
 function isDecryptionFailure(error: unknown): boolean {
-  return error instanceof CryptoError && error.code === 'DECRYPTION_FAILED' && error.message === DECRYPTION_FAILED_MESSAGE;
+  return (
+    error instanceof CryptoError && error.code === 'DECRYPTION_FAILED' && error.message === DECRYPTION_FAILED_MESSAGE
+  );
 }
 
 describe('DHKEM(X25519, HKDF-SHA256): RFC 9180 A.2.1', () => {
@@ -135,23 +167,46 @@ describe('HPKE key schedule and single-shot seal/open: RFC 9180 A.2.1', () => {
 
   for (const backend of BACKENDS) {
     test(`SealBase with the fixed ephemeral gives enc and the sequence-0 ct (${backend} AEAD)`, async () => {
-      const { enc, ciphertext } = await hpkeSeal(kem, bytes(A21.pkRm), bytes(A21.info), bytes(SEQUENCE_0.aad), bytes(A21.pt), {
-        seed: bytes(A21.ikmE),
-        backend,
-      });
+      const { enc, ciphertext } = await hpkeSeal(
+        kem,
+        bytes(A21.pkRm),
+        bytes(A21.info),
+        bytes(SEQUENCE_0.aad),
+        bytes(A21.pt),
+        {
+          seed: bytes(A21.ikmE),
+          backend,
+        },
+      );
       assert.equal(hex(enc), A21.enc);
       assert.equal(hex(ciphertext), SEQUENCE_0.ct);
     });
 
     test(`OpenBase(enc, skRm) recovers pt from the sequence-0 ct (${backend} AEAD)`, async () => {
-      const plaintext = await hpkeOpen(kem, bytes(A21.skRm), bytes(A21.enc), bytes(A21.info), bytes(SEQUENCE_0.aad), bytes(SEQUENCE_0.ct), { backend });
+      const plaintext = await hpkeOpen(
+        kem,
+        bytes(A21.skRm),
+        bytes(A21.enc),
+        bytes(A21.info),
+        bytes(SEQUENCE_0.aad),
+        bytes(SEQUENCE_0.ct),
+        { backend },
+      );
       assert.equal(hex(plaintext), A21.pt);
     });
 
     test(`the AEAD reproduces every listed encryption under the vector's key and nonces (${backend})`, async () => {
       for (const { sequence, aad, nonce, ct } of A21_ENCRYPTIONS) {
-        assert.equal(hex(chacha20Poly1305Seal(bytes(A21.key), bytes(nonce), bytes(aad), bytes(A21.pt), backend)), ct, `sequence ${sequence}`);
-        assert.equal(hex(chacha20Poly1305Open(bytes(A21.key), bytes(nonce), bytes(aad), bytes(ct), backend)), A21.pt, `sequence ${sequence}`);
+        assert.equal(
+          hex(chacha20Poly1305Seal(bytes(A21.key), bytes(nonce), bytes(aad), bytes(A21.pt), backend)),
+          ct,
+          `sequence ${sequence}`,
+        );
+        assert.equal(
+          hex(chacha20Poly1305Open(bytes(A21.key), bytes(nonce), bytes(aad), bytes(ct), backend)),
+          A21.pt,
+          `sequence ${sequence}`,
+        );
       }
     });
   }
@@ -172,9 +227,9 @@ describe('HPKE key schedule and single-shot seal/open: RFC 9180 A.2.1', () => {
 });
 
 describe('HKDF-SHA256 split into Extract and Expand', () => {
-  test('Extract then Expand equals node:crypto\'s one-call HKDF for every output length from 1 to 255 blocks', async () => {
+  test("Extract then Expand equals node:crypto's one-call HKDF for every output length from 1 to 255 blocks", async () => {
     for (const length of [1, 31, 32, 33, 64, 65, 100, 1000, 255 * 32]) {
-      const ikm = new Uint8Array(randomBytes(length % 50 + 1));
+      const ikm = new Uint8Array(randomBytes((length % 50) + 1));
       const salt = new Uint8Array(randomBytes(length % 3 === 0 ? 0 : 16));
       const info = new Uint8Array(randomBytes(length % 40));
       const expected = Buffer.from(hkdfSync('sha256', ikm, salt, info, length)).toString('hex');
@@ -199,10 +254,18 @@ describe('HPKE failures', () => {
     for (const point of SMALL_ORDER_POINTS) {
       await assert.rejects(
         kem.encap(bytes(point), { label: 'recipients/0/publicKey' }),
-        (error: unknown) => error instanceof CryptoError && error.code === 'INVALID_INPUT' && error.field === '/recipients/0/publicKey' && /low-order/.test(error.message),
+        (error: unknown) =>
+          error instanceof CryptoError &&
+          error.code === 'INVALID_INPUT' &&
+          error.field === '/recipients/0/publicKey' &&
+          /low-order/.test(error.message),
         point,
       );
-      await assert.rejects(hpkeSeal(kem, bytes(point), info, aad, bytes(A21.pt)), (error: unknown) => error instanceof CryptoError && error.code === 'INVALID_INPUT', point);
+      await assert.rejects(
+        hpkeSeal(kem, bytes(point), info, aad, bytes(A21.pt)),
+        (error: unknown) => error instanceof CryptoError && error.code === 'INVALID_INPUT',
+        point,
+      );
     }
   });
 
@@ -214,22 +277,31 @@ describe('HPKE failures', () => {
   });
 
   test('any single-bit change of enc, ct, info or aad makes OpenBase fail with the one decryption failure', async () => {
-    const flips = (value: Uint8Array) => Array.from({ length: value.byteLength * 8 }, (_, bit) => {
-      const copy = value.slice();
-      copy[bit >> 3]! ^= 1 << (bit & 7);
-      return copy;
-    });
-    for (const changed of flips(enc)) await assert.rejects(hpkeOpen(kem, skR, changed, info, aad, ct), isDecryptionFailure);
-    for (const changed of flips(ct)) await assert.rejects(hpkeOpen(kem, skR, enc, info, aad, changed), isDecryptionFailure);
-    for (const changed of flips(info)) await assert.rejects(hpkeOpen(kem, skR, enc, changed, aad, ct), isDecryptionFailure);
-    for (const changed of flips(aad)) await assert.rejects(hpkeOpen(kem, skR, enc, info, changed, ct), isDecryptionFailure);
+    const flips = (value: Uint8Array) =>
+      Array.from({ length: value.byteLength * 8 }, (_, bit) => {
+        const copy = value.slice();
+        copy[bit >> 3]! ^= 1 << (bit & 7);
+        return copy;
+      });
+    for (const changed of flips(enc))
+      await assert.rejects(hpkeOpen(kem, skR, changed, info, aad, ct), isDecryptionFailure);
+    for (const changed of flips(ct))
+      await assert.rejects(hpkeOpen(kem, skR, enc, info, aad, changed), isDecryptionFailure);
+    for (const changed of flips(info))
+      await assert.rejects(hpkeOpen(kem, skR, enc, changed, aad, ct), isDecryptionFailure);
+    for (const changed of flips(aad))
+      await assert.rejects(hpkeOpen(kem, skR, enc, info, changed, ct), isDecryptionFailure);
   });
 
   test('another recipient key, a truncated ct or an enc of the wrong length fail the same way', async () => {
     const other = await kem.generateKeyPair();
     await assert.rejects(hpkeOpen(kem, other.secretKey, enc, info, aad, ct), isDecryptionFailure);
     for (const length of [0, 1, 15, 16, ct.byteLength - 1]) {
-      await assert.rejects(hpkeOpen(kem, skR, enc, info, aad, ct.subarray(0, length)), isDecryptionFailure, `ct length ${length}`);
+      await assert.rejects(
+        hpkeOpen(kem, skR, enc, info, aad, ct.subarray(0, length)),
+        isDecryptionFailure,
+        `ct length ${length}`,
+      );
     }
     for (const length of [0, 31, 33, 64]) {
       const wrong = new Uint8Array(length).fill(9);
@@ -241,15 +313,23 @@ describe('HPKE failures', () => {
     for (const length of [0, 31, 33, 64]) {
       await assert.rejects(
         kem.encap(new Uint8Array(length), { label: 'recipientPublicKey' }),
-        (error: unknown) => error instanceof CryptoError && error.code === 'INVALID_INPUT' && error.field === '/recipientPublicKey',
+        (error: unknown) =>
+          error instanceof CryptoError && error.code === 'INVALID_INPUT' && error.field === '/recipientPublicKey',
       );
       await assert.rejects(
         kem.importPrivateKey(new Uint8Array(length), 'recipientSecretKey'),
-        (error: unknown) => error instanceof CryptoError && error.code === 'INVALID_INPUT' && error.field === '/recipientSecretKey',
+        (error: unknown) =>
+          error instanceof CryptoError && error.code === 'INVALID_INPUT' && error.field === '/recipientSecretKey',
       );
-      await assert.rejects(hpkeOpen(kem, new Uint8Array(length), enc, info, aad, ct), (error: unknown) => error instanceof CryptoError && error.code === 'INVALID_INPUT');
+      await assert.rejects(
+        hpkeOpen(kem, new Uint8Array(length), enc, info, aad, ct),
+        (error: unknown) => error instanceof CryptoError && error.code === 'INVALID_INPUT',
+      );
     }
-    await assert.rejects(kem.encap(pkR, { seed: new Uint8Array(31) }), (error: unknown) => error instanceof CryptoError && error.code === 'INVALID_INPUT');
+    await assert.rejects(
+      kem.encap(pkR, { seed: new Uint8Array(31) }),
+      (error: unknown) => error instanceof CryptoError && error.code === 'INVALID_INPUT',
+    );
   });
 
   test('round trips with random keys, empty and long messages, and a different info per message', async () => {
@@ -260,8 +340,14 @@ describe('HPKE failures', () => {
       const label = new TextEncoder().encode(`message ${length}`);
       const sealed = await hpkeSeal(kem, recipient.publicKey, label, new Uint8Array(0), plaintext);
       assert.equal(sealed.ciphertext.byteLength, length + 16);
-      assert.equal(hex(await hpkeOpen(kem, imported, sealed.enc, label, new Uint8Array(0), sealed.ciphertext)), hex(plaintext));
-      await assert.rejects(hpkeOpen(kem, imported, sealed.enc, info, new Uint8Array(0), sealed.ciphertext), isDecryptionFailure);
+      assert.equal(
+        hex(await hpkeOpen(kem, imported, sealed.enc, label, new Uint8Array(0), sealed.ciphertext)),
+        hex(plaintext),
+      );
+      await assert.rejects(
+        hpkeOpen(kem, imported, sealed.enc, info, new Uint8Array(0), sealed.ciphertext),
+        isDecryptionFailure,
+      );
     }
   });
 });

@@ -34,7 +34,10 @@ for (const backend of BACKENDS) {
     });
 
     test('libsodium accepts several lanes and our default parameters', async () => {
-      for (const params of [{ t: 2, m: 19456, p: 4 }, { t: 3, m: 65536, p: 4 }]) {
+      for (const params of [
+        { t: 2, m: 19456, p: 4 },
+        { t: 3, m: 65536, p: 4 },
+      ]) {
         const { hash } = await hashPassword(utf8('lanes'), params, { backend });
         assert.equal(sodium.crypto_pwhash_str_verify(hash, 'lanes'), true, hash.slice(0, 32));
       }
@@ -54,13 +57,21 @@ for (const backend of BACKENDS) {
       for (const password of PASSWORDS) {
         const hash = sodium.crypto_pwhash_str(password, FLOOR.t, FLOOR.m * 1024);
         assert.match(hash, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
-        assert.deepEqual(await verifyPassword(utf8(password), hash, { backend }), { valid: true, needsRehash: true }, password);
+        assert.deepEqual(
+          await verifyPassword(utf8(password), hash, { backend }),
+          { valid: true, needsRehash: true },
+          password,
+        );
         assert.equal((await verifyPassword(utf8(`${password}.`), hash, { backend })).valid, false, password);
       }
     });
 
     test('hash-wasm argon2id, with salt and tag lengths other than ours', async () => {
-      for (const [saltLength, hashLength] of [[16, 32], [8, 16], [32, 64]] as const) {
+      for (const [saltLength, hashLength] of [
+        [16, 32],
+        [8, 16],
+        [32, 64],
+      ] as const) {
         const hash = await hashWasmArgon2id({
           password: 'hash-wasm',
           salt: randomBytes(saltLength),

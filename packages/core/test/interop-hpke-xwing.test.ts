@@ -12,13 +12,22 @@ import { Chacha20Poly1305 } from '@hpke/chacha20poly1305';
 import { XWing } from '@hpke/hybridkem-x-wing';
 import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { PQ_SEALED_BOX_INFO, openBoxPq, sealBoxPq } from '../src/sealedbox-pq.ts';
-import { MULTI_RECIPIENT_INFO, MULTI_RECIPIENT_PAYLOAD_KEY_LENGTH, multiRecipientDecrypt, multiRecipientEncrypt } from '../src/multi-recipient.ts';
+import {
+  MULTI_RECIPIENT_INFO,
+  MULTI_RECIPIENT_PAYLOAD_KEY_LENGTH,
+  multiRecipientDecrypt,
+  multiRecipientEncrypt,
+} from '../src/multi-recipient.ts';
 import { XWING_HPKE_KEM, xwingKeygen } from '../src/xwing.ts';
 import { DHKEM_X25519_HKDF_SHA256 } from '../src/hpke.ts';
 import { xchachaSeal } from '../src/aead.ts';
 
 const suite = new CipherSuite({ kem: new XWing(), kdf: new HkdfSha256(), aead: new Chacha20Poly1305() });
-const classicalSuite = new CipherSuite({ kem: new DhkemX25519HkdfSha256(), kdf: new HkdfSha256(), aead: new Chacha20Poly1305() });
+const classicalSuite = new CipherSuite({
+  kem: new DhkemX25519HkdfSha256(),
+  kdf: new HkdfSha256(),
+  aead: new Chacha20Poly1305(),
+});
 
 const text = (value: string) => new TextEncoder().encode(value);
 const buffer = (bytes: Uint8Array) => bytes.slice().buffer;
@@ -33,9 +42,15 @@ describe('the post-quantum sealed box interoperates with @hpke/core + @hpke/hybr
     const recipientKey = await theirPrivateKey(keys.secretKey);
     for (const length of [0, 1, 100, 5000]) {
       const plaintext = patterned(length, 13);
-      for (const recipient of [{ publicKey: keys.publicKey }, { x25519PublicKey: keys.x25519PublicKey, mlKemPublicKey: keys.mlKemPublicKey }]) {
+      for (const recipient of [
+        { publicKey: keys.publicKey },
+        { x25519PublicKey: keys.x25519PublicKey, mlKemPublicKey: keys.mlKemPublicKey },
+      ]) {
         const sealed = await sealBoxPq(recipient, plaintext);
-        const opened = await suite.open({ recipientKey, enc: buffer(sealed.subarray(0, 1120)), info: buffer(PQ_SEALED_BOX_INFO) }, buffer(sealed.subarray(1120)));
+        const opened = await suite.open(
+          { recipientKey, enc: buffer(sealed.subarray(0, 1120)), info: buffer(PQ_SEALED_BOX_INFO) },
+          buffer(sealed.subarray(1120)),
+        );
         assert.deepEqual(new Uint8Array(opened), plaintext, `length ${length}`);
       }
     }
@@ -50,7 +65,11 @@ describe('the post-quantum sealed box interoperates with @hpke/core + @hpke/hybr
       assert.equal(enc.byteLength, 1120);
       const sealed = new Uint8Array([...new Uint8Array(enc), ...new Uint8Array(ct)]);
       assert.deepEqual(await openBoxPq({ secretKey: keys.secretKey }, sealed), plaintext, `seed, length ${length}`);
-      assert.deepEqual(await openBoxPq({ x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey }, sealed), plaintext, `parts, length ${length}`);
+      assert.deepEqual(
+        await openBoxPq({ x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey }, sealed),
+        plaintext,
+        `parts, length ${length}`,
+      );
     }
   });
 
@@ -59,7 +78,13 @@ describe('the post-quantum sealed box interoperates with @hpke/core + @hpke/hybr
     const sealed = await sealBoxPq({ publicKey: keys.publicKey }, text('bound to its use'));
     const recipientKey = await theirPrivateKey(keys.secretKey);
     for (const info of ['', 'crypto-service/v2/sealedbox-pq/', 'crypto-service/v2/multi-recipient']) {
-      await assert.rejects(suite.open({ recipientKey, enc: buffer(sealed.subarray(0, 1120)), info: buffer(text(info)) }, buffer(sealed.subarray(1120))), `info '${info}'`);
+      await assert.rejects(
+        suite.open(
+          { recipientKey, enc: buffer(sealed.subarray(0, 1120)), info: buffer(text(info)) },
+          buffer(sealed.subarray(1120)),
+        ),
+        `info '${info}'`,
+      );
     }
   });
 
@@ -88,29 +113,66 @@ describe('the hybrid multi-recipient slots interoperate with @hpke/core + @hpke/
       { type: 'x25519', publicKey: classical.publicKey },
       { type: 'pq', publicKey: hybrid[1]!.x25519PublicKey, mlKemPublicKey: hybrid[1]!.mlKemPublicKey },
     ]);
-    assert.deepEqual(envelope.recipients.map((slot) => [slot.type, slot.enc.byteLength]), [['x25519-ml-kem-768', 1120], ['x25519', 32], ['x25519-ml-kem-768', 1120]]);
+    assert.deepEqual(
+      envelope.recipients.map((slot) => [slot.type, slot.enc.byteLength]),
+      [
+        ['x25519-ml-kem-768', 1120],
+        ['x25519', 32],
+        ['x25519-ml-kem-768', 1120],
+      ],
+    );
     const open = (slotIndex: number, recipientKey: Parameters<typeof suite.open>[0]['recipientKey'], using = suite) => {
       const slot = envelope.recipients[slotIndex]!;
-      return using.open({ recipientKey, enc: buffer(slot.enc), info: buffer(MULTI_RECIPIENT_INFO) }, buffer(slot.wrappedKey));
+      return using.open(
+        { recipientKey, enc: buffer(slot.enc), info: buffer(MULTI_RECIPIENT_INFO) },
+        buffer(slot.wrappedKey),
+      );
     };
-    for (const [slotIndex, keys] of [[0, hybrid[0]!], [2, hybrid[1]!]] as const) {
+    for (const [slotIndex, keys] of [
+      [0, hybrid[0]!],
+      [2, hybrid[1]!],
+    ] as const) {
       const payloadKey = new Uint8Array(await open(slotIndex, await theirPrivateKey(keys.secretKey)));
       assert.equal(payloadKey.byteLength, MULTI_RECIPIENT_PAYLOAD_KEY_LENGTH);
-      assert.deepEqual(xchacha20poly1305(payloadKey, envelope.ciphertext.subarray(0, 24)).decrypt(envelope.ciphertext.subarray(24)), plaintext);
+      assert.deepEqual(
+        xchacha20poly1305(payloadKey, envelope.ciphertext.subarray(0, 24)).decrypt(envelope.ciphertext.subarray(24)),
+        plaintext,
+      );
     }
     // And the classical slot with @hpke's DHKEM(X25519), the same payload key.
-    const classicalKey = new Uint8Array(await open(1, await classicalSuite.kem.deserializePrivateKey(buffer(classical.secretKey)), classicalSuite));
-    assert.deepEqual(xchacha20poly1305(classicalKey, envelope.ciphertext.subarray(0, 24)).decrypt(envelope.ciphertext.subarray(24)), plaintext);
+    const classicalKey = new Uint8Array(
+      await open(1, await classicalSuite.kem.deserializePrivateKey(buffer(classical.secretKey)), classicalSuite),
+    );
+    assert.deepEqual(
+      xchacha20poly1305(classicalKey, envelope.ciphertext.subarray(0, 24)).decrypt(envelope.ciphertext.subarray(24)),
+      plaintext,
+    );
   });
 
   test('a hybrid slot that @hpke/core seals to our key opens here, with the seed and with the parts', async () => {
     const keys = await xwingKeygen();
     const recipientPublicKey = await suite.kem.deserializePublicKey(buffer(keys.publicKey));
     const payloadKey = crypto.getRandomValues(new Uint8Array(MULTI_RECIPIENT_PAYLOAD_KEY_LENGTH));
-    const { enc, ct } = await suite.seal({ recipientPublicKey, info: buffer(MULTI_RECIPIENT_INFO) }, buffer(payloadKey));
+    const { enc, ct } = await suite.seal(
+      { recipientPublicKey, info: buffer(MULTI_RECIPIENT_INFO) },
+      buffer(payloadKey),
+    );
     const plaintext = text('an envelope assembled around a slot of @hpke/core');
-    const envelope = { ciphertext: xchachaSeal(payloadKey, plaintext), recipients: [{ type: 'pq', enc: new Uint8Array(enc), wrappedKey: new Uint8Array(ct) }] };
-    assert.deepEqual(await multiRecipientDecrypt(envelope, { type: 'x25519-ml-kem-768', secretKey: keys.secretKey }), plaintext);
-    assert.deepEqual(await multiRecipientDecrypt(envelope, { type: 'x25519-ml-kem-768', x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey }), plaintext);
+    const envelope = {
+      ciphertext: xchachaSeal(payloadKey, plaintext),
+      recipients: [{ type: 'pq', enc: new Uint8Array(enc), wrappedKey: new Uint8Array(ct) }],
+    };
+    assert.deepEqual(
+      await multiRecipientDecrypt(envelope, { type: 'x25519-ml-kem-768', secretKey: keys.secretKey }),
+      plaintext,
+    );
+    assert.deepEqual(
+      await multiRecipientDecrypt(envelope, {
+        type: 'x25519-ml-kem-768',
+        x25519SecretKey: keys.x25519PrivateKey,
+        mlKemSecretKey: keys.mlKemSecretKey,
+      }),
+      plaintext,
+    );
   });
 });

@@ -18,21 +18,32 @@ import { DHKEM_X25519_HKDF_SHA256 as kem, hpkeOpen } from '../src/hpke.ts';
 import { xchachaSeal } from '../src/aead.ts';
 import { CryptoError } from '../src/errors.ts';
 
-const suite = new CipherSuite({ kem: new DhkemX25519HkdfSha256(), kdf: new HkdfSha256(), aead: new Chacha20Poly1305() });
+const suite = new CipherSuite({
+  kem: new DhkemX25519HkdfSha256(),
+  kdf: new HkdfSha256(),
+  aead: new Chacha20Poly1305(),
+});
 
 describe('multi-recipient slots interoperate with @hpke/core', () => {
   test('@hpke/core opens each of our slots with the recipient key and info, and the payload key opens our payload', async () => {
     const pairs = [await kem.generateKeyPair(), await kem.generateKeyPair(), await kem.generateKeyPair()];
     for (const length of [0, 1, 100, 3000]) {
       const plaintext = new Uint8Array(length).map((_, i) => (i * 31 + 7) & 0xff);
-      const envelope = await multiRecipientEncrypt(plaintext, pairs.map((pair) => ({ type: 'x25519', publicKey: pair.publicKey })));
+      const envelope = await multiRecipientEncrypt(
+        plaintext,
+        pairs.map((pair) => ({ type: 'x25519', publicKey: pair.publicKey })),
+      );
       for (const [index, pair] of pairs.entries()) {
         const slot = envelope.recipients[index]!;
         const recipientKey = await suite.kem.deserializePrivateKey(pair.secretKey);
-        const payloadKey = new Uint8Array(await suite.open({ recipientKey, enc: slot.enc, info: MULTI_RECIPIENT_INFO }, slot.wrappedKey));
+        const payloadKey = new Uint8Array(
+          await suite.open({ recipientKey, enc: slot.enc, info: MULTI_RECIPIENT_INFO }, slot.wrappedKey),
+        );
         assert.equal(payloadKey.byteLength, MULTI_RECIPIENT_PAYLOAD_KEY_LENGTH);
         // @noble/ciphers' XChaCha20-Poly1305 opens the payload: nonce (24 B) ‖ ciphertext ‖ tag.
-        const opened = xchacha20poly1305(payloadKey, envelope.ciphertext.subarray(0, 24)).decrypt(envelope.ciphertext.subarray(24));
+        const opened = xchacha20poly1305(payloadKey, envelope.ciphertext.subarray(0, 24)).decrypt(
+          envelope.ciphertext.subarray(24),
+        );
         assert.deepEqual(opened, plaintext, `length ${length}, recipient ${index}`);
       }
     }
@@ -45,19 +56,29 @@ describe('multi-recipient slots interoperate with @hpke/core', () => {
     const plaintext = new TextEncoder().encode('to a key made by @hpke/core');
     const envelope = await multiRecipientEncrypt(plaintext, [{ type: 'x25519', publicKey }]);
     const slot = envelope.recipients[0]!;
-    const payloadKey = new Uint8Array(await suite.open({ recipientKey: theirs, enc: slot.enc, info: MULTI_RECIPIENT_INFO }, slot.wrappedKey));
-    assert.deepEqual(xchacha20poly1305(payloadKey, envelope.ciphertext.subarray(0, 24)).decrypt(envelope.ciphertext.subarray(24)), plaintext);
+    const payloadKey = new Uint8Array(
+      await suite.open({ recipientKey: theirs, enc: slot.enc, info: MULTI_RECIPIENT_INFO }, slot.wrappedKey),
+    );
+    assert.deepEqual(
+      xchacha20poly1305(payloadKey, envelope.ciphertext.subarray(0, 24)).decrypt(envelope.ciphertext.subarray(24)),
+      plaintext,
+    );
     assert.deepEqual(await multiRecipientDecrypt(envelope, { type: 'x25519', secretKey }), plaintext);
   });
 
   test('@hpke/core refuses our slot under any other info string: the info is exactly the documented one', async () => {
     const pair = await kem.generateKeyPair();
-    const envelope = await multiRecipientEncrypt(new Uint8Array([1, 2, 3]), [{ type: 'x25519', publicKey: pair.publicKey }]);
+    const envelope = await multiRecipientEncrypt(new Uint8Array([1, 2, 3]), [
+      { type: 'x25519', publicKey: pair.publicKey },
+    ]);
     const slot = envelope.recipients[0]!;
     const recipientKey = await suite.kem.deserializePrivateKey(pair.secretKey);
     assert.equal(new TextDecoder().decode(MULTI_RECIPIENT_INFO), 'crypto-service/v2/multi-recipient');
     for (const info of ['', 'crypto-service/v2/multi-recipient/', 'crypto-service/v2/sealedbox-pq']) {
-      await assert.rejects(suite.open({ recipientKey, enc: slot.enc, info: new TextEncoder().encode(info) }, slot.wrappedKey), `info '${info}'`);
+      await assert.rejects(
+        suite.open({ recipientKey, enc: slot.enc, info: new TextEncoder().encode(info) }, slot.wrappedKey),
+        `info '${info}'`,
+      );
     }
   });
 
@@ -70,9 +91,19 @@ describe('multi-recipient slots interoperate with @hpke/core', () => {
       const sealed = await suite.seal({ recipientPublicKey, info: MULTI_RECIPIENT_INFO }, payloadKey);
       const enc = new Uint8Array(sealed.enc);
       const wrappedKey = new Uint8Array(sealed.ct);
-      assert.deepEqual(await hpkeOpen(kem, pair.secretKey, enc, MULTI_RECIPIENT_INFO, new Uint8Array(0), wrappedKey), payloadKey);
-      const envelope = { ciphertext: xchachaSeal(payloadKey, plaintext), recipients: [{ type: 'x25519', enc, wrappedKey }] };
-      assert.deepEqual(await multiRecipientDecrypt(envelope, { type: 'x25519', secretKey: pair.secretKey }), plaintext, `length ${length}`);
+      assert.deepEqual(
+        await hpkeOpen(kem, pair.secretKey, enc, MULTI_RECIPIENT_INFO, new Uint8Array(0), wrappedKey),
+        payloadKey,
+      );
+      const envelope = {
+        ciphertext: xchachaSeal(payloadKey, plaintext),
+        recipients: [{ type: 'x25519', enc, wrappedKey }],
+      };
+      assert.deepEqual(
+        await multiRecipientDecrypt(envelope, { type: 'x25519', secretKey: pair.secretKey }),
+        plaintext,
+        `length ${length}`,
+      );
     }
   });
 
@@ -86,6 +117,9 @@ describe('multi-recipient slots interoperate with @hpke/core', () => {
     const enc = new Uint8Array(sealed.enc);
     const ciphertext = new Uint8Array(sealed.ct);
     assert.deepEqual(await hpkeOpen(kem, pair.secretKey, enc, info, aad, ciphertext), plaintext);
-    await assert.rejects(hpkeOpen(kem, pair.secretKey, enc, info, new Uint8Array(0), ciphertext), (error: unknown) => error instanceof CryptoError && error.code === 'DECRYPTION_FAILED');
+    await assert.rejects(
+      hpkeOpen(kem, pair.secretKey, enc, info, new Uint8Array(0), ciphertext),
+      (error: unknown) => error instanceof CryptoError && error.code === 'DECRYPTION_FAILED',
+    );
   });
 });

@@ -37,7 +37,13 @@ describe('XChaCha20-Poly1305 with libsodium crypto_aead_xchacha20poly1305_ietf',
           const aad = withAad ? bytes(`aad ${length}`, 13) : undefined;
           const sealed = xchachaSeal(key, plaintext, aad, { backend });
           const nonce = sealed.subarray(0, XCHACHA_NONCE_LENGTH);
-          const opened = sodium.crypto_aead_xchacha20poly1305_ietf_decrypt(null, sealed.subarray(XCHACHA_NONCE_LENGTH), aad ?? null, nonce, key);
+          const opened = sodium.crypto_aead_xchacha20poly1305_ietf_decrypt(
+            null,
+            sealed.subarray(XCHACHA_NONCE_LENGTH),
+            aad ?? null,
+            nonce,
+            key,
+          );
           assert.ok(same(opened, plaintext), `length ${length}`);
         }
       });
@@ -60,9 +66,18 @@ describe('XChaCha20-Poly1305 with libsodium crypto_aead_xchacha20poly1305_ietf',
     const key = sodium.crypto_aead_xchacha20poly1305_ietf_keygen();
     const nonce = sodium.randombytes_buf(XCHACHA_NONCE_LENGTH);
     const aad = bytes('bound', 8);
-    const sealed = Uint8Array.from([...nonce, ...sodium.crypto_aead_xchacha20poly1305_ietf_encrypt(bytes('m', 30), aad, null, nonce, key)]);
-    assert.throws(() => xchachaOpen(key, sealed), (error: unknown) => error instanceof CryptoError && error.code === 'DECRYPTION_FAILED');
-    assert.throws(() => xchachaOpen(key, sealed, bytes('other', 8)), (error: unknown) => error instanceof CryptoError && error.code === 'DECRYPTION_FAILED');
+    const sealed = Uint8Array.from([
+      ...nonce,
+      ...sodium.crypto_aead_xchacha20poly1305_ietf_encrypt(bytes('m', 30), aad, null, nonce, key),
+    ]);
+    assert.throws(
+      () => xchachaOpen(key, sealed),
+      (error: unknown) => error instanceof CryptoError && error.code === 'DECRYPTION_FAILED',
+    );
+    assert.throws(
+      () => xchachaOpen(key, sealed, bytes('other', 8)),
+      (error: unknown) => error instanceof CryptoError && error.code === 'DECRYPTION_FAILED',
+    );
   });
 });
 
@@ -72,11 +87,14 @@ describe('sealed boxes with libsodium crypto_box_seal', () => {
     for (const length of LENGTHS) {
       const plaintext = bytes(`box ${length}`, length);
       const sealed = sealBox(recipient.publicKey, plaintext);
-      assert.ok(same(sodium.crypto_box_seal_open(sealed, recipient.publicKey, recipient.privateKey), plaintext), `length ${length}`);
+      assert.ok(
+        same(sodium.crypto_box_seal_open(sealed, recipient.publicKey, recipient.privateKey), plaintext),
+        `length ${length}`,
+      );
     }
   });
 
-  test('we open crypto_box_seal\'s', () => {
+  test("we open crypto_box_seal's", () => {
     const recipient = sodium.crypto_box_keypair();
     for (const length of LENGTHS) {
       const plaintext = bytes(`libsodium box ${length}`, length);
@@ -91,7 +109,10 @@ describe('sealed boxes with libsodium crypto_box_seal', () => {
     const ours = sealBox(alice.publicKey, bytes('for alice', 20));
     assert.throws(() => sodium.crypto_box_seal_open(ours, bob.publicKey, bob.privateKey));
     const theirs = sodium.crypto_box_seal(bytes('for alice', 20), alice.publicKey);
-    assert.throws(() => openBox(bob.privateKey, theirs), (error: unknown) => error instanceof CryptoError && error.code === 'DECRYPTION_FAILED');
+    assert.throws(
+      () => openBox(bob.privateKey, theirs),
+      (error: unknown) => error instanceof CryptoError && error.code === 'DECRYPTION_FAILED',
+    );
   });
 
   test('libsodium and we refuse the same low-order recipient keys', () => {
@@ -107,7 +128,11 @@ describe('sealed boxes with libsodium crypto_box_seal', () => {
     for (const hex of lowOrder) {
       const point = Uint8Array.from(Buffer.from(hex, 'hex'));
       assert.throws(() => sodium.crypto_box_seal(bytes('x', 5), point), `libsodium seals to ${hex}`);
-      assert.throws(() => sealBox(point, bytes('x', 5)), (error: unknown) => error instanceof CryptoError && error.code === 'INVALID_INPUT', `we seal to ${hex}`);
+      assert.throws(
+        () => sealBox(point, bytes('x', 5)),
+        (error: unknown) => error instanceof CryptoError && error.code === 'INVALID_INPUT',
+        `we seal to ${hex}`,
+      );
     }
   });
 });

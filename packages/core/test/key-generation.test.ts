@@ -63,12 +63,50 @@ interface PairSpec {
 }
 
 const PAIRS: Record<string, PairSpec> = {
-  ed25519: { privateLength: 32, publicLength: 32, nodeType: 'ed25519', jwk: { kty: 'OKP', crv: 'Ed25519' }, derivePublic: (k) => ed25519.getPublicKey(k) },
-  ed448: { privateLength: 57, publicLength: 57, nodeType: 'ed448', jwk: { kty: 'OKP', crv: 'Ed448' }, derivePublic: (k) => ed448.getPublicKey(k) },
-  'ecdsa-p256': { privateLength: 32, publicLength: 65, nodeType: 'ec', namedCurve: 'prime256v1', jwk: { kty: 'EC', crv: 'P-256' }, derivePublic: (k) => p256.getPublicKey(k, false) },
-  'ecdsa-p384': { privateLength: 48, publicLength: 97, nodeType: 'ec', namedCurve: 'secp384r1', jwk: { kty: 'EC', crv: 'P-384' }, derivePublic: (k) => p384.getPublicKey(k, false) },
-  x25519: { privateLength: 32, publicLength: 32, nodeType: 'x25519', jwk: { kty: 'OKP', crv: 'X25519' }, derivePublic: (k) => x25519.getPublicKey(k) },
-  x448: { privateLength: 56, publicLength: 56, nodeType: 'x448', jwk: { kty: 'OKP', crv: 'X448' }, derivePublic: (k) => x448.getPublicKey(k) },
+  ed25519: {
+    privateLength: 32,
+    publicLength: 32,
+    nodeType: 'ed25519',
+    jwk: { kty: 'OKP', crv: 'Ed25519' },
+    derivePublic: (k) => ed25519.getPublicKey(k),
+  },
+  ed448: {
+    privateLength: 57,
+    publicLength: 57,
+    nodeType: 'ed448',
+    jwk: { kty: 'OKP', crv: 'Ed448' },
+    derivePublic: (k) => ed448.getPublicKey(k),
+  },
+  'ecdsa-p256': {
+    privateLength: 32,
+    publicLength: 65,
+    nodeType: 'ec',
+    namedCurve: 'prime256v1',
+    jwk: { kty: 'EC', crv: 'P-256' },
+    derivePublic: (k) => p256.getPublicKey(k, false),
+  },
+  'ecdsa-p384': {
+    privateLength: 48,
+    publicLength: 97,
+    nodeType: 'ec',
+    namedCurve: 'secp384r1',
+    jwk: { kty: 'EC', crv: 'P-384' },
+    derivePublic: (k) => p384.getPublicKey(k, false),
+  },
+  x25519: {
+    privateLength: 32,
+    publicLength: 32,
+    nodeType: 'x25519',
+    jwk: { kty: 'OKP', crv: 'X25519' },
+    derivePublic: (k) => x25519.getPublicKey(k),
+  },
+  x448: {
+    privateLength: 56,
+    publicLength: 56,
+    nodeType: 'x448',
+    jwk: { kty: 'OKP', crv: 'X448' },
+    derivePublic: (k) => x448.getPublicKey(k),
+  },
 };
 
 const SECRETS: Record<string, number> = {
@@ -87,10 +125,15 @@ const SECRETS: Record<string, number> = {
 const SIGNATURE_IDS = ['ed25519', 'ed448', 'ecdsa-p256', 'ecdsa-p384'] as const;
 
 /** Raw bytes of a JWK pair, the way an independent reader would take them (RFC 8037 / 7518). */
-function rawFromJwk(spec: PairSpec, privateJwk: Jwk, publicJwk: Jwk): { privateKey: Uint8Array; publicKey: Uint8Array } {
-  const publicKey = spec.jwk.kty === 'EC'
-    ? new Uint8Array([0x04, ...fromB64url(publicJwk.x), ...fromB64url(publicJwk.y)])
-    : fromB64url(publicJwk.x);
+function rawFromJwk(
+  spec: PairSpec,
+  privateJwk: Jwk,
+  publicJwk: Jwk,
+): { privateKey: Uint8Array; publicKey: Uint8Array } {
+  const publicKey =
+    spec.jwk.kty === 'EC'
+      ? new Uint8Array([0x04, ...fromB64url(publicJwk.x), ...fromB64url(publicJwk.y)])
+      : fromB64url(publicJwk.x);
   return { privateKey: fromB64url(privateJwk.d), publicKey };
 }
 
@@ -103,8 +146,16 @@ function checkNodeKey(spec: PairSpec, key: KeyObject, kind: 'private' | 'public'
 describe('the identifier list', () => {
   test('every classical asymmetric algorithm, every symmetric key and every post-quantum key type of the service, once', () => {
     const postQuantum = [
-      'ml-kem-512', 'ml-kem-768', 'ml-kem-1024', 'x25519-ml-kem-768', 'ml-dsa-44', 'ml-dsa-65', 'ml-dsa-87',
-      ...['sha2', 'shake'].flatMap((hash) => ['128s', '128f', '192s', '192f', '256s', '256f'].map((set) => `slh-dsa-${hash}-${set}`)),
+      'ml-kem-512',
+      'ml-kem-768',
+      'ml-kem-1024',
+      'x25519-ml-kem-768',
+      'ml-dsa-44',
+      'ml-dsa-65',
+      'ml-dsa-87',
+      ...['sha2', 'shake'].flatMap((hash) =>
+        ['128s', '128f', '192s', '192f', '256s', '256f'].map((set) => `slh-dsa-${hash}-${set}`),
+      ),
     ];
     assert.deepEqual([...POST_QUANTUM_KEY_ALGORITHM_IDS], postQuantum);
     assert.deepEqual([...KEY_GENERATION_IDS], [...Object.keys(PAIRS), ...Object.keys(SECRETS), ...postQuantum]);
@@ -130,8 +181,14 @@ describe('key pairs', () => {
       const pair = asPair(await generateKeyMaterial(algorithm, 'pem'));
       assert.equal(typeof pair.privateKey, 'string');
       assert.equal(typeof pair.publicKey, 'string');
-      assert.match(pair.privateKey as string, /^-----BEGIN PRIVATE KEY-----\n[A-Za-z0-9+/=\n]+-----END PRIVATE KEY-----\n$/);
-      assert.match(pair.publicKey as string, /^-----BEGIN PUBLIC KEY-----\n[A-Za-z0-9+/=\n]+-----END PUBLIC KEY-----\n$/);
+      assert.match(
+        pair.privateKey as string,
+        /^-----BEGIN PRIVATE KEY-----\n[A-Za-z0-9+/=\n]+-----END PRIVATE KEY-----\n$/,
+      );
+      assert.match(
+        pair.publicKey as string,
+        /^-----BEGIN PUBLIC KEY-----\n[A-Za-z0-9+/=\n]+-----END PUBLIC KEY-----\n$/,
+      );
       const privateKey = createPrivateKey(pair.privateKey as string);
       const publicKey = createPublicKey(pair.publicKey as string);
       checkNodeKey(spec, privateKey, 'private');
@@ -160,7 +217,8 @@ describe('key pairs', () => {
       else assert.equal(publicJwk.y, undefined);
       assert.equal(fromB64url(privateJwk.d).byteLength, spec.privateLength);
       // base64url without padding (RFC 7515 §2).
-      for (const value of [privateJwk.d, publicJwk.x, publicJwk.y]) if (value !== undefined) assert.match(value, /^[A-Za-z0-9_-]+$/);
+      for (const value of [privateJwk.d, publicJwk.x, publicJwk.y])
+        if (value !== undefined) assert.match(value, /^[A-Za-z0-9_-]+$/);
       checkNodeKey(spec, createPrivateKey({ key: privateJwk, format: 'jwk' }), 'private');
       checkNodeKey(spec, createPublicKey({ key: publicJwk, format: 'jwk' }), 'public');
       const raw = rawFromJwk(spec, privateJwk, publicJwk);
@@ -179,7 +237,11 @@ describe('key pairs', () => {
       const pem = asPair(await generateKeyMaterial(algorithm, 'pem'));
       const pemSignature = await signMessage(algorithm, pem.privateKey as string, message);
       assert.equal(await verifySignature(algorithm, pem.publicKey as string, message, pemSignature), true);
-      assert.equal(await verifySignature(algorithm, raw.publicKey as Uint8Array, message, pemSignature), false, 'another pair');
+      assert.equal(
+        await verifySignature(algorithm, raw.publicKey as Uint8Array, message, pemSignature),
+        false,
+        'another pair',
+      );
 
       const jwk = asPair(await generateKeyMaterial(algorithm, 'jwk'));
       const parts = rawFromJwk(spec, jwk.privateKey as Jwk, jwk.publicKey as Jwk);
@@ -188,7 +250,10 @@ describe('key pairs', () => {
     });
   }
 
-  for (const [algorithm, curve] of [['x25519', x25519], ['x448', x448]] as const) {
+  for (const [algorithm, curve] of [
+    ['x25519', x25519],
+    ['x448', x448],
+  ] as const) {
     test(`${algorithm}: two generated pairs agree on a shared secret, in node:crypto and in @noble/curves`, async () => {
       const alice = asPair(await generateKeyMaterial(algorithm, 'raw'));
       const bob = asPair(await generateKeyMaterial(algorithm, 'raw'));
@@ -200,7 +265,12 @@ describe('key pairs', () => {
       assert.equal(nobleAB.byteLength, PAIRS[algorithm]!.publicLength);
       // node:crypto, reading the same raw keys as JWKs (RFC 8037), computes the same secret.
       const crv = algorithm === 'x25519' ? 'X25519' : 'X448';
-      const jwkOf = (d: Uint8Array | undefined, x: Uint8Array) => ({ kty: 'OKP', crv, x: Buffer.from(x).toString('base64url'), ...(d ? { d: Buffer.from(d).toString('base64url') } : {}) });
+      const jwkOf = (d: Uint8Array | undefined, x: Uint8Array) => ({
+        kty: 'OKP',
+        crv,
+        x: Buffer.from(x).toString('base64url'),
+        ...(d ? { d: Buffer.from(d).toString('base64url') } : {}),
+      });
       const nodeSecret = diffieHellman({
         privateKey: createPrivateKey({ key: jwkOf(a, aPublic), format: 'jwk' }),
         publicKey: createPublicKey({ key: jwkOf(undefined, bPublic), format: 'jwk' }),
@@ -211,8 +281,14 @@ describe('key pairs', () => {
     test(`${algorithm}: PEM pairs agree on a shared secret in node:crypto`, async () => {
       const alice = asPair(await generateKeyMaterial(algorithm, 'pem'));
       const bob = asPair(await generateKeyMaterial(algorithm, 'pem'));
-      const ab = diffieHellman({ privateKey: createPrivateKey(alice.privateKey as string), publicKey: createPublicKey(bob.publicKey as string) });
-      const ba = diffieHellman({ privateKey: createPrivateKey(bob.privateKey as string), publicKey: createPublicKey(alice.publicKey as string) });
+      const ab = diffieHellman({
+        privateKey: createPrivateKey(alice.privateKey as string),
+        publicKey: createPublicKey(bob.publicKey as string),
+      });
+      const ba = diffieHellman({
+        privateKey: createPrivateKey(bob.privateKey as string),
+        publicKey: createPublicKey(alice.publicKey as string),
+      });
       assert.equal(ab.toString('hex'), ba.toString('hex'));
       assert.equal(ab.byteLength, PAIRS[algorithm]!.publicLength);
     });
@@ -254,9 +330,12 @@ describe('defaults and refusals', () => {
   test('every identifier generates in every format it supports, and refuses the others with a 400 naming /format', async () => {
     // SLH-DSA 's' sets take seconds to generate in pure JavaScript: the routine suite keeps to 'f'
     // sets (their formats are the 's' sets' too, pq-keys.test.ts checks them all).
-    for (const id of (KEY_GENERATION_IDS as KeyGenerationAlgorithm[]).filter((algorithm) => !/^slh-dsa-.*s$/.test(algorithm))) {
+    for (const id of (KEY_GENERATION_IDS as KeyGenerationAlgorithm[]).filter(
+      (algorithm) => !/^slh-dsa-.*s$/.test(algorithm),
+    )) {
       for (const format of ['raw', 'pem', 'jwk'] as const) {
-        const refused = (format === 'pem' && isSymmetricKeyAlgorithm(id)) || (format === 'jwk' && id === 'x25519-ml-kem-768');
+        const refused =
+          (format === 'pem' && isSymmetricKeyAlgorithm(id)) || (format === 'jwk' && id === 'x25519-ml-kem-768');
         if (refused) {
           await assert.rejects(generateKeyMaterial(id, format), isError('INVALID_INPUT', '/format'), `${id} ${format}`);
           continue;

@@ -24,22 +24,30 @@ function flipBit(data: Uint8Array, bit: number): Uint8Array {
 }
 
 function assertDecryptionFailed(work: () => unknown, label: string): void {
-  assert.throws(work, (error: unknown) => {
-    assert.ok(error instanceof CryptoError, `${label}: not a CryptoError: ${String(error)}`);
-    assert.equal(error.code, 'DECRYPTION_FAILED', label);
-    assert.equal(error.message, DECRYPTION_FAILED_MESSAGE, label);
-    assert.equal(error.field, undefined, label);
-    return true;
-  }, label);
+  assert.throws(
+    work,
+    (error: unknown) => {
+      assert.ok(error instanceof CryptoError, `${label}: not a CryptoError: ${String(error)}`);
+      assert.equal(error.code, 'DECRYPTION_FAILED', label);
+      assert.equal(error.message, DECRYPTION_FAILED_MESSAGE, label);
+      assert.equal(error.field, undefined, label);
+      return true;
+    },
+    label,
+  );
 }
 
 function assertRefused(work: () => unknown, code: string, field: string, label: string): void {
-  assert.throws(work, (error: unknown) => {
-    assert.ok(error instanceof CryptoError, `${label}: not a CryptoError: ${String(error)}`);
-    assert.equal(error.code, code, label);
-    assert.equal(error.field, field, label);
-    return true;
-  }, label);
+  assert.throws(
+    work,
+    (error: unknown) => {
+      assert.ok(error instanceof CryptoError, `${label}: not a CryptoError: ${String(error)}`);
+      assert.equal(error.code, code, label);
+      assert.equal(error.field, field, label);
+      return true;
+    },
+    label,
+  );
 }
 
 test('the identifiers, default first', () => {
@@ -57,9 +65,24 @@ describe('RFC 3394 §4 test vectors (AES-KW)', () => {
     ['4.1 128 bits of key data, 128-bit KEK', KEK128, DATA128, '1fa68b0a8112b447aef34bd8fb5a7b829d3e862371d2cfe5'],
     ['4.2 128 bits of key data, 192-bit KEK', KEK192, DATA128, '96778b25ae6ca435f92b5b97c050aed2468ab8a17ad84e5d'],
     ['4.3 128 bits of key data, 256-bit KEK', KEK256, DATA128, '64e8c3f9ce0f5ba263e9777905818a2a93c8191e7d6e8ae7'],
-    ['4.4 192 bits of key data, 192-bit KEK', KEK192, DATA192, '031d33264e15d33268f24ec260743edce1c6c7ddee725a936ba814915c6762d2'],
-    ['4.5 192 bits of key data, 256-bit KEK', KEK256, DATA192, 'a8f9bc1612c68b3ff6e6f4fbe30e71e4769c8b80a32cb8958cd5d17d6b254da1'],
-    ['4.6 256 bits of key data, 256-bit KEK', KEK256, DATA256, '28c9f404c4b810f4cbccb35cfb87f8263f5786e2d80ed326cbc7f0e71a99f43bfb988b9b7a02dd21'],
+    [
+      '4.4 192 bits of key data, 192-bit KEK',
+      KEK192,
+      DATA192,
+      '031d33264e15d33268f24ec260743edce1c6c7ddee725a936ba814915c6762d2',
+    ],
+    [
+      '4.5 192 bits of key data, 256-bit KEK',
+      KEK256,
+      DATA192,
+      'a8f9bc1612c68b3ff6e6f4fbe30e71e4769c8b80a32cb8958cd5d17d6b254da1',
+    ],
+    [
+      '4.6 256 bits of key data, 256-bit KEK',
+      KEK256,
+      DATA256,
+      '28c9f404c4b810f4cbccb35cfb87f8263f5786e2d80ed326cbc7f0e71a99f43bfb988b9b7a02dd21',
+    ],
   ] as const;
   for (const [name, kek, data, wrapped] of vectors) {
     test(name, () => {
@@ -72,7 +95,11 @@ describe('RFC 3394 §4 test vectors (AES-KW)', () => {
 describe('RFC 5649 §6 test vectors (AES-KWP)', () => {
   const KEK = '5840df6e29b02af1ab493b705bf16ea1ae8338f4dcc176a8';
   const vectors = [
-    ['20 octets of key data, 192-bit KEK', 'c37b7e6492584340bed12207808941155068f738', '138bdeaa9b8fa7fc61f97742e72248ee5ae6ae5360d1ae6a5f54f373fa543b6a'],
+    [
+      '20 octets of key data, 192-bit KEK',
+      'c37b7e6492584340bed12207808941155068f738',
+      '138bdeaa9b8fa7fc61f97742e72248ee5ae6ae5360d1ae6a5f54f373fa543b6a',
+    ],
     ['7 octets of key data, 192-bit KEK', '466f7250617369', 'afbeb0f07dfbf5419200f2ccb50bb24f'],
   ] as const;
   for (const [name, data, wrapped] of vectors) {
@@ -111,15 +138,30 @@ describe('length rules (INVALID_INPUT, naming the field)', () => {
   for (const length of [0, 1, 8, 15, 17, 23, 25, 31, 33, 64]) {
     test(`a ${length}-byte KEK`, () => {
       for (const algorithm of KEY_WRAP_ALGORITHM_IDS) {
-        assertRefused(() => wrapKey(algorithm, new Uint8Array(length), new Uint8Array(16)), 'INVALID_INPUT', '/kek', `${algorithm} wrap`);
-        assertRefused(() => unwrapKey(algorithm, new Uint8Array(length), new Uint8Array(24)), 'INVALID_INPUT', '/kek', `${algorithm} unwrap`);
+        assertRefused(
+          () => wrapKey(algorithm, new Uint8Array(length), new Uint8Array(16)),
+          'INVALID_INPUT',
+          '/kek',
+          `${algorithm} wrap`,
+        );
+        assertRefused(
+          () => unwrapKey(algorithm, new Uint8Array(length), new Uint8Array(24)),
+          'INVALID_INPUT',
+          '/kek',
+          `${algorithm} unwrap`,
+        );
       }
     });
   }
 
   test('AES-KW wraps at least 16 bytes (RFC 3394: n ≥ 2 blocks), in whole 8-byte blocks', () => {
     for (const length of [0, 1, 7, 8, 9, 15, 17, 20, 23, 31]) {
-      assertRefused(() => wrapKey('aes-kw', new Uint8Array(16), new Uint8Array(length)), 'INVALID_INPUT', '/keyToWrap', `${length} bytes`);
+      assertRefused(
+        () => wrapKey('aes-kw', new Uint8Array(16), new Uint8Array(length)),
+        'INVALID_INPUT',
+        '/keyToWrap',
+        `${length} bytes`,
+      );
     }
     for (const length of [16, 24, 32, 40]) {
       assert.equal(wrapKey('aes-kw', new Uint8Array(16), new Uint8Array(length)).byteLength, length + 8);
@@ -127,16 +169,41 @@ describe('length rules (INVALID_INPUT, naming the field)', () => {
   });
 
   test('AES-KWP wraps any key of 1 byte or more; the empty key is refused', () => {
-    assertRefused(() => wrapKey('aes-kwp', new Uint8Array(16), new Uint8Array(0)), 'INVALID_INPUT', '/keyToWrap', 'empty');
-    for (const [length, wrapped] of [[1, 16], [8, 16], [9, 24], [16, 24], [17, 32]] as const) {
-      assert.equal(wrapKey('aes-kwp', new Uint8Array(16), new Uint8Array(length)).byteLength, wrapped, `${length} bytes`);
+    assertRefused(
+      () => wrapKey('aes-kwp', new Uint8Array(16), new Uint8Array(0)),
+      'INVALID_INPUT',
+      '/keyToWrap',
+      'empty',
+    );
+    for (const [length, wrapped] of [
+      [1, 16],
+      [8, 16],
+      [9, 24],
+      [16, 24],
+      [17, 32],
+    ] as const) {
+      assert.equal(
+        wrapKey('aes-kwp', new Uint8Array(16), new Uint8Array(length)).byteLength,
+        wrapped,
+        `${length} bytes`,
+      );
     }
   });
 
   test('an unknown algorithm is UNSUPPORTED_ALGORITHM', () => {
     for (const algorithm of ['aes-gcm', 'AES-KW', 'aes-kw-pad', '']) {
-      assertRefused(() => wrapKey(algorithm, new Uint8Array(16), new Uint8Array(16)), 'UNSUPPORTED_ALGORITHM', '/algorithm', `wrap ${algorithm}`);
-      assertRefused(() => unwrapKey(algorithm, new Uint8Array(16), new Uint8Array(24)), 'UNSUPPORTED_ALGORITHM', '/algorithm', `unwrap ${algorithm}`);
+      assertRefused(
+        () => wrapKey(algorithm, new Uint8Array(16), new Uint8Array(16)),
+        'UNSUPPORTED_ALGORITHM',
+        '/algorithm',
+        `wrap ${algorithm}`,
+      );
+      assertRefused(
+        () => unwrapKey(algorithm, new Uint8Array(16), new Uint8Array(24)),
+        'UNSUPPORTED_ALGORITHM',
+        '/algorithm',
+        `unwrap ${algorithm}`,
+      );
     }
   });
 });
@@ -168,7 +235,10 @@ describe('every unwrap failure is the one DECRYPTION_FAILED', () => {
         assertDecryptionFailed(() => unwrapKey(algorithm, kek, wrapped.subarray(0, length)), `${length} bytes`);
       }
       assertDecryptionFailed(() => unwrapKey(algorithm, kek, Uint8Array.from([...wrapped, 0])), 'one byte more');
-      assertDecryptionFailed(() => unwrapKey(algorithm, kek, Uint8Array.from([...wrapped, ...new Uint8Array(8)])), 'one block more');
+      assertDecryptionFailed(
+        () => unwrapKey(algorithm, kek, Uint8Array.from([...wrapped, ...new Uint8Array(8)])),
+        'one block more',
+      );
     });
   }
 
@@ -181,6 +251,10 @@ describe('every unwrap failure is the one DECRYPTION_FAILED', () => {
 
   test('the single-block AES-KW form of an 8-byte key (not RFC 3394; OpenSSL would unwrap it) is refused', () => {
     // Wycheproof aes_wrap_test.json tcId 12 ("wrapping an 8 byte key", result "acceptable").
-    assertDecryptionFailed(() => unwrapKey('aes-kw', fromHex('574957151fc2afe0fa3dc7a9a7da6495'), fromHex('6f0b501f1f2f59e3ae605aa679ce43a6')), 'tcId 12');
+    assertDecryptionFailed(
+      () =>
+        unwrapKey('aes-kw', fromHex('574957151fc2afe0fa3dc7a9a7da6495'), fromHex('6f0b501f1f2f59e3ae605aa679ce43a6')),
+      'tcId 12',
+    );
   });
 });

@@ -34,7 +34,11 @@ describe('ML-DSA parameters (FIPS 204 Table 2)', () => {
       const { level, publicKeyLength, expandedSecretKeyLength, signatureLength } = ML_DSA_PARAMETERS[id];
       return [level, publicKeyLength, expandedSecretKeyLength, signatureLength];
     });
-    assert.deepEqual(sizes, [[44, 1312, 2560, 2420], [65, 1952, 4032, 3309], [87, 2592, 4896, 4627]]);
+    assert.deepEqual(sizes, [
+      [44, 1312, 2560, 2420],
+      [65, 1952, 4032, 3309],
+      [87, 2592, 4896, 4627],
+    ]);
   });
 });
 
@@ -167,10 +171,18 @@ describe('ML-DSA input checks', () => {
     const keys = await mlDsaKeygen(44, { seed: seedOf(8) });
     const { signature } = await mlDsaSign(keys.secretKey, text('m'), { level: 44 });
     for (const length of [0, 1311, 1313, 1951]) {
-      await assert.rejects(mlDsaVerify(new Uint8Array(length), text('m'), signature), invalid('/publicKey'), `public key ${length}`);
+      await assert.rejects(
+        mlDsaVerify(new Uint8Array(length), text('m'), signature),
+        invalid('/publicKey'),
+        `public key ${length}`,
+      );
     }
     for (const length of [0, 2419, 2421, 3309]) {
-      await assert.rejects(mlDsaVerify(keys.publicKey, text('m'), new Uint8Array(length)), invalid('/signature'), `signature ${length}`);
+      await assert.rejects(
+        mlDsaVerify(keys.publicKey, text('m'), new Uint8Array(length)),
+        invalid('/signature'),
+        `signature ${length}`,
+      );
     }
   });
 
@@ -196,9 +208,18 @@ describe('ML-DSA input checks', () => {
   test('errors can name the fields of another route (/v2/sign: privateKey, algorithm)', async () => {
     const fields = { secretKey: 'privateKey', level: 'algorithm' };
     await assert.rejects(mlDsaSign(new Uint8Array(31), text('m'), { fields }), invalid('/privateKey'));
-    await assert.rejects(mlDsaSign(ml_dsa44.keygen(seedOf(11)).secretKey, text('m'), { level: 65, fields }), invalid('/algorithm'));
-    await assert.rejects(mlDsaVerify(new Uint8Array(5), text('m'), new Uint8Array(2420), { fields: { publicKey: 'key' } }), invalid('/key'));
-    await assert.rejects(mlDsaSign(seedOf(1), text('m'), { context: new Uint8Array(300), fields: { context: 'ctx' } }), invalid('/ctx'));
+    await assert.rejects(
+      mlDsaSign(ml_dsa44.keygen(seedOf(11)).secretKey, text('m'), { level: 65, fields }),
+      invalid('/algorithm'),
+    );
+    await assert.rejects(
+      mlDsaVerify(new Uint8Array(5), text('m'), new Uint8Array(2420), { fields: { publicKey: 'key' } }),
+      invalid('/key'),
+    );
+    await assert.rejects(
+      mlDsaSign(seedOf(1), text('m'), { context: new Uint8Array(300), fields: { context: 'ctx' } }),
+      invalid('/ctx'),
+    );
   });
 
   test('a seed for keygen must be 32 bytes', async () => {

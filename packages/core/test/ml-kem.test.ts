@@ -33,7 +33,11 @@ describe('ML-KEM parameters (FIPS 203 Table 3)', () => {
       const { level, publicKeyLength, expandedSecretKeyLength, ciphertextLength } = ML_KEM_PARAMETERS[id];
       return [level, publicKeyLength, expandedSecretKeyLength, ciphertextLength];
     });
-    assert.deepEqual(sizes, [[512, 800, 1632, 768], [768, 1184, 2400, 1088], [1024, 1568, 3168, 1568]]);
+    assert.deepEqual(sizes, [
+      [512, 800, 1632, 768],
+      [768, 1184, 2400, 1088],
+      [1024, 1568, 3168, 1568],
+    ]);
   });
 });
 
@@ -143,7 +147,11 @@ describe('ML-KEM input checks', () => {
 
   test('a secret key that is neither the seed nor an expanded key is refused', async () => {
     for (const length of [0, 32, 63, 65, 1631, 2399, 2401, 3169]) {
-      await assert.rejects(mlKemDecapsulate(new Uint8Array(length), new Uint8Array(1088)), invalid('/secretKey'), `length ${length}`);
+      await assert.rejects(
+        mlKemDecapsulate(new Uint8Array(length), new Uint8Array(1088)),
+        invalid('/secretKey'),
+        `length ${length}`,
+      );
     }
   });
 
@@ -157,7 +165,11 @@ describe('ML-KEM input checks', () => {
       return true;
     });
     for (const length of [0, 767, 769, 1088]) {
-      await assert.rejects(mlKemDecapsulate(keys.secretKey, new Uint8Array(length), 512), invalid('/ciphertext'), `length ${length}`);
+      await assert.rejects(
+        mlKemDecapsulate(keys.secretKey, new Uint8Array(length), 512),
+        invalid('/ciphertext'),
+        `length ${length}`,
+      );
     }
   });
 
@@ -199,7 +211,10 @@ describe('ML-KEM input checks', () => {
   test('test-only randomness: wrong length refused; node:crypto cannot take it', async () => {
     const keys = mlKemKeyPairFromSeed(seedOf(8), 768);
     await assert.rejects(mlKemEncapsulate(keys.publicKey, { randomness: new Uint8Array(31) }), invalid('/randomness'));
-    await assert.rejects(mlKemEncapsulate(keys.publicKey, { randomness: new Uint8Array(32), backend: 'native' }), /noble backend/);
+    await assert.rejects(
+      mlKemEncapsulate(keys.publicKey, { randomness: new Uint8Array(32), backend: 'native' }),
+      /noble backend/,
+    );
     const a = await mlKemEncapsulate(keys.publicKey, { randomness: new Uint8Array(32).fill(9) });
     const b = await mlKemEncapsulate(keys.publicKey, { randomness: new Uint8Array(32).fill(9) });
     assert.deepEqual(a, b);

@@ -37,12 +37,20 @@ function toX25519(pairs: readonly KemKeyPair[]) {
   return pairs.map((pair) => ({ type: 'x25519', publicKey: pair.publicKey }));
 }
 
-function decrypt(envelope: { ciphertext: Uint8Array; recipients: readonly EnvelopeSlot[] }, pair: KemKeyPair): Promise<Uint8Array> {
+function decrypt(
+  envelope: { ciphertext: Uint8Array; recipients: readonly EnvelopeSlot[] },
+  pair: KemKeyPair,
+): Promise<Uint8Array> {
   return multiRecipientDecrypt(envelope, { type: 'x25519', secretKey: pair.secretKey });
 }
 
 function isDecryptionFailure(error: unknown): boolean {
-  return error instanceof CryptoError && error.code === 'DECRYPTION_FAILED' && error.message === DECRYPTION_FAILED_MESSAGE && error.field === undefined;
+  return (
+    error instanceof CryptoError &&
+    error.code === 'DECRYPTION_FAILED' &&
+    error.message === DECRYPTION_FAILED_MESSAGE &&
+    error.field === undefined
+  );
 }
 
 function isInputError(code: 'INVALID_INPUT' | 'UNSUPPORTED_ALGORITHM', field: string) {
@@ -56,7 +64,10 @@ function flipBit(value: Uint8Array, bit: number): Uint8Array {
 }
 
 function withSlot(envelope: MultiRecipientEnvelope, index: number, change: Partial<EnvelopeSlot>) {
-  return { ciphertext: envelope.ciphertext, recipients: envelope.recipients.map((slot, i) => (i === index ? { ...slot, ...change } : slot)) };
+  return {
+    ciphertext: envelope.ciphertext,
+    recipients: envelope.recipients.map((slot, i) => (i === index ? { ...slot, ...change } : slot)),
+  };
 }
 
 describe('multi-recipient round trips', () => {
@@ -82,8 +93,14 @@ describe('multi-recipient round trips', () => {
     assert.notEqual(hex(envelope.recipients[0]!.enc), hex(envelope.recipients[1]!.enc));
     for (const pair of pairs) assert.deepEqual(await decrypt(envelope, pair), plaintext);
     // Each slot opens for its own recipient only: dropping the other's slot changes nothing for it.
-    assert.deepEqual(await decrypt({ ciphertext: envelope.ciphertext, recipients: [envelope.recipients[1]!] }, pairs[1]!), plaintext);
-    await assert.rejects(decrypt({ ciphertext: envelope.ciphertext, recipients: [envelope.recipients[1]!] }, pairs[0]!), isDecryptionFailure);
+    assert.deepEqual(
+      await decrypt({ ciphertext: envelope.ciphertext, recipients: [envelope.recipients[1]!] }, pairs[1]!),
+      plaintext,
+    );
+    await assert.rejects(
+      decrypt({ ciphertext: envelope.ciphertext, recipients: [envelope.recipients[1]!] }, pairs[0]!),
+      isDecryptionFailure,
+    );
   });
 
   test('100 recipients, the most allowed: every one of them opens the envelope', async () => {
@@ -91,7 +108,11 @@ describe('multi-recipient round trips', () => {
     const plaintext = text('for a hundred');
     const envelope = await multiRecipientEncrypt(plaintext, toX25519(pairs));
     assert.equal(envelope.recipients.length, 100);
-    assert.equal(new Set(envelope.recipients.map((slot) => hex(slot.enc))).size, 100, 'every slot has its own ephemeral key');
+    assert.equal(
+      new Set(envelope.recipients.map((slot) => hex(slot.enc))).size,
+      100,
+      'every slot has its own ephemeral key',
+    );
     for (const pair of pairs) assert.deepEqual(await decrypt(envelope, pair), plaintext);
   });
 
@@ -110,9 +131,13 @@ describe('multi-recipient round trips', () => {
       return ranBeforeEnd;
     };
     let envelope: MultiRecipientEnvelope | undefined;
-    assert.equal(await during(async () => {
-      envelope = await multiRecipientEncrypt(text('x'), toX25519(pairs));
-    }), true, 'encrypt');
+    assert.equal(
+      await during(async () => {
+        envelope = await multiRecipientEncrypt(text('x'), toX25519(pairs));
+      }),
+      true,
+      'encrypt',
+    );
     assert.equal(await during(() => decrypt(envelope!, pairs[99]!)), true, 'decrypt');
   });
 
@@ -124,16 +149,26 @@ describe('multi-recipient round trips', () => {
     assert.deepEqual(await decrypt(aliased, pair!), text('alias'));
   });
 
-  test('slots of the hybrid type are not an X25519 recipient\'s: they are skipped, not an error', async () => {
+  test("slots of the hybrid type are not an X25519 recipient's: they are skipped, not an error", async () => {
     const [pair] = keyPairs(1);
     const envelope = await multiRecipientEncrypt(text('mixed'), toX25519([pair!]));
-    const hybrid: EnvelopeSlot = { type: 'x25519-ml-kem-768', enc: new Uint8Array(1120), wrappedKey: new Uint8Array(SLOT_WRAPPED_KEY_LENGTH) };
-    const mixed = { ciphertext: envelope.ciphertext, recipients: [hybrid, { ...hybrid, type: 'pq' }, envelope.recipients[0]!] };
+    const hybrid: EnvelopeSlot = {
+      type: 'x25519-ml-kem-768',
+      enc: new Uint8Array(1120),
+      wrappedKey: new Uint8Array(SLOT_WRAPPED_KEY_LENGTH),
+    };
+    const mixed = {
+      ciphertext: envelope.ciphertext,
+      recipients: [hybrid, { ...hybrid, type: 'pq' }, envelope.recipients[0]!],
+    };
     assert.deepEqual(await decrypt(mixed, pair!), text('mixed'));
   });
 
   test('the registry lists both slot types among the KEMs, and every accepted type name is known', async () => {
-    assert.deepEqual([...KEM_ALGORITHM_IDS], ['x25519', 'ml-kem-512', 'ml-kem-768', 'ml-kem-1024', 'x25519-ml-kem-768']);
+    assert.deepEqual(
+      [...KEM_ALGORITHM_IDS],
+      ['x25519', 'ml-kem-512', 'ml-kem-768', 'ml-kem-1024', 'x25519-ml-kem-768'],
+    );
     assert.deepEqual([...RECIPIENT_TYPE_NAMES].sort(), ['classical', 'pq', 'x25519', 'x25519-ml-kem-768']);
   });
 });
@@ -146,68 +181,135 @@ describe('multi-recipient decryption failures: one error, no oracle', () => {
     envelope = await multiRecipientEncrypt(plaintext, toX25519(pairs));
   });
 
-  test('a key that is not a recipient\'s fails with DECRYPTION_FAILED', async () => {
+  test("a key that is not a recipient's fails with DECRYPTION_FAILED", async () => {
     const [stranger] = keyPairs(1);
     await assert.rejects(decrypt(envelope, stranger!), isDecryptionFailure);
   });
 
   test('any single-bit change of the payload is rejected', async () => {
     for (let bit = 0; bit < envelope.ciphertext.byteLength * 8; bit++) {
-      await assert.rejects(decrypt({ ...envelope, ciphertext: flipBit(envelope.ciphertext, bit) }, pairs[0]!), isDecryptionFailure, `bit ${bit}`);
+      await assert.rejects(
+        decrypt({ ...envelope, ciphertext: flipBit(envelope.ciphertext, bit) }, pairs[0]!),
+        isDecryptionFailure,
+        `bit ${bit}`,
+      );
     }
   });
 
-  test('any single-bit change of a slot\'s enc or wrappedKey is rejected for that slot\'s recipient', async () => {
+  test("any single-bit change of a slot's enc or wrappedKey is rejected for that slot's recipient", async () => {
     const slot = envelope.recipients[0]!;
     for (let bit = 0; bit < slot.enc.byteLength * 8; bit++) {
-      await assert.rejects(decrypt(withSlot(envelope, 0, { enc: flipBit(slot.enc, bit) }), pairs[0]!), isDecryptionFailure, `enc bit ${bit}`);
+      await assert.rejects(
+        decrypt(withSlot(envelope, 0, { enc: flipBit(slot.enc, bit) }), pairs[0]!),
+        isDecryptionFailure,
+        `enc bit ${bit}`,
+      );
     }
     for (let bit = 0; bit < slot.wrappedKey.byteLength * 8; bit++) {
-      await assert.rejects(decrypt(withSlot(envelope, 0, { wrappedKey: flipBit(slot.wrappedKey, bit) }), pairs[0]!), isDecryptionFailure, `wrappedKey bit ${bit}`);
+      await assert.rejects(
+        decrypt(withSlot(envelope, 0, { wrappedKey: flipBit(slot.wrappedKey, bit) }), pairs[0]!),
+        isDecryptionFailure,
+        `wrappedKey bit ${bit}`,
+      );
     }
     // The other recipient's slot is untouched, so that recipient still opens the envelope.
     assert.deepEqual(await decrypt(withSlot(envelope, 0, { enc: flipBit(slot.enc, 0) }), pairs[1]!), plaintext);
   });
 
-  test('swapping the two slots\' encs, truncating, or emptying fields fails the same way', async () => {
+  test("swapping the two slots' encs, truncating, or emptying fields fails the same way", async () => {
     const [first, second] = envelope.recipients;
-    const swapped = { ciphertext: envelope.ciphertext, recipients: [{ ...first!, enc: second!.enc }, { ...second!, enc: first!.enc }] };
+    const swapped = {
+      ciphertext: envelope.ciphertext,
+      recipients: [
+        { ...first!, enc: second!.enc },
+        { ...second!, enc: first!.enc },
+      ],
+    };
     for (const pair of pairs) await assert.rejects(decrypt(swapped, pair), isDecryptionFailure);
     for (const length of [0, 1, 24, XCHACHA_OVERHEAD - 1, envelope.ciphertext.byteLength - 1]) {
-      await assert.rejects(decrypt({ ...envelope, ciphertext: envelope.ciphertext.subarray(0, length) }, pairs[0]!), isDecryptionFailure, `ciphertext ${length}`);
+      await assert.rejects(
+        decrypt({ ...envelope, ciphertext: envelope.ciphertext.subarray(0, length) }, pairs[0]!),
+        isDecryptionFailure,
+        `ciphertext ${length}`,
+      );
     }
     for (const length of [0, 16, 31, 33, 1120]) {
-      await assert.rejects(decrypt(withSlot(envelope, 0, { enc: new Uint8Array(length).fill(7) }), pairs[0]!), isDecryptionFailure, `enc ${length}`);
+      await assert.rejects(
+        decrypt(withSlot(envelope, 0, { enc: new Uint8Array(length).fill(7) }), pairs[0]!),
+        isDecryptionFailure,
+        `enc ${length}`,
+      );
     }
     for (const length of [0, 16, 47, 49]) {
-      await assert.rejects(decrypt(withSlot(envelope, 0, { wrappedKey: new Uint8Array(length) }), pairs[0]!), isDecryptionFailure, `wrappedKey ${length}`);
+      await assert.rejects(
+        decrypt(withSlot(envelope, 0, { wrappedKey: new Uint8Array(length) }), pairs[0]!),
+        isDecryptionFailure,
+        `wrappedKey ${length}`,
+      );
     }
   });
 
-  test('an envelope with no slot of the recipient\'s type fails the same way', async () => {
-    const onlyHybrid = { ciphertext: envelope.ciphertext, recipients: [{ type: 'x25519-ml-kem-768', enc: new Uint8Array(1120), wrappedKey: new Uint8Array(48) }] };
+  test("an envelope with no slot of the recipient's type fails the same way", async () => {
+    const onlyHybrid = {
+      ciphertext: envelope.ciphertext,
+      recipients: [{ type: 'x25519-ml-kem-768', enc: new Uint8Array(1120), wrappedKey: new Uint8Array(48) }],
+    };
     await assert.rejects(decrypt(onlyHybrid, pairs[0]!), isDecryptionFailure);
   });
 
   test('a slot that opens to a key of the wrong size (anyone can seal to a public key) fails the same way', async () => {
     for (const size of [0, 16, 31, 33, 64]) {
-      const forged = await hpkeSeal(kem, pairs[0]!.publicKey, MULTI_RECIPIENT_INFO, new Uint8Array(0), new Uint8Array(size).fill(1));
+      const forged = await hpkeSeal(
+        kem,
+        pairs[0]!.publicKey,
+        MULTI_RECIPIENT_INFO,
+        new Uint8Array(0),
+        new Uint8Array(size).fill(1),
+      );
       const payload = xchachaSeal(new Uint8Array(32).fill(1), plaintext);
-      await assert.rejects(decrypt({ ciphertext: payload, recipients: [{ type: 'x25519', enc: forged.enc, wrappedKey: forged.ciphertext }] }, pairs[0]!), isDecryptionFailure, `key size ${size}`);
+      await assert.rejects(
+        decrypt(
+          { ciphertext: payload, recipients: [{ type: 'x25519', enc: forged.enc, wrappedKey: forged.ciphertext }] },
+          pairs[0]!,
+        ),
+        isDecryptionFailure,
+        `key size ${size}`,
+      );
     }
   });
 
   test('a slot sealed with another info string does not open: the slot is bound to this use', async () => {
     const payloadKey = new Uint8Array(32).fill(3);
     const payload = xchachaSeal(payloadKey, plaintext);
-    const other = await hpkeSeal(kem, pairs[0]!.publicKey, text('crypto-service/v2/sealedbox-pq'), new Uint8Array(0), payloadKey);
+    const other = await hpkeSeal(
+      kem,
+      pairs[0]!.publicKey,
+      text('crypto-service/v2/sealedbox-pq'),
+      new Uint8Array(0),
+      payloadKey,
+    );
     const right = await hpkeSeal(kem, pairs[0]!.publicKey, MULTI_RECIPIENT_INFO, new Uint8Array(0), payloadKey);
-    await assert.rejects(decrypt({ ciphertext: payload, recipients: [{ type: 'x25519', enc: other.enc, wrappedKey: other.ciphertext }] }, pairs[0]!), isDecryptionFailure);
-    assert.deepEqual(await decrypt({ ciphertext: payload, recipients: [{ type: 'x25519', enc: right.enc, wrappedKey: right.ciphertext }] }, pairs[0]!), plaintext);
+    await assert.rejects(
+      decrypt(
+        { ciphertext: payload, recipients: [{ type: 'x25519', enc: other.enc, wrappedKey: other.ciphertext }] },
+        pairs[0]!,
+      ),
+      isDecryptionFailure,
+    );
+    assert.deepEqual(
+      await decrypt(
+        { ciphertext: payload, recipients: [{ type: 'x25519', enc: right.enc, wrappedKey: right.ciphertext }] },
+        pairs[0]!,
+      ),
+      plaintext,
+    );
   });
 
   test('the envelope opens with the payload key of any slot: a later matching slot is tried after a failing one', async () => {
-    const duplicate = { ciphertext: envelope.ciphertext, recipients: [{ ...envelope.recipients[0]!, wrappedKey: new Uint8Array(48) }, envelope.recipients[0]!] };
+    const duplicate = {
+      ciphertext: envelope.ciphertext,
+      recipients: [{ ...envelope.recipients[0]!, wrappedKey: new Uint8Array(48) }, envelope.recipients[0]!],
+    };
     assert.deepEqual(await decrypt(duplicate, pairs[0]!), plaintext);
   });
 });
@@ -218,43 +320,81 @@ describe('multi-recipient input checks', () => {
   test('0 and 101 recipients are refused, on encryption and on decryption', async () => {
     await assert.rejects(multiRecipientEncrypt(text('x'), []), isInputError('INVALID_INPUT', '/recipients'));
     const many = keyPairs(101);
-    await assert.rejects(multiRecipientEncrypt(text('x'), toX25519(many)), isInputError('INVALID_INPUT', '/recipients'));
+    await assert.rejects(
+      multiRecipientEncrypt(text('x'), toX25519(many)),
+      isInputError('INVALID_INPUT', '/recipients'),
+    );
     const envelope = await multiRecipientEncrypt(text('x'), toX25519([pair!]));
-    await assert.rejects(decrypt({ ciphertext: envelope.ciphertext, recipients: [] }, pair!), isInputError('INVALID_INPUT', '/recipients'));
+    await assert.rejects(
+      decrypt({ ciphertext: envelope.ciphertext, recipients: [] }, pair!),
+      isInputError('INVALID_INPUT', '/recipients'),
+    );
     const tooMany = Array.from({ length: 101 }, () => envelope.recipients[0]!);
-    await assert.rejects(decrypt({ ciphertext: envelope.ciphertext, recipients: tooMany }, pair!), isInputError('INVALID_INPUT', '/recipients'));
+    await assert.rejects(
+      decrypt({ ciphertext: envelope.ciphertext, recipients: tooMany }, pair!),
+      isInputError('INVALID_INPUT', '/recipients'),
+    );
   });
 
   test('a public key of any wrong length is refused with its index in the field', async () => {
     for (const length of [0, 1, 16, 31, 33, 64, 1184, 1216]) {
-      const recipients = [{ type: 'x25519', publicKey: pair!.publicKey }, { type: 'x25519', publicKey: new Uint8Array(length).fill(5) }];
-      await assert.rejects(multiRecipientEncrypt(text('x'), recipients), isInputError('INVALID_INPUT', '/recipients/1/publicKey'), `length ${length}`);
+      const recipients = [
+        { type: 'x25519', publicKey: pair!.publicKey },
+        { type: 'x25519', publicKey: new Uint8Array(length).fill(5) },
+      ];
+      await assert.rejects(
+        multiRecipientEncrypt(text('x'), recipients),
+        isInputError('INVALID_INPUT', '/recipients/1/publicKey'),
+        `length ${length}`,
+      );
     }
   });
 
   test('a small-order public key is refused as an input error naming the recipient', async () => {
     const zero = new Uint8Array(32);
-    await assert.rejects(multiRecipientEncrypt(text('x'), [{ type: 'x25519', publicKey: pair!.publicKey }, { type: 'x25519', publicKey: zero }]), isInputError('INVALID_INPUT', '/recipients/1/publicKey'));
+    await assert.rejects(
+      multiRecipientEncrypt(text('x'), [
+        { type: 'x25519', publicKey: pair!.publicKey },
+        { type: 'x25519', publicKey: zero },
+      ]),
+      isInputError('INVALID_INPUT', '/recipients/1/publicKey'),
+    );
   });
 
   test('the same public key listed twice is refused, also when one entry uses the alias', async () => {
     await assert.rejects(
-      multiRecipientEncrypt(text('x'), [{ type: 'x25519', publicKey: pair!.publicKey }, { type: 'x25519', publicKey: other!.publicKey }, { type: 'classical', publicKey: pair!.publicKey.slice() }]),
-      (error: unknown) => isInputError('INVALID_INPUT', '/recipients/2/publicKey')(error) && /repeats recipients\/0\/publicKey/.test((error as Error).message),
+      multiRecipientEncrypt(text('x'), [
+        { type: 'x25519', publicKey: pair!.publicKey },
+        { type: 'x25519', publicKey: other!.publicKey },
+        { type: 'classical', publicKey: pair!.publicKey.slice() },
+      ]),
+      (error: unknown) =>
+        isInputError('INVALID_INPUT', '/recipients/2/publicKey')(error) &&
+        /repeats recipients\/0\/publicKey/.test((error as Error).message),
     );
   });
 
   test('an unknown type is UNSUPPORTED_ALGORITHM, on encryption and in a slot on decryption', async () => {
     for (const type of ['X25519', 'x448', '', 'ml-kem-768', '__proto__', 'toString']) {
-      await assert.rejects(multiRecipientEncrypt(text('x'), [{ type, publicKey: pair!.publicKey }]), isInputError('UNSUPPORTED_ALGORITHM', '/recipients/0/type'), type);
+      await assert.rejects(
+        multiRecipientEncrypt(text('x'), [{ type, publicKey: pair!.publicKey }]),
+        isInputError('UNSUPPORTED_ALGORITHM', '/recipients/0/type'),
+        type,
+      );
       const envelope = await multiRecipientEncrypt(text('x'), toX25519([pair!]));
-      await assert.rejects(decrypt(withSlot(envelope, 0, { type }), pair!), isInputError('UNSUPPORTED_ALGORITHM', '/recipients/0/type'), type);
+      await assert.rejects(
+        decrypt(withSlot(envelope, 0, { type }), pair!),
+        isInputError('UNSUPPORTED_ALGORITHM', '/recipients/0/type'),
+        type,
+      );
     }
   });
 
   test('mlKemPublicKey on an x25519 recipient is refused rather than ignored', async () => {
     await assert.rejects(
-      multiRecipientEncrypt(text('x'), [{ type: 'x25519', publicKey: pair!.publicKey, mlKemPublicKey: new Uint8Array(1184) }]),
+      multiRecipientEncrypt(text('x'), [
+        { type: 'x25519', publicKey: pair!.publicKey, mlKemPublicKey: new Uint8Array(1184) },
+      ]),
       isInputError('INVALID_INPUT', '/recipients/0/mlKemPublicKey'),
     );
   });
@@ -262,7 +402,11 @@ describe('multi-recipient input checks', () => {
   test('a secret key of the wrong length is an input error naming recipientSecretKey', async () => {
     const envelope = await multiRecipientEncrypt(text('x'), toX25519([pair!]));
     for (const length of [0, 31, 33, 64]) {
-      await assert.rejects(multiRecipientDecrypt(envelope, { type: 'x25519', secretKey: new Uint8Array(length) }), isInputError('INVALID_INPUT', '/recipientSecretKey'), `length ${length}`);
+      await assert.rejects(
+        multiRecipientDecrypt(envelope, { type: 'x25519', secretKey: new Uint8Array(length) }),
+        isInputError('INVALID_INPUT', '/recipientSecretKey'),
+        `length ${length}`,
+      );
     }
   });
 });
@@ -272,12 +416,16 @@ describe('multi-recipient properties (fast-check, fixed seed)', () => {
 
   test('every plaintext of 0 to 4096 bytes round-trips for every recipient', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ minLength: 0, maxLength: 4096 }), fc.integer({ min: 1, max: 3 }), async (plaintext, count) => {
-        const chosen = pairs.slice(0, count);
-        const envelope = await multiRecipientEncrypt(plaintext, toX25519(chosen));
-        assert.equal(envelope.ciphertext.byteLength, plaintext.byteLength + XCHACHA_OVERHEAD);
-        for (const pair of chosen) assert.deepEqual(await decrypt(envelope, pair), plaintext);
-      }),
+      fc.asyncProperty(
+        fc.uint8Array({ minLength: 0, maxLength: 4096 }),
+        fc.integer({ min: 1, max: 3 }),
+        async (plaintext, count) => {
+          const chosen = pairs.slice(0, count);
+          const envelope = await multiRecipientEncrypt(plaintext, toX25519(chosen));
+          assert.equal(envelope.ciphertext.byteLength, plaintext.byteLength + XCHACHA_OVERHEAD);
+          for (const pair of chosen) assert.deepEqual(await decrypt(envelope, pair), plaintext);
+        },
+      ),
       { seed: 0x6d72, numRuns: 60 },
     );
   });
@@ -291,14 +439,20 @@ describe('multi-recipient properties (fast-check, fixed seed)', () => {
 
   test('a single-bit change anywhere in the envelope is rejected', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ minLength: 0, maxLength: 512 }), fc.nat(), fc.constantFrom('ciphertext', 'enc', 'wrappedKey'), async (plaintext, position, part) => {
-        const envelope = await multiRecipientEncrypt(plaintext, toX25519([pairs[0]!]));
-        const slot = envelope.recipients[0]!;
-        const target = part === 'ciphertext' ? envelope.ciphertext : slot[part];
-        const changed = flipBit(target, position % (target.byteLength * 8));
-        const tampered = part === 'ciphertext' ? { ...envelope, ciphertext: changed } : withSlot(envelope, 0, { [part]: changed });
-        await assert.rejects(decrypt(tampered, pairs[0]!), isDecryptionFailure);
-      }),
+      fc.asyncProperty(
+        fc.uint8Array({ minLength: 0, maxLength: 512 }),
+        fc.nat(),
+        fc.constantFrom('ciphertext', 'enc', 'wrappedKey'),
+        async (plaintext, position, part) => {
+          const envelope = await multiRecipientEncrypt(plaintext, toX25519([pairs[0]!]));
+          const slot = envelope.recipients[0]!;
+          const target = part === 'ciphertext' ? envelope.ciphertext : slot[part];
+          const changed = flipBit(target, position % (target.byteLength * 8));
+          const tampered =
+            part === 'ciphertext' ? { ...envelope, ciphertext: changed } : withSlot(envelope, 0, { [part]: changed });
+          await assert.rejects(decrypt(tampered, pairs[0]!), isDecryptionFailure);
+        },
+      ),
       { seed: 0x6269, numRuns: 150 },
     );
   });
@@ -316,7 +470,9 @@ describe('hybrid (x25519-ml-kem-768) recipients', () => {
     { type: 'x25519-ml-kem-768', secretKey: keys.secretKey } as const,
     { type: 'x25519-ml-kem-768', x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey } as const,
   ];
-  const LOW_ORDER = new Uint8Array(Buffer.from('e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800', 'hex'));
+  const LOW_ORDER = new Uint8Array(
+    Buffer.from('e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800', 'hex'),
+  );
 
   test('the key whole (1216 B) and as its parts (X25519 publicKey + mlKemPublicKey) both make X-Wing slots that open with the seed and with the parts', async () => {
     const plaintext = text('for the hybrid recipients');
@@ -324,32 +480,61 @@ describe('hybrid (x25519-ml-kem-768) recipients', () => {
       { type: 'x25519-ml-kem-768', publicKey: alice.publicKey },
       { type: 'pq', publicKey: bob.x25519PublicKey, mlKemPublicKey: bob.mlKemPublicKey },
     ]);
-    assert.deepEqual(envelope.recipients.map((slot) => [slot.type, slot.enc.byteLength, slot.wrappedKey.byteLength]), [
-      ['x25519-ml-kem-768', XWING_HPKE_KEM.Nenc, SLOT_WRAPPED_KEY_LENGTH],
-      ['x25519-ml-kem-768', XWING_HPKE_KEM.Nenc, SLOT_WRAPPED_KEY_LENGTH],
-    ]);
+    assert.deepEqual(
+      envelope.recipients.map((slot) => [slot.type, slot.enc.byteLength, slot.wrappedKey.byteLength]),
+      [
+        ['x25519-ml-kem-768', XWING_HPKE_KEM.Nenc, SLOT_WRAPPED_KEY_LENGTH],
+        ['x25519-ml-kem-768', XWING_HPKE_KEM.Nenc, SLOT_WRAPPED_KEY_LENGTH],
+      ],
+    );
     for (const keys of [alice, bob]) {
-      for (const credential of credentials(keys)) assert.deepEqual(await multiRecipientDecrypt(envelope, credential), plaintext);
+      for (const credential of credentials(keys))
+        assert.deepEqual(await multiRecipientDecrypt(envelope, credential), plaintext);
     }
     // Slots written with the alias open the same way.
-    const aliased = { ciphertext: envelope.ciphertext, recipients: envelope.recipients.map((slot) => ({ ...slot, type: 'pq' })) };
+    const aliased = {
+      ciphertext: envelope.ciphertext,
+      recipients: envelope.recipients.map((slot) => ({ ...slot, type: 'pq' })),
+    };
     assert.deepEqual(await multiRecipientDecrypt(aliased, credentials(bob)[0]!), plaintext);
   });
 
   test('mixed envelopes: every recipient opens, in any order; each credential tries only the slots of its type', async () => {
     const plaintext = text('for everyone');
     const orders = [
-      [{ type: 'x25519', publicKey: carol!.publicKey }, { type: 'x25519-ml-kem-768', publicKey: alice.publicKey }],
-      [{ type: 'x25519-ml-kem-768', publicKey: alice.publicKey }, { type: 'classical', publicKey: carol!.publicKey }, { type: 'pq', publicKey: bob.publicKey }],
+      [
+        { type: 'x25519', publicKey: carol!.publicKey },
+        { type: 'x25519-ml-kem-768', publicKey: alice.publicKey },
+      ],
+      [
+        { type: 'x25519-ml-kem-768', publicKey: alice.publicKey },
+        { type: 'classical', publicKey: carol!.publicKey },
+        { type: 'pq', publicKey: bob.publicKey },
+      ],
     ];
     for (const recipients of orders) {
       const envelope = await multiRecipientEncrypt(plaintext, recipients);
       assert.deepEqual(await decrypt(envelope, carol!), plaintext);
-      for (const credential of credentials(alice)) assert.deepEqual(await multiRecipientDecrypt(envelope, credential), plaintext);
-      const hybridOnly = { ciphertext: envelope.ciphertext, recipients: envelope.recipients.filter((slot) => slot.type !== 'x25519') };
-      await assert.rejects(decrypt(hybridOnly, carol!), isDecryptionFailure, 'an X25519 key has no hybrid slot to open');
-      const classicalOnly = { ciphertext: envelope.ciphertext, recipients: envelope.recipients.filter((slot) => slot.type === 'x25519') };
-      await assert.rejects(multiRecipientDecrypt(classicalOnly, credentials(alice)[0]!), isDecryptionFailure, 'a hybrid key has no X25519 slot to open');
+      for (const credential of credentials(alice))
+        assert.deepEqual(await multiRecipientDecrypt(envelope, credential), plaintext);
+      const hybridOnly = {
+        ciphertext: envelope.ciphertext,
+        recipients: envelope.recipients.filter((slot) => slot.type !== 'x25519'),
+      };
+      await assert.rejects(
+        decrypt(hybridOnly, carol!),
+        isDecryptionFailure,
+        'an X25519 key has no hybrid slot to open',
+      );
+      const classicalOnly = {
+        ciphertext: envelope.ciphertext,
+        recipients: envelope.recipients.filter((slot) => slot.type === 'x25519'),
+      };
+      await assert.rejects(
+        multiRecipientDecrypt(classicalOnly, credentials(alice)[0]!),
+        isDecryptionFailure,
+        'a hybrid key has no X25519 slot to open',
+      );
     }
   });
 
@@ -359,7 +544,9 @@ describe('hybrid (x25519-ml-kem-768) recipients', () => {
         { type: 'x25519-ml-kem-768', publicKey: alice.publicKey },
         { type: 'pq', publicKey: alice.x25519PublicKey, mlKemPublicKey: alice.mlKemPublicKey },
       ]),
-      (error: unknown) => isInputError('INVALID_INPUT', '/recipients/1/publicKey')(error) && /repeats recipients\/0\/publicKey/.test((error as Error).message),
+      (error: unknown) =>
+        isInputError('INVALID_INPUT', '/recipients/1/publicKey')(error) &&
+        /repeats recipients\/0\/publicKey/.test((error as Error).message),
     );
   });
 
@@ -372,7 +559,10 @@ describe('hybrid (x25519-ml-kem-768) recipients', () => {
       [{ publicKey: alice.x25519PublicKey }, '/recipients/1/publicKey'],
       [{ publicKey: new Uint8Array(1184) }, '/recipients/1/publicKey'],
       [{ publicKey: alice.publicKey, mlKemPublicKey: alice.mlKemPublicKey }, '/recipients/1/publicKey'],
-      [{ publicKey: alice.x25519PublicKey, mlKemPublicKey: alice.mlKemPublicKey.subarray(2) }, '/recipients/1/mlKemPublicKey'],
+      [
+        { publicKey: alice.x25519PublicKey, mlKemPublicKey: alice.mlKemPublicKey.subarray(2) },
+        '/recipients/1/mlKemPublicKey',
+      ],
       [{ publicKey: LOW_ORDER, mlKemPublicKey: alice.mlKemPublicKey }, '/recipients/1/publicKey'],
       [{ publicKey: alice.x25519PublicKey, mlKemPublicKey: unreduced }, '/recipients/1/mlKemPublicKey'],
       [{ publicKey: new Uint8Array([...alice.mlKemPublicKey, ...LOW_ORDER]) }, '/recipients/1/publicKey'],
@@ -393,40 +583,77 @@ describe('hybrid (x25519-ml-kem-768) recipients', () => {
     const cases: [Parameters<typeof multiRecipientDecrypt>[1], string][] = [
       [{ type: 'x25519-ml-kem-768', secretKey: alice.secretKey.subarray(1) }, '/secretKey'],
       [{ type: 'x25519-ml-kem-768', secretKey: new Uint8Array(64) }, '/secretKey'],
-      [{ type: 'x25519-ml-kem-768', x25519SecretKey: new Uint8Array(33), mlKemSecretKey: alice.mlKemSecretKey }, '/x25519SecretKey'],
-      [{ type: 'x25519-ml-kem-768', x25519SecretKey: alice.x25519PrivateKey, mlKemSecretKey: alice.mlKemSecretKey.subarray(1) }, '/mlKemSecretKey'],
+      [
+        { type: 'x25519-ml-kem-768', x25519SecretKey: new Uint8Array(33), mlKemSecretKey: alice.mlKemSecretKey },
+        '/x25519SecretKey',
+      ],
+      [
+        {
+          type: 'x25519-ml-kem-768',
+          x25519SecretKey: alice.x25519PrivateKey,
+          mlKemSecretKey: alice.mlKemSecretKey.subarray(1),
+        },
+        '/mlKemSecretKey',
+      ],
       // An all-zero "expanded key" fails the H(ek) check of FIPS 203 §7.3.
-      [{ type: 'x25519-ml-kem-768', x25519SecretKey: alice.x25519PrivateKey, mlKemSecretKey: expanded }, '/mlKemSecretKey'],
+      [
+        { type: 'x25519-ml-kem-768', x25519SecretKey: alice.x25519PrivateKey, mlKemSecretKey: expanded },
+        '/mlKemSecretKey',
+      ],
     ];
-    for (const [credential, field] of cases) await assert.rejects(multiRecipientDecrypt(envelope, credential), isInputError('INVALID_INPUT', field), field);
+    for (const [credential, field] of cases)
+      await assert.rejects(multiRecipientDecrypt(envelope, credential), isInputError('INVALID_INPUT', field), field);
   });
 
   test('a tampered hybrid slot, an enc of another length, or another hybrid key fails with the one DECRYPTION_FAILED', async () => {
     const plaintext = text('tamper-evident');
-    const envelope = await multiRecipientEncrypt(plaintext, [{ type: 'x25519-ml-kem-768', publicKey: alice.publicKey }]);
+    const envelope = await multiRecipientEncrypt(plaintext, [
+      { type: 'x25519-ml-kem-768', publicKey: alice.publicKey },
+    ]);
     const slot = envelope.recipients[0]!;
     const [seed, parts] = credentials(alice);
     for (const bit of [0, 8 * 600 + 1, 8 * 1087 + 7, 8 * 1088, 8 * 1119 + 7]) {
-      for (const credential of [seed!, parts!]) await assert.rejects(multiRecipientDecrypt(withSlot(envelope, 0, { enc: flipBit(slot.enc, bit) }), credential), isDecryptionFailure, `enc bit ${bit}`);
+      for (const credential of [seed!, parts!])
+        await assert.rejects(
+          multiRecipientDecrypt(withSlot(envelope, 0, { enc: flipBit(slot.enc, bit) }), credential),
+          isDecryptionFailure,
+          `enc bit ${bit}`,
+        );
     }
     for (const bit of [0, 8 * 32, 8 * SLOT_WRAPPED_KEY_LENGTH - 1]) {
-      await assert.rejects(multiRecipientDecrypt(withSlot(envelope, 0, { wrappedKey: flipBit(slot.wrappedKey, bit) }), seed!), isDecryptionFailure, `wrappedKey bit ${bit}`);
+      await assert.rejects(
+        multiRecipientDecrypt(withSlot(envelope, 0, { wrappedKey: flipBit(slot.wrappedKey, bit) }), seed!),
+        isDecryptionFailure,
+        `wrappedKey bit ${bit}`,
+      );
     }
     for (const length of [0, 32, 1119, 1121]) {
-      await assert.rejects(multiRecipientDecrypt(withSlot(envelope, 0, { enc: new Uint8Array(length).fill(3) }), seed!), isDecryptionFailure, `enc of ${length}`);
+      await assert.rejects(
+        multiRecipientDecrypt(withSlot(envelope, 0, { enc: new Uint8Array(length).fill(3) }), seed!),
+        isDecryptionFailure,
+        `enc of ${length}`,
+      );
     }
     const lowOrder = slot.enc.slice();
     lowOrder.set(LOW_ORDER, 1088);
-    await assert.rejects(multiRecipientDecrypt(withSlot(envelope, 0, { enc: lowOrder }), parts!), isDecryptionFailure, 'low-order ephemeral key');
-    for (const credential of credentials(bob)) await assert.rejects(multiRecipientDecrypt(envelope, credential), isDecryptionFailure, 'another key');
+    await assert.rejects(
+      multiRecipientDecrypt(withSlot(envelope, 0, { enc: lowOrder }), parts!),
+      isDecryptionFailure,
+      'low-order ephemeral key',
+    );
+    for (const credential of credentials(bob))
+      await assert.rejects(multiRecipientDecrypt(envelope, credential), isDecryptionFailure, 'another key');
     assert.deepEqual(await multiRecipientDecrypt(envelope, seed!), plaintext);
   });
 
   test('100 hybrid recipients do not hold the event loop in one piece, and the last one opens', async () => {
-    const many = [alice, bob, ...await Promise.all(Array.from({ length: 98 }, () => xwingKeygen()))];
+    const many = [alice, bob, ...(await Promise.all(Array.from({ length: 98 }, () => xwingKeygen())))];
     let done = false;
     let ranBeforeEnd = false;
-    const running = multiRecipientEncrypt(text('x'), many.map((keys) => ({ type: 'pq', publicKey: keys.publicKey }))).then((envelope) => {
+    const running = multiRecipientEncrypt(
+      text('x'),
+      many.map((keys) => ({ type: 'pq', publicKey: keys.publicKey })),
+    ).then((envelope) => {
       done = true;
       return envelope;
     });
@@ -440,21 +667,34 @@ describe('hybrid (x25519-ml-kem-768) recipients', () => {
 
   test('property: mixed envelopes of 1 to 4 recipients round-trip for each of them (fast-check, fixed seed)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ minLength: 0, maxLength: 1024 }), fc.array(fc.boolean(), { minLength: 1, maxLength: 4 }), async (plaintext, hybridFlags) => {
-        const classical = keyPairs(hybridFlags.length);
-        const hybrid = [alice, bob, alice, bob];
-        // Each recipient at most once: a hybrid key may appear only once per envelope.
-        const usedHybrid = new Set<number>();
-        const recipients = hybridFlags.map((isHybrid, index) => {
-          if (isHybrid && !usedHybrid.has(index % 2)) {
-            usedHybrid.add(index % 2);
-            return { type: 'x25519-ml-kem-768', publicKey: hybrid[index]!.publicKey, credential: credentials(hybrid[index]!)[index % 2]! };
-          }
-          return { type: 'x25519', publicKey: classical[index]!.publicKey, credential: { type: 'x25519', secretKey: classical[index]!.secretKey } as const };
-        });
-        const envelope = await multiRecipientEncrypt(plaintext, recipients);
-        for (const { credential } of recipients) assert.deepEqual(await multiRecipientDecrypt(envelope, credential), plaintext);
-      }),
+      fc.asyncProperty(
+        fc.uint8Array({ minLength: 0, maxLength: 1024 }),
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 4 }),
+        async (plaintext, hybridFlags) => {
+          const classical = keyPairs(hybridFlags.length);
+          const hybrid = [alice, bob, alice, bob];
+          // Each recipient at most once: a hybrid key may appear only once per envelope.
+          const usedHybrid = new Set<number>();
+          const recipients = hybridFlags.map((isHybrid, index) => {
+            if (isHybrid && !usedHybrid.has(index % 2)) {
+              usedHybrid.add(index % 2);
+              return {
+                type: 'x25519-ml-kem-768',
+                publicKey: hybrid[index]!.publicKey,
+                credential: credentials(hybrid[index]!)[index % 2]!,
+              };
+            }
+            return {
+              type: 'x25519',
+              publicKey: classical[index]!.publicKey,
+              credential: { type: 'x25519', secretKey: classical[index]!.secretKey } as const,
+            };
+          });
+          const envelope = await multiRecipientEncrypt(plaintext, recipients);
+          for (const { credential } of recipients)
+            assert.deepEqual(await multiRecipientDecrypt(envelope, credential), plaintext);
+        },
+      ),
       { seed: 0x6879, numRuns: 20 },
     );
   });

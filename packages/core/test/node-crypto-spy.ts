@@ -8,7 +8,10 @@ import nodeCrypto from 'node:crypto';
 import { syncBuiltinESMExports } from 'node:module';
 import type { TestContext } from 'node:test';
 
-export function countNodeCryptoCalls(t: TestContext, name: 'createHmac' | 'createPublicKey' | 'hkdfSync'): () => number {
+export function countNodeCryptoCalls(
+  t: TestContext,
+  name: 'createHmac' | 'createPublicKey' | 'hkdfSync',
+): () => number {
   const spy = t.mock.method(nodeCrypto, name);
   syncBuiltinESMExports();
   t.after(() => {

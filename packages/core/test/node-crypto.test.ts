@@ -9,14 +9,23 @@ import { syncBuiltinESMExports } from 'node:module';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tryOr } from '../src/errors.ts';
-import { createCipheriv, createDecipheriv, createHmac, createPrivateKey, createPublicKey, hkdfSync, sign, verify } from '../src/node-crypto.ts';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  hkdfSync,
+  sign,
+  verify,
+} from '../src/node-crypto.ts';
 
 const key = new Uint8Array(32).fill(7);
 const iv = new Uint8Array(12).fill(1);
 const message = new TextEncoder().encode('a message');
 
 describe('node-crypto.ts', () => {
-  test('secret keys reach node:crypto as KeyObjects, with node:crypto\'s results', (t) => {
+  test("secret keys reach node:crypto as KeyObjects, with node:crypto's results", (t) => {
     const hmacSpy = t.mock.method(nodeCrypto, 'createHmac');
     const cipherSpy = t.mock.method(nodeCrypto, 'createCipheriv');
     const hkdfSpy = t.mock.method(nodeCrypto, 'hkdfSync');
@@ -44,7 +53,7 @@ describe('node-crypto.ts', () => {
     assert.deepEqual(Buffer.concat([decipher.update(sealed.subarray(0, -16)), decipher.final()]), Buffer.from(message));
   });
 
-  test('asymmetric calls run without stack traces and restore the limit; their results are node:crypto\'s', (t) => {
+  test("asymmetric calls run without stack traces and restore the limit; their results are node:crypto's", (t) => {
     const before = Error.stackTraceLimit;
     // Each node:crypto function, spied on: the stack-trace limit it ran under.
     const limitsSeen: Record<string, number[]> = {};
@@ -95,9 +104,14 @@ describe('node-crypto.ts', () => {
     assert.match(String(unexpected.stack), /^[^\n]*\n\s+at importUnreadableKey /);
     assert.equal(Error.stackTraceLimit, before);
     // Inside tryOr (bad input, answered with core's own error): no frames captured at all.
-    const expected = failureOf(() => tryOr(() => createPublicKey(unreadable), (error) => {
-      throw error;
-    }));
+    const expected = failureOf(() =>
+      tryOr(
+        () => createPublicKey(unreadable),
+        (error) => {
+          throw error;
+        },
+      ),
+    );
     assert.doesNotMatch(String(expected.stack), /\n\s+at /);
     assert.equal(Error.stackTraceLimit, before);
   });

@@ -32,7 +32,10 @@ describe('randomNonce', () => {
     const nonces = 40_000;
     for (let i = 0; i < nonces; i++) {
       const nonce = randomNonce(24);
-      assert.ok(nonce.some((byte) => byte !== 0), `nonce ${i} is all zeros`);
+      assert.ok(
+        nonce.some((byte) => byte !== 0),
+        `nonce ${i} is all zeros`,
+      );
       for (const byte of nonce) counts[byte] = (counts[byte] ?? 0) + 1;
     }
     const expected = (nonces * 24) / 256;

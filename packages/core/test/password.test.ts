@@ -83,7 +83,10 @@ describe('backends', () => {
   test('RFC 9106 §5.3 (Argon2id, secret and associated data): the native backend gives the published tag; without one, asking for it is refused', async () => {
     if (BACKENDS.includes('native')) {
       const tag = await argon2Raw(rfc, 'native');
-      assert.equal(hex(tag), hex(unhex('0d 64 0d f5 8d 78 76 6c 08 c0 37 a3 4a 8b 53 c9 d0 1e f0 45 2d 75 b6 5e b5 25 20 e9 6b 01 e6 59')));
+      assert.equal(
+        hex(tag),
+        hex(unhex('0d 64 0d f5 8d 78 76 6c 08 c0 37 a3 4a 8b 53 c9 d0 1e f0 45 2d 75 b6 5e b5 25 20 e9 6b 01 e6 59')),
+      );
     } else {
       await assert.rejects(argon2Raw(rfc, 'native'), isCode('UNSUPPORTED_ALGORITHM'));
     }
@@ -105,22 +108,62 @@ describe('backends', () => {
 /** phc-winner-argon2 src/test.c, version 0x13: salt "somesalt" unless noted, 32-byte tags. */
 const REFERENCE_ARGON2ID: { password: string; salt: string; params: Argon2Params; tag?: string; phc: string }[] = [
   {
-    password: 'password', salt: 'somesalt', params: { m: 65536, t: 2, p: 1 },
+    password: 'password',
+    salt: 'somesalt',
+    params: { m: 65536, t: 2, p: 1 },
     tag: '09316115d5cf24ed5a15a31a3ba326e5cf32edc24702987c02b6566f61913cf7',
     phc: '$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$CTFhFdXPJO1aFaMaO6Mm5c8y7cJHAph8ArZWb2GRPPc',
   },
-  { password: 'password', salt: 'somesalt', params: { m: 262144, t: 2, p: 1 }, phc: '$argon2id$v=19$m=262144,t=2,p=1$c29tZXNhbHQ$eP4eyR+zqlZX1y5xCFTkw9m5GYx0L5YWwvCFvtlbLow' },
-  { password: 'password', salt: 'somesalt', params: { m: 256, t: 2, p: 1 }, phc: '$argon2id$v=19$m=256,t=2,p=1$c29tZXNhbHQ$nf65EOgLrQMR/uIPnA4rEsF5h7TKyQwu9U1bMCHGi/4' },
-  { password: 'password', salt: 'somesalt', params: { m: 256, t: 2, p: 2 }, phc: '$argon2id$v=19$m=256,t=2,p=2$c29tZXNhbHQ$bQk8UB/VmZZF4Oo79iDXuL5/0ttZwg2f/5U52iv1cDc' },
-  { password: 'password', salt: 'somesalt', params: { m: 65536, t: 1, p: 1 }, phc: '$argon2id$v=19$m=65536,t=1,p=1$c29tZXNhbHQ$9qWtwbpyPd3vm1rB1GThgPzZ3/ydHL92zKL+15XZypg' },
-  { password: 'password', salt: 'somesalt', params: { m: 65536, t: 4, p: 1 }, phc: '$argon2id$v=19$m=65536,t=4,p=1$c29tZXNhbHQ$kCXUjmjvc5XMqQedpMTsOv+zyJEf5PhtGiUghW9jFyw' },
-  { password: 'differentpassword', salt: 'somesalt', params: { m: 65536, t: 2, p: 1 }, phc: '$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$C4TWUs9rDEvq7w3+J4umqA32aWKB1+DSiRuBfYxFj94' },
-  { password: 'password', salt: 'diffsalt', params: { m: 65536, t: 2, p: 1 }, phc: '$argon2id$v=19$m=65536,t=2,p=1$ZGlmZnNhbHQ$vfMrBczELrFdWP0ZsfhWsRPaHppYdP3MVEMIVlqoFBw' },
+  {
+    password: 'password',
+    salt: 'somesalt',
+    params: { m: 262144, t: 2, p: 1 },
+    phc: '$argon2id$v=19$m=262144,t=2,p=1$c29tZXNhbHQ$eP4eyR+zqlZX1y5xCFTkw9m5GYx0L5YWwvCFvtlbLow',
+  },
+  {
+    password: 'password',
+    salt: 'somesalt',
+    params: { m: 256, t: 2, p: 1 },
+    phc: '$argon2id$v=19$m=256,t=2,p=1$c29tZXNhbHQ$nf65EOgLrQMR/uIPnA4rEsF5h7TKyQwu9U1bMCHGi/4',
+  },
+  {
+    password: 'password',
+    salt: 'somesalt',
+    params: { m: 256, t: 2, p: 2 },
+    phc: '$argon2id$v=19$m=256,t=2,p=2$c29tZXNhbHQ$bQk8UB/VmZZF4Oo79iDXuL5/0ttZwg2f/5U52iv1cDc',
+  },
+  {
+    password: 'password',
+    salt: 'somesalt',
+    params: { m: 65536, t: 1, p: 1 },
+    phc: '$argon2id$v=19$m=65536,t=1,p=1$c29tZXNhbHQ$9qWtwbpyPd3vm1rB1GThgPzZ3/ydHL92zKL+15XZypg',
+  },
+  {
+    password: 'password',
+    salt: 'somesalt',
+    params: { m: 65536, t: 4, p: 1 },
+    phc: '$argon2id$v=19$m=65536,t=4,p=1$c29tZXNhbHQ$kCXUjmjvc5XMqQedpMTsOv+zyJEf5PhtGiUghW9jFyw',
+  },
+  {
+    password: 'differentpassword',
+    salt: 'somesalt',
+    params: { m: 65536, t: 2, p: 1 },
+    phc: '$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$C4TWUs9rDEvq7w3+J4umqA32aWKB1+DSiRuBfYxFj94',
+  },
+  {
+    password: 'password',
+    salt: 'diffsalt',
+    params: { m: 65536, t: 2, p: 1 },
+    phc: '$argon2id$v=19$m=65536,t=2,p=1$ZGlmZnNhbHQ$vfMrBczELrFdWP0ZsfhWsRPaHppYdP3MVEMIVlqoFBw',
+  },
 ];
 
 /** The same file's Argon2i version 0x13 cases, and the README's argon2i example (a 24-byte tag). */
 const REFERENCE_ARGON2I = [
-  { password: 'password', phc: '$argon2i$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$wWKIMhR9lyDFvRz9YTZweHKfbftvj+qf+YFY4NeBbtA' },
+  {
+    password: 'password',
+    phc: '$argon2i$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$wWKIMhR9lyDFvRz9YTZweHKfbftvj+qf+YFY4NeBbtA',
+  },
   { password: 'password', phc: '$argon2i$v=19$m=256,t=2,p=2$c29tZXNhbHQ$T/XOJ2mh1/TIpJHfCdQan76Q5esCFVoT5MAeIM1Oq2E' },
   { password: 'password', phc: '$argon2i$v=19$m=65536,t=2,p=4$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG' },
 ];
@@ -129,7 +172,10 @@ for (const backend of BACKENDS) {
   describe(`reference implementation vectors, ${backend} backend`, () => {
     for (const v of REFERENCE_ARGON2ID) {
       test(`${v.phc.slice(0, 40)}…: our encoder gives the published PHC string`, async () => {
-        const tag = await argon2Raw({ variant: 'argon2id', password: utf8(v.password), salt: utf8(v.salt), params: v.params, tagLength: 32 }, backend);
+        const tag = await argon2Raw(
+          { variant: 'argon2id', password: utf8(v.password), salt: utf8(v.salt), params: v.params, tagLength: 32 },
+          backend,
+        );
         if (v.tag !== undefined) assert.equal(hex(tag), v.tag);
         assert.equal(encodePhc('argon2id', v.params, utf8(v.salt), tag), v.phc);
       });
@@ -156,8 +202,12 @@ for (const backend of BACKENDS) {
     });
 
     test('published Argon2i strings verify too, always with needsRehash', async () => {
-      const right = await Promise.all(REFERENCE_ARGON2I.map((v) => verifyPassword(utf8(v.password), v.phc, { backend })));
-      const wrong = await Promise.all(REFERENCE_ARGON2I.map((v) => verifyPassword(utf8('passwore'), v.phc, { backend })));
+      const right = await Promise.all(
+        REFERENCE_ARGON2I.map((v) => verifyPassword(utf8(v.password), v.phc, { backend })),
+      );
+      const wrong = await Promise.all(
+        REFERENCE_ARGON2I.map((v) => verifyPassword(utf8('passwore'), v.phc, { backend })),
+      );
       REFERENCE_ARGON2I.forEach((v, i) => {
         assert.deepEqual(right[i], { valid: true, needsRehash: true }, v.phc);
         assert.deepEqual(wrong[i], { valid: false, needsRehash: true }, v.phc);
@@ -215,13 +265,17 @@ describe('parameters: defaults, floor and caps', () => {
 
   test('the floor and the caps themselves are accepted', () => {
     assert.deepEqual(resolveArgon2Params({ timeCost: 2, memoryCost: 19456, parallelism: 1 }), FLOOR);
-    assert.deepEqual(resolveArgon2Params({ timeCost: 10, memoryCost: 262144, parallelism: 16 }), { t: 10, m: 262144, p: 16 });
+    assert.deepEqual(resolveArgon2Params({ timeCost: 10, memoryCost: 262144, parallelism: 16 }), {
+      t: 10,
+      m: 262144,
+      p: 16,
+    });
   });
 
   const refused: [string, Parameters<typeof resolveArgon2Params>[0], string][] = [
-    ['t below OWASP\'s floor', { timeCost: 1 }, '/timeCost'],
+    ["t below OWASP's floor", { timeCost: 1 }, '/timeCost'],
     ['t above the cap', { timeCost: 11 }, '/timeCost'],
-    ['m below OWASP\'s floor', { memoryCost: 19455 }, '/memoryCost'],
+    ["m below OWASP's floor", { memoryCost: 19455 }, '/memoryCost'],
     ['m above the cap', { memoryCost: 262145 }, '/memoryCost'],
     ['p of 0', { parallelism: 0 }, '/parallelism'],
     ['p above the cap', { parallelism: 17 }, '/parallelism'],
@@ -241,7 +295,8 @@ describe('parameters: defaults, floor and caps', () => {
 describe('needsRehash', () => {
   const salt16 = new Uint8Array(16).fill(7);
   const tag32 = new Uint8Array(32).fill(9);
-  const phc = (variant: Argon2Variant, params: Argon2Params, salt = salt16, tag = tag32) => parsePhc(encodePhc(variant, params, salt, tag));
+  const phc = (variant: Argon2Variant, params: Argon2Params, salt = salt16, tag = tag32) =>
+    parsePhc(encodePhc(variant, params, salt, tag));
 
   test('false exactly for what hashPassword makes today', () => {
     assert.equal(needsRehash(phc('argon2id', { t: 3, m: 65536, p: 4 })), false);
@@ -308,16 +363,23 @@ describe('PHC parsing: malformed strings and the caps', () => {
     ['far too long', `${good}${'A'.repeat(300)}`],
   ];
   for (const [name, text] of malformed) {
-    test(`INVALID_INPUT on /hash: ${name}`, () => assert.throws(() => parsePhc(text), isCode('INVALID_INPUT', '/hash')));
+    test(`INVALID_INPUT on /hash: ${name}`, () =>
+      assert.throws(() => parsePhc(text), isCode('INVALID_INPUT', '/hash')));
   }
 
   test('verifyPassword parses first: a string over the cap is refused before any work', async () => {
-    await assert.rejects(verifyPassword(utf8('password'), `$argon2id$v=19$m=4194304,t=2,p=1$${salt}$${tag}`), isCode('INVALID_INPUT', '/hash'));
+    await assert.rejects(
+      verifyPassword(utf8('password'), `$argon2id$v=19$m=4194304,t=2,p=1$${salt}$${tag}`),
+      isCode('INVALID_INPUT', '/hash'),
+    );
   });
 
   test('the error message names the rule, never echoes the string', () => {
     const secretish = `$argon2id$v=19$m=65536,t=3,p=4$${salt}$SECRETSECRETSECRET`;
-    assert.throws(() => parsePhc(secretish), (error: unknown) => error instanceof CryptoError && !error.message.includes('SECRET'));
+    assert.throws(
+      () => parsePhc(secretish),
+      (error: unknown) => error instanceof CryptoError && !error.message.includes('SECRET'),
+    );
   });
 
   test('verification accepts hashes below the floor (legacy users can still sign in) but not above the caps', () => {
@@ -376,7 +438,11 @@ describe('password-based encryption', () => {
     for (const sealer of BACKENDS) {
       const blob = await encryptWithPassword(password, utf8('across backends'), { params: FLOOR, backend: sealer });
       for (const opener of BACKENDS) {
-        assert.equal(new TextDecoder().decode(await decryptWithPassword(password, blob, { backend: opener })), 'across backends', `${sealer} → ${opener}`);
+        assert.equal(
+          new TextDecoder().decode(await decryptWithPassword(password, blob, { backend: opener })),
+          'across backends',
+          `${sealer} → ${opener}`,
+        );
       }
     }
   });
@@ -389,12 +455,42 @@ describe('password-based encryption', () => {
       ['t 2 → 3', (_, view) => view.setUint32(1, 3)],
       ['m 19456 → 19457', (_, view) => view.setUint32(5, 19457)],
       ['p 1 → 2', (_, view) => view.setUint32(9, 2)],
-      ['first salt byte', (copy) => { copy[13]! ^= 1; }],
-      ['last salt byte', (copy) => { copy[28]! ^= 0x80; }],
-      ['first nonce byte', (copy) => { copy[29]! ^= 1; }],
-      ['last nonce byte', (copy) => { copy[52]! ^= 0x80; }],
-      ['ciphertext', (copy) => { copy[53]! ^= 1; }],
-      ['tag', (copy) => { copy[copy.byteLength - 1]! ^= 1; }],
+      [
+        'first salt byte',
+        (copy) => {
+          copy[13]! ^= 1;
+        },
+      ],
+      [
+        'last salt byte',
+        (copy) => {
+          copy[28]! ^= 0x80;
+        },
+      ],
+      [
+        'first nonce byte',
+        (copy) => {
+          copy[29]! ^= 1;
+        },
+      ],
+      [
+        'last nonce byte',
+        (copy) => {
+          copy[52]! ^= 0x80;
+        },
+      ],
+      [
+        'ciphertext',
+        (copy) => {
+          copy[53]! ^= 1;
+        },
+      ],
+      [
+        'tag',
+        (copy) => {
+          copy[copy.byteLength - 1]! ^= 1;
+        },
+      ],
     ];
     for (const [name, edit] of edits) {
       const copy = blob.slice();
@@ -447,8 +543,14 @@ describe('password-based encryption', () => {
   });
 
   test('encryption refuses an empty password and parameters outside the policy', async () => {
-    await assert.rejects(encryptWithPassword(new Uint8Array(0), utf8('x'), { params: FLOOR }), isCode('INVALID_INPUT', '/password'));
-    await assert.rejects(encryptWithPassword(password, utf8('x'), { params: { t: 1, m: 19456, p: 1 } }), isCode('INVALID_INPUT', '/timeCost'));
+    await assert.rejects(
+      encryptWithPassword(new Uint8Array(0), utf8('x'), { params: FLOOR }),
+      isCode('INVALID_INPUT', '/password'),
+    );
+    await assert.rejects(
+      encryptWithPassword(password, utf8('x'), { params: { t: 1, m: 19456, p: 1 } }),
+      isCode('INVALID_INPUT', '/timeCost'),
+    );
   });
 
   test('identifiers', () => {

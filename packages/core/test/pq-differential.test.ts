@@ -21,9 +21,22 @@ import { ml_dsa44, ml_dsa65, ml_dsa87 } from '@noble/post-quantum/ml-dsa.js';
 import { ml_kem768_x25519 } from '@noble/post-quantum/hybrid.js';
 import { XWing } from '@hpke/hybridkem-x-wing';
 import { CryptoError } from '../src/errors.ts';
-import { ML_KEM_ALGORITHM_IDS, ML_KEM_PARAMETERS, mlKemDecapsulate, mlKemEncapsulate, mlKemKeygen, mlKemKeyPairFromSeed } from '../src/ml-kem.ts';
+import {
+  ML_KEM_ALGORITHM_IDS,
+  ML_KEM_PARAMETERS,
+  mlKemDecapsulate,
+  mlKemEncapsulate,
+  mlKemKeygen,
+  mlKemKeyPairFromSeed,
+} from '../src/ml-kem.ts';
 import { ML_DSA_ALGORITHM_IDS, ML_DSA_PARAMETERS, mlDsaKeygen, mlDsaSign, mlDsaVerify } from '../src/ml-dsa.ts';
-import { SLH_DSA_PARAMETERS, slhDsaAlgorithmForVariant, slhDsaKeygen, slhDsaSign, slhDsaVerify } from '../src/slh-dsa.ts';
+import {
+  SLH_DSA_PARAMETERS,
+  slhDsaAlgorithmForVariant,
+  slhDsaKeygen,
+  slhDsaSign,
+  slhDsaVerify,
+} from '../src/slh-dsa.ts';
 import { PQ_NATIVE_SUPPORT, type PqBackend } from '../src/pq-common.ts';
 import { xwingDecapsulate, xwingDeriveKeyPair, xwingEncapsulate, xwingKeyPairFromSeed } from '../src/xwing.ts';
 
@@ -53,14 +66,22 @@ describe('ML-KEM: node:crypto ⇄ @noble/post-quantum', () => {
     test(`${id}: the same seed gives the same public key`, () => {
       for (let i = 0; i < 5; i++) {
         const seed = bytes(64);
-        assert.deepEqual(mlKemKeyPairFromSeed(seed, level, { backend: 'native' }), mlKemKeyPairFromSeed(seed, level, { backend: 'noble' }));
+        assert.deepEqual(
+          mlKemKeyPairFromSeed(seed, level, { backend: 'native' }),
+          mlKemKeyPairFromSeed(seed, level, { backend: 'noble' }),
+        );
       }
     });
 
     test(`${id}: each decapsulates what the other encapsulates, from the seed and from the expanded key`, async () => {
       const native = await mlKemKeygen(level, { backend: 'native' });
       const noble = await mlKemKeygen(level, { backend: 'noble' });
-      for (const [keys, sender, receiver] of [[native, 'noble', 'native'], [noble, 'native', 'noble'], [native, 'native', 'noble'], [noble, 'noble', 'native']] as const) {
+      for (const [keys, sender, receiver] of [
+        [native, 'noble', 'native'],
+        [noble, 'native', 'noble'],
+        [native, 'native', 'noble'],
+        [noble, 'noble', 'native'],
+      ] as const) {
         const sent = await mlKemEncapsulate(keys.publicKey, { backend: sender });
         const fromSeed = await mlKemDecapsulate(keys.secretKey, sent.ciphertext, level, { backend: receiver });
         assert.deepEqual(fromSeed.sharedSecret, sent.sharedSecret, `${sender} → ${receiver}`);
@@ -89,7 +110,10 @@ describe('ML-KEM: node:crypto ⇄ @noble/post-quantum', () => {
       publicKey[0] = 0xff;
       publicKey[1] = (publicKey[1] ?? 0) | 0x0f;
       for (const backend of ['native', 'noble'] as const) {
-        await assert.rejects(mlKemDecapsulate(expanded, new Uint8Array(ML_KEM_PARAMETERS[id].ciphertextLength), undefined, { backend }), CryptoError);
+        await assert.rejects(
+          mlKemDecapsulate(expanded, new Uint8Array(ML_KEM_PARAMETERS[id].ciphertextLength), undefined, { backend }),
+          CryptoError,
+        );
         await assert.rejects(mlKemEncapsulate(publicKey, { backend }), CryptoError);
       }
     });
@@ -106,7 +130,10 @@ describe('ML-DSA: node:crypto ⇄ @noble/post-quantum', () => {
     test(`${id}: the same seed gives the same public key`, async () => {
       for (let i = 0; i < 3; i++) {
         const seed = bytes(32);
-        assert.deepEqual(await mlDsaKeygen(level, { seed, backend: 'native' }), await mlDsaKeygen(level, { seed, backend: 'noble' }));
+        assert.deepEqual(
+          await mlDsaKeygen(level, { seed, backend: 'native' }),
+          await mlDsaKeygen(level, { seed, backend: 'noble' }),
+        );
       }
       const fresh = await mlDsaKeygen(level, { backend: 'native' });
       assert.deepEqual(await mlDsaKeygen(level, { seed: fresh.secretKey, backend: 'noble' }), fresh);
@@ -118,10 +145,17 @@ describe('ML-DSA: node:crypto ⇄ @noble/post-quantum', () => {
       const message = bytes(100);
       for (const context of [undefined, text('differential')]) {
         for (const secretKey of [keys.secretKey, expanded]) {
-          for (const [signer, verifier] of [['native', 'noble'], ['noble', 'native']] as const) {
+          for (const [signer, verifier] of [
+            ['native', 'noble'],
+            ['noble', 'native'],
+          ] as const) {
             const { signature } = await mlDsaSign(secretKey, message, { level, context, backend: signer });
             const { valid } = await mlDsaVerify(keys.publicKey, message, signature, { context, backend: verifier });
-            assert.equal(valid, true, `${signer} → ${verifier}, ${secretKey.byteLength}-byte key, context ${context === undefined ? 'none' : 'given'}`);
+            assert.equal(
+              valid,
+              true,
+              `${signer} → ${verifier}, ${secretKey.byteLength}-byte key, context ${context === undefined ? 'none' : 'given'}`,
+            );
           }
         }
       }
@@ -139,7 +173,12 @@ describe('ML-DSA: node:crypto ⇄ @noble/post-quantum', () => {
         altered[offset] = (altered[offset] ?? 0) ^ 0x01;
         const outcomes = [];
         for (const backend of ['native', 'noble'] as const) {
-          outcomes.push(await mlDsaSign(altered, text('m'), { backend }).then(() => 'signed', (error: unknown) => (error instanceof CryptoError ? 'refused' : String(error))));
+          outcomes.push(
+            await mlDsaSign(altered, text('m'), { backend }).then(
+              () => 'signed',
+              (error: unknown) => (error instanceof CryptoError ? 'refused' : String(error)),
+            ),
+          );
         }
         assert.equal(outcomes[0], outcomes[1], `offset ${offset}: node:crypto ${outcomes[0]}, noble ${outcomes[1]}`);
         assert.equal(outcomes[0], offset === 40 ? 'signed' : 'refused', `offset ${offset}`);
@@ -164,10 +203,21 @@ describe('SLH-DSA: node:crypto ⇄ @noble/post-quantum', () => {
       const noble = await slhDsaKeygen(variant, { seed: bytes(3 * n) });
       const message = bytes(64);
       const context = text('slh');
-      for (const [keys, signer, verifier] of [[noble, 'native', 'noble'], [native, 'noble', 'native']] as const) {
+      for (const [keys, signer, verifier] of [
+        [noble, 'native', 'noble'],
+        [native, 'noble', 'native'],
+      ] as const) {
         const { signature } = await slhDsaSign(keys.secretKey, message, { variant, context, backend: signer });
-        assert.equal((await slhDsaVerify(keys.publicKey, message, signature, { variant, context, backend: verifier })).valid, true, `${signer} → ${verifier}`);
-        assert.equal((await slhDsaVerify(keys.publicKey, message, signature, { variant, backend: verifier })).valid, false, `${signer} → ${verifier}, context dropped`);
+        assert.equal(
+          (await slhDsaVerify(keys.publicKey, message, signature, { variant, context, backend: verifier })).valid,
+          true,
+          `${signer} → ${verifier}`,
+        );
+        assert.equal(
+          (await slhDsaVerify(keys.publicKey, message, signature, { variant, backend: verifier })).valid,
+          false,
+          `${signer} → ${verifier}, context dropped`,
+        );
       }
     });
   }
@@ -184,13 +234,22 @@ describe('X-Wing against @noble/post-quantum ml_kem768_x25519 and @hpke/hybridke
       assert.deepEqual(ours.publicKey, new Uint8Array(await hpke.serializePublicKey(hpkeKeys.publicKey)));
 
       const fromNoble = ml_kem768_x25519.encapsulate(ours.publicKey);
-      assert.deepEqual((await xwingDecapsulate(seed, fromNoble.cipherText, { backend })).sharedSecret, fromNoble.sharedSecret);
+      assert.deepEqual(
+        (await xwingDecapsulate(seed, fromNoble.cipherText, { backend })).sharedSecret,
+        fromNoble.sharedSecret,
+      );
       const fromHpke = await hpke.encap({ recipientPublicKey: hpkeKeys.publicKey });
-      assert.deepEqual((await xwingDecapsulate(seed, new Uint8Array(fromHpke.enc), { backend })).sharedSecret, new Uint8Array(fromHpke.sharedSecret));
+      assert.deepEqual(
+        (await xwingDecapsulate(seed, new Uint8Array(fromHpke.enc), { backend })).sharedSecret,
+        new Uint8Array(fromHpke.sharedSecret),
+      );
 
       const sent = await xwingEncapsulate(ours.publicKey, { backend });
       assert.deepEqual(ml_kem768_x25519.decapsulate(sent.ciphertext, seed), sent.sharedSecret);
-      assert.deepEqual(new Uint8Array(await hpke.decap({ enc: sent.ciphertext, recipientKey: hpkeKeys.privateKey })), sent.sharedSecret);
+      assert.deepEqual(
+        new Uint8Array(await hpke.decap({ enc: sent.ciphertext, recipientKey: hpkeKeys.privateKey })),
+        sent.sharedSecret,
+      );
     });
   }
 

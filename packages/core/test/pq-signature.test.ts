@@ -13,7 +13,12 @@ import fc from 'fast-check';
 import { ml_dsa44, ml_dsa65, ml_dsa87 } from '@noble/post-quantum/ml-dsa.js';
 import { slh_dsa_sha2_128f, slh_dsa_sha2_256f } from '@noble/post-quantum/slh-dsa.js';
 import { SIGNATURE_ALGORITHM_IDS, isSignatureAlgorithm, signMessage, verifySignature } from '../src/signature.ts';
-import { DIRECT_POST_QUANTUM_RUNNER, exportPostQuantumKeyPair, generatePostQuantumKeyPair, type PostQuantumRunner } from '../src/pq-keys.ts';
+import {
+  DIRECT_POST_QUANTUM_RUNNER,
+  exportPostQuantumKeyPair,
+  generatePostQuantumKeyPair,
+  type PostQuantumRunner,
+} from '../src/pq-keys.ts';
 import { CryptoError } from '../src/errors.ts';
 
 const text = (value: string) => new TextEncoder().encode(value);
@@ -49,7 +54,8 @@ test('ML-DSA and SLH-DSA identifiers are signature algorithms; unknown parameter
     assert.ok(isSignatureAlgorithm(id), id);
     assert.ok(SIGNATURE_ALGORITHM_IDS.includes(id as never), id);
   }
-  for (const id of ['ml-dsa-66', 'ml-dsa', 'slh-dsa-sha2-128', 'slh-dsa-sha3-128f', 'ML-DSA-65', 'hash_ml-dsa-65']) assert.ok(!isSignatureAlgorithm(id), id);
+  for (const id of ['ml-dsa-66', 'ml-dsa', 'slh-dsa-sha2-128', 'slh-dsa-sha3-128f', 'ML-DSA-65', 'hash_ml-dsa-65'])
+    assert.ok(!isSignatureAlgorithm(id), id);
 });
 
 for (const [algorithm, spec] of Object.entries(SCHEMES) as [Scheme, (typeof SCHEMES)[Scheme]][]) {
@@ -69,7 +75,11 @@ for (const [algorithm, spec] of Object.entries(SCHEMES) as [Scheme, (typeof SCHE
       assert.equal(spec.noble.verify(signature, message, pair.publicKey), true);
       assert.equal(await verifySignature(algorithm, pair.publicKey, text('another message'), signature), false);
       for (const bit of [0, 8 * spec.signature - 1]) {
-        assert.equal(await verifySignature(algorithm, pair.publicKey, message, flipBit(signature, bit)), false, `bit ${bit}`);
+        assert.equal(
+          await verifySignature(algorithm, pair.publicKey, message, flipBit(signature, bit)),
+          false,
+          `bit ${bit}`,
+        );
       }
     });
 
@@ -79,14 +89,32 @@ for (const [algorithm, spec] of Object.entries(SCHEMES) as [Scheme, (typeof SCHE
       assert.equal(await verifySignature(algorithm, pair.publicKey, message, signature, { context }), true);
       assert.equal(spec.noble.verify(signature, message, pair.publicKey, { context }), true);
       assert.equal(await verifySignature(algorithm, pair.publicKey, message, signature), false);
-      assert.equal(await verifySignature(algorithm, pair.publicKey, message, signature, { context: text('another') }), false);
+      assert.equal(
+        await verifySignature(algorithm, pair.publicKey, message, signature, { context: text('another') }),
+        false,
+      );
       // An empty context is the default context (FIPS 204 / 205: ctx of length 0).
       const plain = await signMessage(algorithm, pair.privateKey, message, { context: new Uint8Array(0) });
       assert.equal(await verifySignature(algorithm, pair.publicKey, message, plain), true);
       const longest = new Uint8Array(255).fill(0x61);
-      assert.equal(await verifySignature(algorithm, pair.publicKey, message, await signMessage(algorithm, pair.privateKey, message, { context: longest }), { context: longest }), true);
-      await assert.rejects(signMessage(algorithm, pair.privateKey, message, { context: new Uint8Array(256) }), isInvalid('/context', /255 bytes/));
-      await assert.rejects(verifySignature(algorithm, pair.publicKey, message, signature, { context: new Uint8Array(256) }), isInvalid('/context'));
+      assert.equal(
+        await verifySignature(
+          algorithm,
+          pair.publicKey,
+          message,
+          await signMessage(algorithm, pair.privateKey, message, { context: longest }),
+          { context: longest },
+        ),
+        true,
+      );
+      await assert.rejects(
+        signMessage(algorithm, pair.privateKey, message, { context: new Uint8Array(256) }),
+        isInvalid('/context', /255 bytes/),
+      );
+      await assert.rejects(
+        verifySignature(algorithm, pair.publicKey, message, signature, { context: new Uint8Array(256) }),
+        isInvalid('/context'),
+      );
     });
 
     test('PEM keys (PKCS#8 / SPKI) sign and verify like the raw ones', async () => {
@@ -101,21 +129,33 @@ for (const [algorithm, spec] of Object.entries(SCHEMES) as [Scheme, (typeof SCHE
       const signature = await signMessage(algorithm, pair.privateKey, message);
       for (const length of lengths) {
         if (!(spec.privateKeys as readonly number[]).includes(length)) {
-          await assert.rejects(signMessage(algorithm, new Uint8Array(length).fill(1), message), isInvalid('/privateKey', /privateKey must be/), `private ${length}`);
+          await assert.rejects(
+            signMessage(algorithm, new Uint8Array(length).fill(1), message),
+            isInvalid('/privateKey', /privateKey must be/),
+            `private ${length}`,
+          );
         }
         if (length !== spec.publicKey) {
-          await assert.rejects(verifySignature(algorithm, new Uint8Array(length).fill(1), message, signature), isInvalid('/publicKey', /publicKey must be/), `public ${length}`);
+          await assert.rejects(
+            verifySignature(algorithm, new Uint8Array(length).fill(1), message, signature),
+            isInvalid('/publicKey', /publicKey must be/),
+            `public ${length}`,
+          );
         }
       }
       for (const length of [0, spec.signature - 1, spec.signature + 1]) {
-        await assert.rejects(verifySignature(algorithm, pair.publicKey, message, new Uint8Array(length)), isInvalid('/signature', /signature must be/), `signature ${length}`);
+        await assert.rejects(
+          verifySignature(algorithm, pair.publicKey, message, new Uint8Array(length)),
+          isInvalid('/signature', /signature must be/),
+          `signature ${length}`,
+        );
       }
     });
   });
 }
 
 describe('ML-DSA private keys', () => {
-  test('the expanded key of the level signs as its seed does (@noble/post-quantum verifies); another level\'s is refused', async () => {
+  test("the expanded key of the level signs as its seed does (@noble/post-quantum verifies); another level's is refused", async () => {
     const seed = new Uint8Array(32).fill(5);
     const { secretKey: expanded, publicKey } = ml_dsa65.keygen(seed);
     const signature = await signMessage('ml-dsa-65', expanded, text('m'));
@@ -130,10 +170,22 @@ describe('ML-DSA private keys', () => {
   });
 
   test('a PEM key of another algorithm is refused naming the field', async () => {
-    const other = exportPostQuantumKeyPair('ml-dsa-44', await generatePostQuantumKeyPair('ml-dsa-44'), 'pem') as { publicKey: string; privateKey: string };
-    await assert.rejects(signMessage('ml-dsa-65', other.privateKey, text('m')), isInvalid('/privateKey', /another algorithm/));
-    await assert.rejects(verifySignature('ml-dsa-87', other.publicKey, text('m'), new Uint8Array(4627)), isInvalid('/publicKey', /another algorithm/));
-    await assert.rejects(signMessage('slh-dsa-sha2-128f', other.privateKey, text('m')), isInvalid('/privateKey', /another algorithm/));
+    const other = exportPostQuantumKeyPair('ml-dsa-44', await generatePostQuantumKeyPair('ml-dsa-44'), 'pem') as {
+      publicKey: string;
+      privateKey: string;
+    };
+    await assert.rejects(
+      signMessage('ml-dsa-65', other.privateKey, text('m')),
+      isInvalid('/privateKey', /another algorithm/),
+    );
+    await assert.rejects(
+      verifySignature('ml-dsa-87', other.publicKey, text('m'), new Uint8Array(4627)),
+      isInvalid('/publicKey', /another algorithm/),
+    );
+    await assert.rejects(
+      signMessage('slh-dsa-sha2-128f', other.privateKey, text('m')),
+      isInvalid('/privateKey', /another algorithm/),
+    );
   });
 });
 
@@ -142,22 +194,55 @@ describe('the runner', () => {
     const calls: unknown[][] = [];
     const recording: PostQuantumRunner = {
       ...DIRECT_POST_QUANTUM_RUNNER,
-      mlDsaSign: (...args) => { calls.push(['mlDsaSign', args[2]]); return DIRECT_POST_QUANTUM_RUNNER.mlDsaSign(...args); },
-      mlDsaVerify: (...args) => { calls.push(['mlDsaVerify', args[3]]); return DIRECT_POST_QUANTUM_RUNNER.mlDsaVerify(...args); },
-      slhDsaSign: (...args) => { calls.push(['slhDsaSign', args[2]]); return DIRECT_POST_QUANTUM_RUNNER.slhDsaSign(...args); },
-      slhDsaVerify: (...args) => { calls.push(['slhDsaVerify', args[3]]); return DIRECT_POST_QUANTUM_RUNNER.slhDsaVerify(...args); },
-      privateKeyFromPem: (...args) => { calls.push(['privateKeyFromPem', args[0], args[2]]); return DIRECT_POST_QUANTUM_RUNNER.privateKeyFromPem(...args); },
+      mlDsaSign: (...args) => {
+        calls.push(['mlDsaSign', args[2]]);
+        return DIRECT_POST_QUANTUM_RUNNER.mlDsaSign(...args);
+      },
+      mlDsaVerify: (...args) => {
+        calls.push(['mlDsaVerify', args[3]]);
+        return DIRECT_POST_QUANTUM_RUNNER.mlDsaVerify(...args);
+      },
+      slhDsaSign: (...args) => {
+        calls.push(['slhDsaSign', args[2]]);
+        return DIRECT_POST_QUANTUM_RUNNER.slhDsaSign(...args);
+      },
+      slhDsaVerify: (...args) => {
+        calls.push(['slhDsaVerify', args[3]]);
+        return DIRECT_POST_QUANTUM_RUNNER.slhDsaVerify(...args);
+      },
+      privateKeyFromPem: (...args) => {
+        calls.push(['privateKeyFromPem', args[0], args[2]]);
+        return DIRECT_POST_QUANTUM_RUNNER.privateKeyFromPem(...args);
+      },
     };
     const dsa = await generatePostQuantumKeyPair('ml-dsa-87');
     const pem = exportPostQuantumKeyPair('ml-dsa-87', dsa, 'pem') as { privateKey: string };
     const context = text('c');
     const signature = await signMessage('ml-dsa-87', pem.privateKey, text('m'), { context, runner: recording });
-    assert.equal(await verifySignature('ml-dsa-87', dsa.publicKey, text('m'), signature, { context, runner: recording }), true);
+    assert.equal(
+      await verifySignature('ml-dsa-87', dsa.publicKey, text('m'), signature, { context, runner: recording }),
+      true,
+    );
     const slh = await generatePostQuantumKeyPair('slh-dsa-sha2-128f');
     const slhSignature = await signMessage('slh-dsa-sha2-128f', slh.privateKey, text('m'), { runner: recording });
-    assert.equal(await verifySignature('slh-dsa-sha2-128f', slh.publicKey, text('m'), slhSignature, { runner: recording }), true);
-    const dsaFields = { secretKey: 'privateKey', publicKey: 'publicKey', signature: 'signature', context: 'context', level: 'algorithm' };
-    const slhFields = { secretKey: 'privateKey', publicKey: 'publicKey', signature: 'signature', context: 'context', variant: 'algorithm' };
+    assert.equal(
+      await verifySignature('slh-dsa-sha2-128f', slh.publicKey, text('m'), slhSignature, { runner: recording }),
+      true,
+    );
+    const dsaFields = {
+      secretKey: 'privateKey',
+      publicKey: 'publicKey',
+      signature: 'signature',
+      context: 'context',
+      level: 'algorithm',
+    };
+    const slhFields = {
+      secretKey: 'privateKey',
+      publicKey: 'publicKey',
+      signature: 'signature',
+      context: 'context',
+      variant: 'algorithm',
+    };
     assert.deepEqual(calls, [
       ['privateKeyFromPem', 'ml-dsa-87', { field: 'privateKey' }],
       ['mlDsaSign', { level: 87, context, fields: dsaFields }],
@@ -169,9 +254,24 @@ describe('the runner', () => {
 
   test('a length error is found before the runner is called: no work is queued for a request that cannot succeed', async () => {
     let called = 0;
-    const counting: PostQuantumRunner = { ...DIRECT_POST_QUANTUM_RUNNER, slhDsaSign: (...args) => { called += 1; return DIRECT_POST_QUANTUM_RUNNER.slhDsaSign(...args); } };
-    await assert.rejects(signMessage('slh-dsa-sha2-128f', new Uint8Array(63), text('m'), { runner: counting }), isInvalid('/privateKey'));
-    await assert.rejects(signMessage('slh-dsa-sha2-128f', new Uint8Array(64), text('m'), { runner: counting, context: new Uint8Array(300) }), isInvalid('/context'));
+    const counting: PostQuantumRunner = {
+      ...DIRECT_POST_QUANTUM_RUNNER,
+      slhDsaSign: (...args) => {
+        called += 1;
+        return DIRECT_POST_QUANTUM_RUNNER.slhDsaSign(...args);
+      },
+    };
+    await assert.rejects(
+      signMessage('slh-dsa-sha2-128f', new Uint8Array(63), text('m'), { runner: counting }),
+      isInvalid('/privateKey'),
+    );
+    await assert.rejects(
+      signMessage('slh-dsa-sha2-128f', new Uint8Array(64), text('m'), {
+        runner: counting,
+        context: new Uint8Array(300),
+      }),
+      isInvalid('/context'),
+    );
     assert.equal(called, 0);
   });
 });
@@ -180,15 +280,36 @@ describe('ML-DSA properties (fast-check, fixed seed)', () => {
   test('every message of 0 to 4096 bytes signs and verifies; a single-bit change of the signature or the message does not verify', async () => {
     const pair = await generatePostQuantumKeyPair('ml-dsa-44');
     await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ minLength: 0, maxLength: 4096 }), fc.nat(), fc.boolean(), async (message, position, inMessage) => {
-        const signature = await signMessage('ml-dsa-44', pair.privateKey, message);
-        assert.equal(await verifySignature('ml-dsa-44', pair.publicKey, message, signature), true);
-        if (inMessage && message.byteLength > 0) {
-          assert.equal(await verifySignature('ml-dsa-44', pair.publicKey, flipBit(message, position % (message.byteLength * 8)), signature), false);
-        } else {
-          assert.equal(await verifySignature('ml-dsa-44', pair.publicKey, message, flipBit(signature, position % (signature.byteLength * 8))), false);
-        }
-      }),
+      fc.asyncProperty(
+        fc.uint8Array({ minLength: 0, maxLength: 4096 }),
+        fc.nat(),
+        fc.boolean(),
+        async (message, position, inMessage) => {
+          const signature = await signMessage('ml-dsa-44', pair.privateKey, message);
+          assert.equal(await verifySignature('ml-dsa-44', pair.publicKey, message, signature), true);
+          if (inMessage && message.byteLength > 0) {
+            assert.equal(
+              await verifySignature(
+                'ml-dsa-44',
+                pair.publicKey,
+                flipBit(message, position % (message.byteLength * 8)),
+                signature,
+              ),
+              false,
+            );
+          } else {
+            assert.equal(
+              await verifySignature(
+                'ml-dsa-44',
+                pair.publicKey,
+                message,
+                flipBit(signature, position % (signature.byteLength * 8)),
+              ),
+              false,
+            );
+          }
+        },
+      ),
       { seed: 0x6d6c, numRuns: 30 },
     );
   });

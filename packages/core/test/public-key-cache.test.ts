@@ -26,8 +26,14 @@ describe('PublicKeyCache', () => {
     assert.equal(loads, 1);
     // Other bytes, or the same bytes under another algorithm, are other entries.
     const other = someKey();
-    assert.equal(cache.get('x25519', Uint8Array.of(1, 2, 4), () => other), other);
-    assert.equal(cache.get('ed25519', Uint8Array.of(1, 2, 3), () => other), other);
+    assert.equal(
+      cache.get('x25519', Uint8Array.of(1, 2, 4), () => other),
+      other,
+    );
+    assert.equal(
+      cache.get('ed25519', Uint8Array.of(1, 2, 3), () => other),
+      other,
+    );
     assert.equal(cache.size, 3);
   });
 
@@ -39,7 +45,10 @@ describe('PublicKeyCache', () => {
     cache.get('a', Uint8Array.of(0), () => assert.fail('0 is cached'));
     cache.get('a', Uint8Array.of(2), () => keys[2]!); // evicts 1, the least recently used
     assert.equal(cache.size, 2);
-    assert.equal(cache.get('a', Uint8Array.of(0), () => assert.fail('0 is still cached')), keys[0]);
+    assert.equal(
+      cache.get('a', Uint8Array.of(0), () => assert.fail('0 is still cached')),
+      keys[0],
+    );
     let reloaded = false;
     cache.get('a', Uint8Array.of(1), () => ((reloaded = true), keys[1]!));
     assert.ok(reloaded, '1 was evicted and is loaded again');
@@ -47,14 +56,20 @@ describe('PublicKeyCache', () => {
 
   test('a load that throws caches nothing and the error reaches the caller', () => {
     const cache = new PublicKeyCache(2);
-    assert.throws(() => cache.get('a', Uint8Array.of(9), () => { throw new RangeError('bad key'); }), RangeError);
+    assert.throws(
+      () =>
+        cache.get('a', Uint8Array.of(9), () => {
+          throw new RangeError('bad key');
+        }),
+      RangeError,
+    );
     assert.equal(cache.size, 0);
   });
 });
 
 const countCreatePublicKey = (t: TestContext) => countNodeCryptoCalls(t, 'createPublicKey');
 
-describe('recipients\' X25519 public keys are imported once', () => {
+describe("recipients' X25519 public keys are imported once", () => {
   test('sealed box: the second seal to a recipient imports one key fewer, and both boxes open', (t) => {
     const recipient = generateKeyPairSync('x25519');
     const secret = new Uint8Array(recipient.privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(-32));
@@ -96,8 +111,15 @@ describe('recipients\' X25519 public keys are imported once', () => {
     // The X25519 half's key, and on Node 24 the ML-KEM half's too (pq-common.ts's cache; Node 22's
     // ML-KEM is @noble/post-quantum, which imports nothing).
     const cachedHalves = PQ_NATIVE_SUPPORT.mlKem ? 2 : 1;
-    assert.equal(secondCalls, firstCalls - cachedHalves, `first encapsulation ${firstCalls} imports, second ${secondCalls}`);
+    assert.equal(
+      secondCalls,
+      firstCalls - cachedHalves,
+      `first encapsulation ${firstCalls} imports, second ${secondCalls}`,
+    );
     assert.deepEqual((await xwingDecapsulate(recipient.secretKey, first.ciphertext)).sharedSecret, first.sharedSecret);
-    assert.deepEqual((await xwingDecapsulate(recipient.secretKey, second.ciphertext)).sharedSecret, second.sharedSecret);
+    assert.deepEqual(
+      (await xwingDecapsulate(recipient.secretKey, second.ciphertext)).sharedSecret,
+      second.sharedSecret,
+    );
   });
 });

@@ -27,7 +27,12 @@ const text = (value: string) => new TextEncoder().encode(value);
 const hex = (value: Uint8Array) => Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex');
 
 function isDecryptionFailure(error: unknown): boolean {
-  return error instanceof CryptoError && error.code === 'DECRYPTION_FAILED' && error.message === DECRYPTION_FAILED_MESSAGE && error.field === undefined;
+  return (
+    error instanceof CryptoError &&
+    error.code === 'DECRYPTION_FAILED' &&
+    error.message === DECRYPTION_FAILED_MESSAGE &&
+    error.field === undefined
+  );
 }
 
 function isInvalid(field: string) {
@@ -52,16 +57,24 @@ const expandedOf = (seed: Uint8Array) => ml_kem768.keygen(seed).secretKey;
 function secretForms(keys: XWingKeyPair): [string, PqSealedBoxSecretKey][] {
   return [
     ['secretKey (the X-Wing seed)', { secretKey: keys.secretKey }],
-    ['x25519SecretKey + mlKemSecretKey (seed)', { x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey }],
-    ['x25519SecretKey + mlKemSecretKey (expanded)', { x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: expandedOf(keys.mlKemSecretKey) }],
+    [
+      'x25519SecretKey + mlKemSecretKey (seed)',
+      { x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey },
+    ],
+    [
+      'x25519SecretKey + mlKemSecretKey (expanded)',
+      { x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: expandedOf(keys.mlKemSecretKey) },
+    ],
   ];
 }
 
 /** A point of order 8 on Curve25519 (libsodium's blocklist): X25519 with it gives all zeros. */
-const LOW_ORDER_POINT = new Uint8Array(Buffer.from('e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800', 'hex'));
+const LOW_ORDER_POINT = new Uint8Array(
+  Buffer.from('e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800', 'hex'),
+);
 
 describe('X-Wing as an HPKE KEM', () => {
-  test('the KEM of draft-connolly-cfrg-xwing-kem\'s HPKE section: id 0x647a and its sizes', () => {
+  test("the KEM of draft-connolly-cfrg-xwing-kem's HPKE section: id 0x647a and its sizes", () => {
     assert.equal(XWING_HPKE_KEM.id, 0x647a);
     assert.equal(XWING_HPKE_KEM_ID, 0x647a);
     assert.deepEqual(
@@ -70,7 +83,7 @@ describe('X-Wing as an HPKE KEM', () => {
     );
   });
 
-  test('Encap\'s enc and shared secret are X-Wing\'s ciphertext and shared secret, unchanged', async () => {
+  test("Encap's enc and shared secret are X-Wing's ciphertext and shared secret, unchanged", async () => {
     const keys = await xwingKeygen();
     const { enc, sharedSecret } = await XWING_HPKE_KEM.encap(keys.publicKey);
     assert.equal(enc.byteLength, 1120);
@@ -109,7 +122,10 @@ describe('post-quantum sealed box round trips', () => {
     // ChaCha20-Poly1305 with base_nonce and empty AAD.
     const { sharedSecret } = await xwingDecapsulate(keys.secretKey, sealed.subarray(0, 1120));
     const schedule = hpkeKeySchedule(XWING_HPKE_KEM, sharedSecret, PQ_SEALED_BOX_INFO);
-    assert.deepEqual(chacha20Poly1305Open(schedule.key, schedule.baseNonce, new Uint8Array(0), sealed.subarray(1120)), plaintext);
+    assert.deepEqual(
+      chacha20Poly1305Open(schedule.key, schedule.baseNonce, new Uint8Array(0), sealed.subarray(1120)),
+      plaintext,
+    );
   });
 
   test('both public-key forms seal, and every secret-key form opens what either sealed', async () => {
@@ -131,7 +147,11 @@ describe('post-quantum sealed box round trips', () => {
     const keys = await xwingKeygen();
     for (const length of [0, 65536]) {
       const plaintext = new Uint8Array(length).map((_, i) => (i * 7) & 0xff);
-      assert.deepEqual(await openBoxPq({ secretKey: keys.secretKey }, await sealBoxPq({ publicKey: keys.publicKey }, plaintext)), plaintext, `length ${length}`);
+      assert.deepEqual(
+        await openBoxPq({ secretKey: keys.secretKey }, await sealBoxPq({ publicKey: keys.publicKey }, plaintext)),
+        plaintext,
+        `length ${length}`,
+      );
     }
   });
 });
@@ -148,26 +168,54 @@ describe('post-quantum sealed box: every failure to open is the one DECRYPTION_F
   });
 
   test('another key, in every form, and parts of two different keys', async () => {
-    for (const [label, secret] of secretForms(other)) await assert.rejects(openBoxPq(secret, sealed), isDecryptionFailure, label);
-    await assert.rejects(openBoxPq({ x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: other.mlKemSecretKey }, sealed), isDecryptionFailure, 'foreign ML-KEM part');
-    await assert.rejects(openBoxPq({ x25519SecretKey: other.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey }, sealed), isDecryptionFailure, 'foreign X25519 part');
+    for (const [label, secret] of secretForms(other))
+      await assert.rejects(openBoxPq(secret, sealed), isDecryptionFailure, label);
+    await assert.rejects(
+      openBoxPq({ x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: other.mlKemSecretKey }, sealed),
+      isDecryptionFailure,
+      'foreign ML-KEM part',
+    );
+    await assert.rejects(
+      openBoxPq({ x25519SecretKey: other.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey }, sealed),
+      isDecryptionFailure,
+      'foreign X25519 part',
+    );
   });
 
   test('a changed bit in the ML-KEM ciphertext, the X25519 ephemeral key, the ciphertext or the tag', async () => {
-    const bits = [0, 8 * 500 + 3, 8 * 1087 + 7, 8 * 1088, 8 * 1119 + 6, 8 * 1120, 8 * (sealed.byteLength - 17), 8 * sealed.byteLength - 1];
+    const bits = [
+      0,
+      8 * 500 + 3,
+      8 * 1087 + 7,
+      8 * 1088,
+      8 * 1119 + 6,
+      8 * 1120,
+      8 * (sealed.byteLength - 17),
+      8 * sealed.byteLength - 1,
+    ];
     for (const bit of bits) {
-      for (const [label, secret] of secretForms(keys)) await assert.rejects(openBoxPq(secret, flipBit(sealed, bit)), isDecryptionFailure, `bit ${bit}, ${label}`);
+      for (const [label, secret] of secretForms(keys))
+        await assert.rejects(openBoxPq(secret, flipBit(sealed, bit)), isDecryptionFailure, `bit ${bit}, ${label}`);
     }
   });
 
   test('truncation, an extra byte, the empty box, and a low-order X25519 ephemeral key', async () => {
     for (const length of [0, 1, 1119, 1120, 1135, sealed.byteLength - 1]) {
-      await assert.rejects(openBoxPq({ secretKey: keys.secretKey }, sealed.subarray(0, length)), isDecryptionFailure, `length ${length}`);
+      await assert.rejects(
+        openBoxPq({ secretKey: keys.secretKey }, sealed.subarray(0, length)),
+        isDecryptionFailure,
+        `length ${length}`,
+      );
     }
-    await assert.rejects(openBoxPq({ secretKey: keys.secretKey }, new Uint8Array([...sealed, 0])), isDecryptionFailure, 'extra byte');
+    await assert.rejects(
+      openBoxPq({ secretKey: keys.secretKey }, new Uint8Array([...sealed, 0])),
+      isDecryptionFailure,
+      'extra byte',
+    );
     const lowOrder = sealed.slice();
     lowOrder.set(LOW_ORDER_POINT, 1088);
-    for (const [label, secret] of secretForms(keys)) await assert.rejects(openBoxPq(secret, lowOrder), isDecryptionFailure, `low order, ${label}`);
+    for (const [label, secret] of secretForms(keys))
+      await assert.rejects(openBoxPq(secret, lowOrder), isDecryptionFailure, `low order, ${label}`);
     // The box itself still opens: each failure was the change, not the key.
     assert.deepEqual(await openBoxPq({ secretKey: keys.secretKey }, sealed), plaintext);
   });
@@ -188,7 +236,8 @@ describe('post-quantum sealed box: malformed keys are INVALID_INPUT naming the f
       [{ publicKey: new Uint8Array([...keys.mlKemPublicKey, ...LOW_ORDER_POINT]) }, '/publicKey'],
       [{ publicKey: new Uint8Array([...unreduced, ...keys.x25519PublicKey]) }, '/publicKey'],
     ];
-    for (const [recipient, field] of cases) await assert.rejects(sealBoxPq(recipient, text('x')), isInvalid(field), field);
+    for (const [recipient, field] of cases)
+      await assert.rejects(sealBoxPq(recipient, text('x')), isInvalid(field), field);
   });
 
   test('opening: key lengths and an expanded ML-KEM key whose H(ek) does not match, whatever the box holds', async () => {
@@ -205,7 +254,8 @@ describe('post-quantum sealed box: malformed keys are INVALID_INPUT naming the f
       [{ x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: expanded }, '/mlKemSecretKey'],
     ];
     for (const [secret, field] of cases) {
-      for (const box of [garbage, new Uint8Array(0)]) await assert.rejects(openBoxPq(secret, box), isInvalid(field), `${field}, box of ${box.byteLength}`);
+      for (const box of [garbage, new Uint8Array(0)])
+        await assert.rejects(openBoxPq(secret, box), isInvalid(field), `${field}, box of ${box.byteLength}`);
     }
   });
 });
@@ -215,11 +265,16 @@ describe('post-quantum sealed box properties (fast-check, fixed seed)', () => {
     const keys = await xwingKeygen();
     await fc.assert(
       fc.asyncProperty(fc.uint8Array({ minLength: 0, maxLength: 4096 }), fc.boolean(), async (plaintext, asParts) => {
-        const recipient = asParts ? { x25519PublicKey: keys.x25519PublicKey, mlKemPublicKey: keys.mlKemPublicKey } : { publicKey: keys.publicKey };
+        const recipient = asParts
+          ? { x25519PublicKey: keys.x25519PublicKey, mlKemPublicKey: keys.mlKemPublicKey }
+          : { publicKey: keys.publicKey };
         const sealed = await sealBoxPq(recipient, plaintext);
         assert.equal(sealed.byteLength, plaintext.byteLength + PQ_SEALED_BOX_OVERHEAD);
         assert.deepEqual(await openBoxPq({ secretKey: keys.secretKey }, sealed), plaintext);
-        assert.deepEqual(await openBoxPq({ x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey }, sealed), plaintext);
+        assert.deepEqual(
+          await openBoxPq({ x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey }, sealed),
+          plaintext,
+        );
       }),
       { seed: 0x7071, numRuns: 40 },
     );
@@ -230,7 +285,10 @@ describe('post-quantum sealed box properties (fast-check, fixed seed)', () => {
     await fc.assert(
       fc.asyncProperty(fc.uint8Array({ minLength: 0, maxLength: 256 }), fc.nat(), async (plaintext, position) => {
         const sealed = await sealBoxPq({ publicKey: keys.publicKey }, plaintext);
-        await assert.rejects(openBoxPq({ secretKey: keys.secretKey }, flipBit(sealed, position % (sealed.byteLength * 8))), isDecryptionFailure);
+        await assert.rejects(
+          openBoxPq({ secretKey: keys.secretKey }, flipBit(sealed, position % (sealed.byteLength * 8))),
+          isDecryptionFailure,
+        );
       }),
       { seed: 0x6269, numRuns: 60 },
     );

@@ -27,27 +27,38 @@ function flipBit(data: Uint8Array, bit: number): Uint8Array {
 function keyPair(): { publicKey: Uint8Array; secretKey: Uint8Array } {
   const { privateKey } = generateKeyPairSync('x25519');
   const jwk = privateKey.export({ format: 'jwk' });
-  return { publicKey: Uint8Array.from(Buffer.from(jwk.x!, 'base64url')), secretKey: Uint8Array.from(Buffer.from(jwk.d!, 'base64url')) };
+  return {
+    publicKey: Uint8Array.from(Buffer.from(jwk.x!, 'base64url')),
+    secretKey: Uint8Array.from(Buffer.from(jwk.d!, 'base64url')),
+  };
 }
 
 function assertDecryptionFailed(work: () => unknown, label: string): void {
-  assert.throws(work, (error: unknown) => {
-    assert.ok(error instanceof CryptoError, `${label}: not a CryptoError: ${String(error)}`);
-    assert.equal(error.code, 'DECRYPTION_FAILED', label);
-    assert.equal(error.message, DECRYPTION_FAILED_MESSAGE, label);
-    assert.equal(error.field, undefined, label);
-    return true;
-  }, label);
+  assert.throws(
+    work,
+    (error: unknown) => {
+      assert.ok(error instanceof CryptoError, `${label}: not a CryptoError: ${String(error)}`);
+      assert.equal(error.code, 'DECRYPTION_FAILED', label);
+      assert.equal(error.message, DECRYPTION_FAILED_MESSAGE, label);
+      assert.equal(error.field, undefined, label);
+      return true;
+    },
+    label,
+  );
 }
 
 function assertInvalidInput(work: () => unknown, field: string, label: string, message?: RegExp): void {
-  assert.throws(work, (error: unknown) => {
-    assert.ok(error instanceof CryptoError, `${label}: not a CryptoError: ${String(error)}`);
-    assert.equal(error.code, 'INVALID_INPUT', label);
-    assert.equal(error.field, field, label);
-    if (message !== undefined) assert.match(error.message, message, label);
-    return true;
-  }, label);
+  assert.throws(
+    work,
+    (error: unknown) => {
+      assert.ok(error instanceof CryptoError, `${label}: not a CryptoError: ${String(error)}`);
+      assert.equal(error.code, 'INVALID_INPUT', label);
+      assert.equal(error.field, field, label);
+      if (message !== undefined) assert.match(error.message, message, label);
+      return true;
+    },
+    label,
+  );
 }
 
 // RFC 7748 §6.1: Alice's and Bob's keys and their shared secret.
@@ -81,7 +92,10 @@ const LOW_ORDER_POINTS = [
 ];
 
 test('the identifier list is the classical sealed box, then the post-quantum one (sealedbox-pq.ts)', () => {
-  assert.deepEqual([...SEALED_BOX_ALGORITHM_IDS], ['x25519-xsalsa20-poly1305', 'hpke-x25519-ml-kem-768-chacha20-poly1305']);
+  assert.deepEqual(
+    [...SEALED_BOX_ALGORITHM_IDS],
+    ['x25519-xsalsa20-poly1305', 'hpke-x25519-ml-kem-768-chacha20-poly1305'],
+  );
   assert.equal(SEALED_BOX_OVERHEAD, 48);
 });
 
@@ -89,15 +103,18 @@ describe('known answers', () => {
   test('opens the crypto_box_seal reference vector of PyNaCl (tests/data/sealed_box_ref.txt, made with libsodium)', () => {
     // pyca/pynacl at 526d9729a262d9954d2ec220bcfe1221f9dde166: recipient sk, pk, plaintext, sealed box.
     const secretKey = fromHex('77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a');
-    const plaintext = 'be075fc53c81f2d5cf141316ebeb0c7b5228c52a4c62cbd44b66849b64244ffce5ecbaaf33bd751a1ac728d45e6c61296cdc3c01233561f41db66cce314adb310e3be8250c46f06dceea3a7fa1348057e2f6556ad6b1318a024a838f21af1fde048977eb48f59ffd4924ca1c60902e52f0a089bc76897040e082f937763848645e0705';
-    const sealed = fromHex('199c808806a62c1be56951023ad3396b0ce0ef2c5b9ca688ac96d2d06ca43f65d314400cc9bbefb23dd26f824c9cb553f81e8c894ea9a553f4d777c77b66d5a6925da3f5961c5f7147172db5597ac14210066ee3ee13e6230a9a9610e9cddbf24094f54fbbf6694c08a436cec39ff5a373656d9584f4df9dd8c817e2e597540628d0ee21a6524a3fcf3eabdc0968390bd260a47366ead7f71cc2e774d411d96f3497c7e10291937bc16dc46a111686b85a8c86');
+    const plaintext =
+      'be075fc53c81f2d5cf141316ebeb0c7b5228c52a4c62cbd44b66849b64244ffce5ecbaaf33bd751a1ac728d45e6c61296cdc3c01233561f41db66cce314adb310e3be8250c46f06dceea3a7fa1348057e2f6556ad6b1318a024a838f21af1fde048977eb48f59ffd4924ca1c60902e52f0a089bc76897040e082f937763848645e0705';
+    const sealed = fromHex(
+      '199c808806a62c1be56951023ad3396b0ce0ef2c5b9ca688ac96d2d06ca43f65d314400cc9bbefb23dd26f824c9cb553f81e8c894ea9a553f4d777c77b66d5a6925da3f5961c5f7147172db5597ac14210066ee3ee13e6230a9a9610e9cddbf24094f54fbbf6694c08a436cec39ff5a373656d9584f4df9dd8c817e2e597540628d0ee21a6524a3fcf3eabdc0968390bd260a47366ead7f71cc2e774d411d96f3497c7e10291937bc16dc46a111686b85a8c86',
+    );
     assert.equal(sealed.byteLength, plaintext.length / 2 + SEALED_BOX_OVERHEAD);
     assert.equal(toHex(openBox(secretKey, sealed)), plaintext);
     // And the same box fails under Bob's key: the vector is not opened by accident.
     assertDecryptionFailed(() => openBox(BOB_SECRET, sealed), 'wrong recipient');
   });
 
-  test('the sealed box\'s X25519 reproduces RFC 7748 §6.1 in both directions', () => {
+  test("the sealed box's X25519 reproduces RFC 7748 §6.1 in both directions", () => {
     assert.equal(toHex(sealedBoxX25519(ALICE_SECRET, BOB_PUBLIC)), RFC7748_SHARED);
     assert.equal(toHex(sealedBoxX25519(BOB_SECRET, ALICE_PUBLIC)), RFC7748_SHARED);
   });
@@ -125,16 +142,26 @@ describe('sealing and opening', () => {
   test('the RFC 7748 keys work as a recipient key pair', () => {
     const sealed = sealBox(BOB_PUBLIC, bytes('to bob', 10));
     assert.equal(toHex(openBox(BOB_SECRET, sealed)), toHex(bytes('to bob', 10)));
-    assertDecryptionFailed(() => openBox(ALICE_SECRET, sealed), 'Alice cannot open Bob\'s box');
+    assertDecryptionFailed(() => openBox(ALICE_SECRET, sealed), "Alice cannot open Bob's box");
   });
 });
 
 describe('low-order keys', () => {
   for (const point of LOW_ORDER_POINTS) {
     test(`sealing to ${point} is INVALID_INPUT naming /recipientPublicKey`, () => {
-      assertInvalidInput(() => sealBox(fromHex(point), bytes('secret', 10)), '/recipientPublicKey', 'seal', /low-order/);
+      assertInvalidInput(
+        () => sealBox(fromHex(point), bytes('secret', 10)),
+        '/recipientPublicKey',
+        'seal',
+        /low-order/,
+      );
       // Again: the recipient's key now comes from the import cache, and is refused all the same.
-      assertInvalidInput(() => sealBox(fromHex(point), bytes('secret', 10)), '/recipientPublicKey', 'seal again', /low-order/);
+      assertInvalidInput(
+        () => sealBox(fromHex(point), bytes('secret', 10)),
+        '/recipientPublicKey',
+        'seal again',
+        /low-order/,
+      );
       assertInvalidInput(() => sealedBoxX25519(ALICE_SECRET, fromHex(point)), '/publicKey', 'x25519', /low-order/);
     });
 
@@ -169,13 +196,19 @@ describe('every failure to open is the one DECRYPTION_FAILED', () => {
     for (let length = 0; length < SEALED_BOX_OVERHEAD; length++) {
       assertDecryptionFailed(() => openBox(recipient.secretKey, sealed.subarray(0, length)), `${length} bytes`);
     }
-    assertDecryptionFailed(() => openBox(recipient.secretKey, sealed.subarray(0, sealed.byteLength - 1)), 'one byte short');
+    assertDecryptionFailed(
+      () => openBox(recipient.secretKey, sealed.subarray(0, sealed.byteLength - 1)),
+      'one byte short',
+    );
     assertDecryptionFailed(() => openBox(recipient.secretKey, Uint8Array.from([...sealed, 0])), 'one byte long');
   });
 
   test('the ephemeral key of another box', () => {
     const other = sealBox(recipient.publicKey, plaintext);
-    assertDecryptionFailed(() => openBox(recipient.secretKey, Uint8Array.from([...other.subarray(0, 32), ...sealed.subarray(32)])), 'swapped epk');
+    assertDecryptionFailed(
+      () => openBox(recipient.secretKey, Uint8Array.from([...other.subarray(0, 32), ...sealed.subarray(32)])),
+      'swapped epk',
+    );
   });
 });
 
@@ -183,7 +216,11 @@ describe('malformed keys are INVALID_INPUT', () => {
   for (const length of [0, 16, 31, 33, 64]) {
     test(`a ${length}-byte key`, () => {
       assertInvalidInput(() => sealBox(new Uint8Array(length), new Uint8Array(1)), '/recipientPublicKey', 'seal');
-      assertInvalidInput(() => openBox(new Uint8Array(length), new Uint8Array(SEALED_BOX_OVERHEAD)), '/recipientSecretKey', 'open');
+      assertInvalidInput(
+        () => openBox(new Uint8Array(length), new Uint8Array(SEALED_BOX_OVERHEAD)),
+        '/recipientSecretKey',
+        'open',
+      );
     });
   }
 });

@@ -33,7 +33,7 @@ function corrupted(id: string, field: string): Vectors {
 
 describe('the self-test table', () => {
   test('every pair of the registry has a known-answer test, and there is none for anything else', () => {
-    assert.ok(registryPairs.length > 80, 'the registry lists the service\'s algorithms');
+    assert.ok(registryPairs.length > 80, "the registry lists the service's algorithms");
     const missing = registryPairs.filter((id) => typeof SELF_TESTS[id] !== 'function');
     assert.deepEqual(missing, [], 'registry pairs without a known-answer test');
     assert.deepEqual(Object.keys(SELF_TESTS).sort(), [...registryPairs].sort());
@@ -59,15 +59,27 @@ describe('the self-test table', () => {
 describe('on this runtime', () => {
   test(`every known-answer test passes (Node ${process.versions.node})`, async () => {
     const outcomes = await runSelfTests();
-    assert.deepEqual(outcomes.map((outcome) => outcome.id), selfTestIds());
+    assert.deepEqual(
+      outcomes.map((outcome) => outcome.id),
+      selfTestIds(),
+    );
     const failed = outcomes.filter((outcome) => !outcome.passed).map((outcome) => `${outcome.id}: ${outcome.error}`);
     assert.deepEqual(failed, []);
   });
 
   test('an override replaces one test: the one that throws fails with its message, the others still pass', async () => {
-    const outcomes = await runSelfTests({ overrides: { 'signature/ed448': () => { throw new Error('forced failure'); } } });
+    const outcomes = await runSelfTests({
+      overrides: {
+        'signature/ed448': () => {
+          throw new Error('forced failure');
+        },
+      },
+    });
     const failed = outcomes.filter((outcome) => !outcome.passed);
-    assert.deepEqual(failed.map((outcome) => [outcome.id, outcome.error]), [['signature/ed448', 'forced failure']]);
+    assert.deepEqual(
+      failed.map((outcome) => [outcome.id, outcome.error]),
+      [['signature/ed448', 'forced failure']],
+    );
   });
 });
 
@@ -78,25 +90,38 @@ describe('a corrupted expected answer makes that test fail', () => {
     Object.keys(vector)
       .filter((field) => field.startsWith('expected'))
       .filter((field) => field !== 'expectedRfc9106' || ARGON2_BACKEND === 'native')
-      .map((field) => ({ id, field })));
+      .map((field) => ({ id, field })),
+  );
 
   test('every test with published answers has at least one, and the list is complete', () => {
     assert.ok(cases.length >= Object.keys(SELF_TEST_VECTORS).length);
-    for (const id of Object.keys(SELF_TEST_VECTORS)) assert.ok(cases.some((entry) => entry.id === id), `${id} has no expected… field`);
+    for (const id of Object.keys(SELF_TEST_VECTORS))
+      assert.ok(
+        cases.some((entry) => entry.id === id),
+        `${id} has no expected… field`,
+      );
   });
 
   for (const { id, field } of cases) {
     test(`${id}: ${field}`, async () => {
       const tests = createSelfTests(corrupted(id, field) as never);
-      await assert.rejects(async () => tests[id]?.(), (error: unknown) => {
-        assert.ok(error instanceof SelfTestFailure, `${id} failed with ${String(error)}, not a self-test failure`);
-        return true;
-      });
+      await assert.rejects(
+        async () => tests[id]?.(),
+        (error: unknown) => {
+          assert.ok(error instanceof SelfTestFailure, `${id} failed with ${String(error)}, not a self-test failure`);
+          return true;
+        },
+      );
     });
   }
 
   test('only the corrupted one: with signature/ed448 corrupted, every other test still passes', async () => {
-    const outcomes = await runSelfTests({ tests: createSelfTests(corrupted('signature/ed448', 'expectedSignature') as never) });
-    assert.deepEqual(outcomes.filter((outcome) => !outcome.passed).map((outcome) => outcome.id), ['signature/ed448']);
+    const outcomes = await runSelfTests({
+      tests: createSelfTests(corrupted('signature/ed448', 'expectedSignature') as never),
+    });
+    assert.deepEqual(
+      outcomes.filter((outcome) => !outcome.passed).map((outcome) => outcome.id),
+      ['signature/ed448'],
+    );
   });
 });

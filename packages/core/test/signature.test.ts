@@ -67,28 +67,33 @@ const ED25519_RFC8032: EddsaKnownAnswer[] = [
     secretKey: '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60',
     publicKey: 'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a',
     message: '',
-    signature: 'e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b',
+    signature:
+      'e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b',
   },
   {
     name: 'TEST 2 (1 byte)',
     secretKey: '4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb',
     publicKey: '3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c',
     message: '72',
-    signature: '92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00',
+    signature:
+      '92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00',
   },
   {
     name: 'TEST 3 (2 bytes)',
     secretKey: 'c5aa8df43f9f837bedb7442f31dcb7b166d38535076f094b85ce3a2e0b4458f7',
     publicKey: 'fc51cd8e6218a1a38da47ed00230f0580816ed13ba3303ac5deb911548908025',
     message: 'af82',
-    signature: '6291d657deec24024827e69c3abe01a30ce548a284743a445e3680d7db5ac3ac18ff9b538d16f290ae67f760984dc6594a7c15e9716ed28dc027beceea1ec40a',
+    signature:
+      '6291d657deec24024827e69c3abe01a30ce548a284743a445e3680d7db5ac3ac18ff9b538d16f290ae67f760984dc6594a7c15e9716ed28dc027beceea1ec40a',
   },
   {
     name: 'TEST SHA(abc) (64 bytes)',
     secretKey: '833fe62409237b9d62ec77587520911e9a759cec1d19755b7da901b96dca3d42',
     publicKey: 'ec172b93ad5e563bf4932c70e1245034c35467ef2efd4d64ebf819683467e2bf',
-    message: 'ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f',
-    signature: 'dc2a4459e7369633a52b1bf277839a00201009a3efbf3ecb69bea2186c26b58909351fc9ac90b3ecfdfbc7c66431e0303dca179c138ac17ad9bef1177331a704',
+    message:
+      'ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f',
+    signature:
+      'dc2a4459e7369633a52b1bf277839a00201009a3efbf3ecb69bea2186c26b58909351fc9ac90b3ecfdfbc7c66431e0303dca179c138ac17ad9bef1177331a704',
   },
 ];
 
@@ -96,53 +101,75 @@ const ED25519_RFC8032: EddsaKnownAnswer[] = [
 const ED448_RFC8032: EddsaKnownAnswer[] = [
   {
     name: 'blank',
-    secretKey: '6c82a562cb808d10d632be89c8513ebf6c929f34ddfa8c9f63c9960ef6e348a3528c8a3fcc2f044e39a3fc5b94492f8f032e7549a20098f95b',
-    publicKey: '5fd7449b59b461fd2ce787ec616ad46a1da1342485a70e1f8a0ea75d80e96778edf124769b46c7061bd6783df1e50f6cd1fa1abeafe8256180',
+    secretKey:
+      '6c82a562cb808d10d632be89c8513ebf6c929f34ddfa8c9f63c9960ef6e348a3528c8a3fcc2f044e39a3fc5b94492f8f032e7549a20098f95b',
+    publicKey:
+      '5fd7449b59b461fd2ce787ec616ad46a1da1342485a70e1f8a0ea75d80e96778edf124769b46c7061bd6783df1e50f6cd1fa1abeafe8256180',
     message: '',
-    signature: '533a37f6bbe457251f023c0d88f976ae2dfb504a843e34d2074fd823d41a591f2b233f034f628281f2fd7a22ddd47d7828c59bd0a21bfd3980ff0d2028d4b18a9df63e006c5d1c2d345b925d8dc00b4104852db99ac5c7cdda8530a113a0f4dbb61149f05a7363268c71d95808ff2e652600',
+    signature:
+      '533a37f6bbe457251f023c0d88f976ae2dfb504a843e34d2074fd823d41a591f2b233f034f628281f2fd7a22ddd47d7828c59bd0a21bfd3980ff0d2028d4b18a9df63e006c5d1c2d345b925d8dc00b4104852db99ac5c7cdda8530a113a0f4dbb61149f05a7363268c71d95808ff2e652600',
   },
   {
     name: '1 octet',
-    secretKey: 'c4eab05d357007c632f3dbb48489924d552b08fe0c353a0d4a1f00acda2c463afbea67c5e8d2877c5e3bc397a659949ef8021e954e0a12274e',
-    publicKey: '43ba28f430cdff456ae531545f7ecd0ac834a55d9358c0372bfa0c6c6798c0866aea01eb00742802b8438ea4cb82169c235160627b4c3a9480',
+    secretKey:
+      'c4eab05d357007c632f3dbb48489924d552b08fe0c353a0d4a1f00acda2c463afbea67c5e8d2877c5e3bc397a659949ef8021e954e0a12274e',
+    publicKey:
+      '43ba28f430cdff456ae531545f7ecd0ac834a55d9358c0372bfa0c6c6798c0866aea01eb00742802b8438ea4cb82169c235160627b4c3a9480',
     message: '03',
-    signature: '26b8f91727bd62897af15e41eb43c377efb9c610d48f2335cb0bd0087810f4352541b143c4b981b7e18f62de8ccdf633fc1bf037ab7cd779805e0dbcc0aae1cbcee1afb2e027df36bc04dcecbf154336c19f0af7e0a6472905e799f1953d2a0ff3348ab21aa4adafd1d234441cf807c03a00',
+    signature:
+      '26b8f91727bd62897af15e41eb43c377efb9c610d48f2335cb0bd0087810f4352541b143c4b981b7e18f62de8ccdf633fc1bf037ab7cd779805e0dbcc0aae1cbcee1afb2e027df36bc04dcecbf154336c19f0af7e0a6472905e799f1953d2a0ff3348ab21aa4adafd1d234441cf807c03a00',
   },
   {
     name: '1 octet with context "foo"',
-    secretKey: 'c4eab05d357007c632f3dbb48489924d552b08fe0c353a0d4a1f00acda2c463afbea67c5e8d2877c5e3bc397a659949ef8021e954e0a12274e',
-    publicKey: '43ba28f430cdff456ae531545f7ecd0ac834a55d9358c0372bfa0c6c6798c0866aea01eb00742802b8438ea4cb82169c235160627b4c3a9480',
+    secretKey:
+      'c4eab05d357007c632f3dbb48489924d552b08fe0c353a0d4a1f00acda2c463afbea67c5e8d2877c5e3bc397a659949ef8021e954e0a12274e',
+    publicKey:
+      '43ba28f430cdff456ae531545f7ecd0ac834a55d9358c0372bfa0c6c6798c0866aea01eb00742802b8438ea4cb82169c235160627b4c3a9480',
     message: '03',
     context: '666f6f',
-    signature: 'd4f8f6131770dd46f40867d6fd5d5055de43541f8c5e35abbcd001b32a89f7d2151f7647f11d8ca2ae279fb842d607217fce6e042f6815ea000c85741de5c8da1144a6a1aba7f96de42505d7a7298524fda538fccbbb754f578c1cad10d54d0d5428407e85dcbc98a49155c13764e66c3c00',
+    signature:
+      'd4f8f6131770dd46f40867d6fd5d5055de43541f8c5e35abbcd001b32a89f7d2151f7647f11d8ca2ae279fb842d607217fce6e042f6815ea000c85741de5c8da1144a6a1aba7f96de42505d7a7298524fda538fccbbb754f578c1cad10d54d0d5428407e85dcbc98a49155c13764e66c3c00',
   },
   {
     name: '11 octets',
-    secretKey: 'cd23d24f714274e744343237b93290f511f6425f98e64459ff203e8985083ffdf60500553abc0e05cd02184bdb89c4ccd67e187951267eb328',
-    publicKey: 'dcea9e78f35a1bf3499a831b10b86c90aac01cd84b67a0109b55a36e9328b1e365fce161d71ce7131a543ea4cb5f7e9f1d8b00696447001400',
+    secretKey:
+      'cd23d24f714274e744343237b93290f511f6425f98e64459ff203e8985083ffdf60500553abc0e05cd02184bdb89c4ccd67e187951267eb328',
+    publicKey:
+      'dcea9e78f35a1bf3499a831b10b86c90aac01cd84b67a0109b55a36e9328b1e365fce161d71ce7131a543ea4cb5f7e9f1d8b00696447001400',
     message: '0c3e544074ec63b0265e0c',
-    signature: '1f0a8888ce25e8d458a21130879b840a9089d999aaba039eaf3e3afa090a09d389dba82c4ff2ae8ac5cdfb7c55e94d5d961a29fe0109941e00b8dbdeea6d3b051068df7254c0cdc129cbe62db2dc957dbb47b51fd3f213fb8698f064774250a5028961c9bf8ffd973fe5d5c206492b140e00',
+    signature:
+      '1f0a8888ce25e8d458a21130879b840a9089d999aaba039eaf3e3afa090a09d389dba82c4ff2ae8ac5cdfb7c55e94d5d961a29fe0109941e00b8dbdeea6d3b051068df7254c0cdc129cbe62db2dc957dbb47b51fd3f213fb8698f064774250a5028961c9bf8ffd973fe5d5c206492b140e00',
   },
   {
     name: '12 octets',
-    secretKey: '258cdd4ada32ed9c9ff54e63756ae582fb8fab2ac721f2c8e676a72768513d939f63dddb55609133f29adf86ec9929dccb52c1c5fd2ff7e21b',
-    publicKey: '3ba16da0c6f2cc1f30187740756f5e798d6bc5fc015d7c63cc9510ee3fd44adc24d8e968b6e46e6f94d19b945361726bd75e149ef09817f580',
+    secretKey:
+      '258cdd4ada32ed9c9ff54e63756ae582fb8fab2ac721f2c8e676a72768513d939f63dddb55609133f29adf86ec9929dccb52c1c5fd2ff7e21b',
+    publicKey:
+      '3ba16da0c6f2cc1f30187740756f5e798d6bc5fc015d7c63cc9510ee3fd44adc24d8e968b6e46e6f94d19b945361726bd75e149ef09817f580',
     message: '64a65f3cdedcdd66811e2915',
-    signature: '7eeeab7c4e50fb799b418ee5e3197ff6bf15d43a14c34389b59dd1a7b1b85b4ae90438aca634bea45e3a2695f1270f07fdcdf7c62b8efeaf00b45c2c96ba457eb1a8bf075a3db28e5c24f6b923ed4ad747c3c9e03c7079efb87cb110d3a99861e72003cbae6d6b8b827e4e6c143064ff3c00',
+    signature:
+      '7eeeab7c4e50fb799b418ee5e3197ff6bf15d43a14c34389b59dd1a7b1b85b4ae90438aca634bea45e3a2695f1270f07fdcdf7c62b8efeaf00b45c2c96ba457eb1a8bf075a3db28e5c24f6b923ed4ad747c3c9e03c7079efb87cb110d3a99861e72003cbae6d6b8b827e4e6c143064ff3c00',
   },
   {
     name: '13 octets',
-    secretKey: '7ef4e84544236752fbb56b8f31a23a10e42814f5f55ca037cdcc11c64c9a3b2949c1bb60700314611732a6c2fea98eebc0266a11a93970100e',
-    publicKey: 'b3da079b0aa493a5772029f0467baebee5a8112d9d3a22532361da294f7bb3815c5dc59e176b4d9f381ca0938e13c6c07b174be65dfa578e80',
+    secretKey:
+      '7ef4e84544236752fbb56b8f31a23a10e42814f5f55ca037cdcc11c64c9a3b2949c1bb60700314611732a6c2fea98eebc0266a11a93970100e',
+    publicKey:
+      'b3da079b0aa493a5772029f0467baebee5a8112d9d3a22532361da294f7bb3815c5dc59e176b4d9f381ca0938e13c6c07b174be65dfa578e80',
     message: '64a65f3cdedcdd66811e2915e7',
-    signature: '6a12066f55331b6c22acd5d5bfc5d71228fbda80ae8dec26bdd306743c5027cb4890810c162c027468675ecf645a83176c0d7323a2ccde2d80efe5a1268e8aca1d6fbc194d3f77c44986eb4ab4177919ad8bec33eb47bbb5fc6e28196fd1caf56b4e7e0ba5519234d047155ac727a1053100',
+    signature:
+      '6a12066f55331b6c22acd5d5bfc5d71228fbda80ae8dec26bdd306743c5027cb4890810c162c027468675ecf645a83176c0d7323a2ccde2d80efe5a1268e8aca1d6fbc194d3f77c44986eb4ab4177919ad8bec33eb47bbb5fc6e28196fd1caf56b4e7e0ba5519234d047155ac727a1053100',
   },
   {
     name: '64 octets',
-    secretKey: 'd65df341ad13e008567688baedda8e9dcdc17dc024974ea5b4227b6530e339bff21f99e68ca6968f3cca6dfe0fb9f4fab4fa135d5542ea3f01',
-    publicKey: 'df9705f58edbab802c7f8363cfe5560ab1c6132c20a9f1dd163483a26f8ac53a39d6808bf4a1dfbd261b099bb03b3fb50906cb28bd8a081f00',
-    message: 'bd0f6a3747cd561bdddf4640a332461a4a30a12a434cd0bf40d766d9c6d458e5512204a30c17d1f50b5079631f64eb3112182da3005835461113718d1a5ef944',
-    signature: '554bc2480860b49eab8532d2a533b7d578ef473eeb58c98bb2d0e1ce488a98b18dfde9b9b90775e67f47d4a1c3482058efc9f40d2ca033a0801b63d45b3b722ef552bad3b4ccb667da350192b61c508cf7b6b5adadc2c8d9a446ef003fb05cba5f30e88e36ec2703b349ca229c2670833900',
+    secretKey:
+      'd65df341ad13e008567688baedda8e9dcdc17dc024974ea5b4227b6530e339bff21f99e68ca6968f3cca6dfe0fb9f4fab4fa135d5542ea3f01',
+    publicKey:
+      'df9705f58edbab802c7f8363cfe5560ab1c6132c20a9f1dd163483a26f8ac53a39d6808bf4a1dfbd261b099bb03b3fb50906cb28bd8a081f00',
+    message:
+      'bd0f6a3747cd561bdddf4640a332461a4a30a12a434cd0bf40d766d9c6d458e5512204a30c17d1f50b5079631f64eb3112182da3005835461113718d1a5ef944',
+    signature:
+      '554bc2480860b49eab8532d2a533b7d578ef473eeb58c98bb2d0e1ce488a98b18dfde9b9b90775e67f47d4a1c3482058efc9f40d2ca033a0801b63d45b3b722ef552bad3b4ccb667da350192b61c508cf7b6b5adadc2c8d9a446ef003fb05cba5f30e88e36ec2703b349ca229c2670833900',
   },
 ];
 
@@ -190,13 +217,23 @@ describe('the table', () => {
   test('lists the four classical schemes, Ed25519 first, with their documented lengths', () => {
     assert.deepEqual(CLASSICAL_SIGNATURE_ALGORITHM_IDS, ['ed25519', 'ed448', 'ecdsa-p256', 'ecdsa-p384']);
     // The full list (the registry's) is the classical schemes, then ML-DSA, then the twelve SLH-DSA sets.
-    assert.deepEqual(SIGNATURE_ALGORITHM_IDS.slice(0, 7), [...CLASSICAL_SIGNATURE_ALGORITHM_IDS, 'ml-dsa-44', 'ml-dsa-65', 'ml-dsa-87']);
+    assert.deepEqual(SIGNATURE_ALGORITHM_IDS.slice(0, 7), [
+      ...CLASSICAL_SIGNATURE_ALGORITHM_IDS,
+      'ml-dsa-44',
+      'ml-dsa-65',
+      'ml-dsa-87',
+    ]);
     assert.equal(SIGNATURE_ALGORITHM_IDS.filter((id) => id.startsWith('slh-dsa-')).length, 12);
     assert.equal(SIGNATURE_ALGORITHM_IDS.length, 19);
-    const lengths = Object.fromEntries(CLASSICAL_SIGNATURE_ALGORITHM_IDS.map((id) => {
-      const scheme = SIGNATURE_SCHEMES[id];
-      return [id, [scheme.privateKeyLengths, scheme.publicKeyLengths, scheme.signatureLength, scheme.maxContextLength]];
-    }));
+    const lengths = Object.fromEntries(
+      CLASSICAL_SIGNATURE_ALGORITHM_IDS.map((id) => {
+        const scheme = SIGNATURE_SCHEMES[id];
+        return [
+          id,
+          [scheme.privateKeyLengths, scheme.publicKeyLengths, scheme.signatureLength, scheme.maxContextLength],
+        ];
+      }),
+    );
     assert.deepEqual(lengths, {
       ed25519: [[32], [32], 64, 0],
       ed448: [[57], [57], 114, 255],
@@ -211,8 +248,14 @@ describe('Ed25519, RFC 8032 §7.1', () => {
     test(`${vector.name}: our signature is the published one, and it verifies`, async () => {
       const signature = await signMessage('ed25519', bytes(vector.secretKey), bytes(vector.message));
       assert.equal(hex(signature), vector.signature);
-      assert.equal(await verifySignature('ed25519', bytes(vector.publicKey), bytes(vector.message), bytes(vector.signature)), true);
-      assert.equal(await verifySignature('ed25519', bytes(vector.publicKey), utf8('other'), bytes(vector.signature)), false);
+      assert.equal(
+        await verifySignature('ed25519', bytes(vector.publicKey), bytes(vector.message), bytes(vector.signature)),
+        true,
+      );
+      assert.equal(
+        await verifySignature('ed25519', bytes(vector.publicKey), utf8('other'), bytes(vector.signature)),
+        false,
+      );
     });
   }
 });
@@ -223,12 +266,20 @@ describe('Ed448, RFC 8032 §7.4', () => {
     test(`${vector.name}: our signature is the published one, and it verifies`, async () => {
       const signature = await signMessage('ed448', bytes(vector.secretKey), bytes(vector.message), { context });
       assert.equal(hex(signature), vector.signature);
-      assert.equal(await verifySignature('ed448', bytes(vector.publicKey), bytes(vector.message), bytes(vector.signature), { context }), true);
+      assert.equal(
+        await verifySignature('ed448', bytes(vector.publicKey), bytes(vector.message), bytes(vector.signature), {
+          context,
+        }),
+        true,
+      );
     });
     test(`${vector.name}: the @noble/curves fallback gives the same signature and verdict`, () => {
       const ctx = context ?? new Uint8Array(0);
       assert.equal(hex(ed448Noble.sign(bytes(vector.secretKey), bytes(vector.message), ctx)), vector.signature);
-      assert.equal(ed448Noble.verify(bytes(vector.publicKey), bytes(vector.message), bytes(vector.signature), ctx), true);
+      assert.equal(
+        ed448Noble.verify(bytes(vector.publicKey), bytes(vector.message), bytes(vector.signature), ctx),
+        true,
+      );
     });
   }
 
@@ -243,12 +294,17 @@ describe('Ed448, RFC 8032 §7.4', () => {
 
   test('the empty context and no context are the same signature (RFC 8032 §5.2: dom4 with an empty context)', async () => {
     const vector = ED448_RFC8032[0]!;
-    const withEmpty = await signMessage('ed448', bytes(vector.secretKey), bytes(vector.message), { context: new Uint8Array(0) });
+    const withEmpty = await signMessage('ed448', bytes(vector.secretKey), bytes(vector.message), {
+      context: new Uint8Array(0),
+    });
     assert.equal(hex(withEmpty), vector.signature);
   });
 
   test('contexts up to 255 bytes, in either backend, verify in the other', async () => {
-    const { secretKey, publicKey } = { secretKey: bytes(ED448_RFC8032[1]!.secretKey), publicKey: bytes(ED448_RFC8032[1]!.publicKey) };
+    const { secretKey, publicKey } = {
+      secretKey: bytes(ED448_RFC8032[1]!.secretKey),
+      publicKey: bytes(ED448_RFC8032[1]!.publicKey),
+    };
     for (const length of [1, 17, 254, 255]) {
       const context = new Uint8Array(length).map((_, i) => (i * 7 + 1) & 0xff);
       const message = utf8(`context of ${length} bytes`);
@@ -256,7 +312,11 @@ describe('Ed448, RFC 8032 §7.4', () => {
       assert.equal(ed448Noble.verify(publicKey, message, ours, context), true, `noble verifies ours, ${length}`);
       assert.equal(ed448.verify(ours, message, publicKey, { context }), true, `@noble/curves directly, ${length}`);
       const theirs = ed448.sign(message, secretKey, { context });
-      assert.equal(await verifySignature('ed448', publicKey, message, theirs, { context }), true, `we verify noble's, ${length}`);
+      assert.equal(
+        await verifySignature('ed448', publicKey, message, theirs, { context }),
+        true,
+        `we verify noble's, ${length}`,
+      );
     }
   });
 
@@ -277,7 +337,15 @@ describe('ECDSA, RFC 6979 A.2.5 / A.2.6 (message "sample")', () => {
       assert.equal(await verifySignature(vector.algorithm, uncompressed, message, published), true);
       assert.equal(await verifySignature(vector.algorithm, compressed, message, published), true);
       assert.equal(await verifySignature(vector.algorithm, uncompressed, utf8('test'), published), false);
-      assert.equal(await verifySignature(vector.algorithm, uncompressed, message, flipBit(published, published.byteLength * 8 - 1)), false);
+      assert.equal(
+        await verifySignature(
+          vector.algorithm,
+          uncompressed,
+          message,
+          flipBit(published, published.byteLength * 8 - 1),
+        ),
+        false,
+      );
     });
 
     test(`${vector.algorithm}: our signatures with the published private key verify under the published public key`, async () => {
@@ -341,9 +409,17 @@ describe('differential against @noble/curves, same keys, both directions', () =>
         const ours = await signMessage(algorithm, pair.privateKey, message);
         assert.equal(noble.verify(ours, message, pair.publicKey), true, 'noble verifies ours');
         const theirs = noble.sign(message, pair.privateKey);
-        assert.equal(await verifySignature(algorithm, pair.publicKey, message, theirs), true, 'we verify noble\'s');
-        assert.equal(noble.verify(flipBit(ours, round), message, pair.publicKey), false, 'noble refuses a changed one of ours');
-        assert.equal(await verifySignature(algorithm, pair.publicKey, message, flipBit(theirs, round)), false, 'we refuse a changed one of noble\'s');
+        assert.equal(await verifySignature(algorithm, pair.publicKey, message, theirs), true, "we verify noble's");
+        assert.equal(
+          noble.verify(flipBit(ours, round), message, pair.publicKey),
+          false,
+          'noble refuses a changed one of ours',
+        );
+        assert.equal(
+          await verifySignature(algorithm, pair.publicKey, message, flipBit(theirs, round)),
+          false,
+          "we refuse a changed one of noble's",
+        );
       }
     });
   }
@@ -354,17 +430,22 @@ describe('properties (fast-check, fixed seed)', () => {
     test(`${algorithm}: every message of 0 to 4096 bytes round-trips; any single-bit change of message or signature is refused`, async () => {
       const pair = await SIGNATURE_SCHEMES[algorithm].generate();
       await fc.assert(
-        fc.asyncProperty(fc.uint8Array({ minLength: 0, maxLength: 4096 }), fc.nat(), fc.boolean(), async (message, position, inSignature) => {
-          const signature = await signMessage(algorithm, pair.privateKey, message);
-          assert.equal(await verifySignature(algorithm, pair.publicKey, message, signature), true);
-          if (inSignature || message.byteLength === 0) {
-            const changed = flipBit(signature, position % (signature.byteLength * 8));
-            assert.equal(await verifySignature(algorithm, pair.publicKey, message, changed), false);
-          } else {
-            const changed = flipBit(message, position % (message.byteLength * 8));
-            assert.equal(await verifySignature(algorithm, pair.publicKey, changed, signature), false);
-          }
-        }),
+        fc.asyncProperty(
+          fc.uint8Array({ minLength: 0, maxLength: 4096 }),
+          fc.nat(),
+          fc.boolean(),
+          async (message, position, inSignature) => {
+            const signature = await signMessage(algorithm, pair.privateKey, message);
+            assert.equal(await verifySignature(algorithm, pair.publicKey, message, signature), true);
+            if (inSignature || message.byteLength === 0) {
+              const changed = flipBit(signature, position % (signature.byteLength * 8));
+              assert.equal(await verifySignature(algorithm, pair.publicKey, message, changed), false);
+            } else {
+              const changed = flipBit(message, position % (message.byteLength * 8));
+              assert.equal(await verifySignature(algorithm, pair.publicKey, changed, signature), false);
+            }
+          },
+        ),
         { seed: 0x5167, numRuns: 40 },
       );
     });
@@ -376,7 +457,11 @@ describe('properties (fast-check, fixed seed)', () => {
       for (const length of [0, 4096]) {
         const message = new Uint8Array(length).map((_, i) => (i * 31) & 0xff);
         const signature = await signMessage(algorithm, pair.privateKey, message);
-        assert.equal(await verifySignature(algorithm, pair.publicKey, message, signature), true, `${algorithm} ${length}`);
+        assert.equal(
+          await verifySignature(algorithm, pair.publicKey, message, signature),
+          true,
+          `${algorithm} ${length}`,
+        );
       }
     }
   });
@@ -449,14 +534,26 @@ describe('malformed input is an INVALID_INPUT that names the field', () => {
       const good = scheme.privateKeyLengths[0]!;
       for (const length of [0, 1, good - 1, good + 1, 64, 65, 97, 114, 200]) {
         if (scheme.privateKeyLengths.includes(length)) continue;
-        await assert.rejects(signMessage(algorithm, new Uint8Array(length).fill(1), m), isError('INVALID_INPUT', '/privateKey'), `${algorithm} private ${length}`);
+        await assert.rejects(
+          signMessage(algorithm, new Uint8Array(length).fill(1), m),
+          isError('INVALID_INPUT', '/privateKey'),
+          `${algorithm} private ${length}`,
+        );
       }
       for (const length of [0, 1, 31, 32, 33, 48, 49, 56, 57, 58, 64, 65, 96, 97, 98]) {
         if (scheme.publicKeyLengths.includes(length)) continue;
-        await assert.rejects(verifySignature(algorithm, new Uint8Array(length).fill(2), m, signature), isError('INVALID_INPUT', '/publicKey'), `${algorithm} public ${length}`);
+        await assert.rejects(
+          verifySignature(algorithm, new Uint8Array(length).fill(2), m, signature),
+          isError('INVALID_INPUT', '/publicKey'),
+          `${algorithm} public ${length}`,
+        );
       }
       for (const length of [0, 1, scheme.signatureLength - 1, scheme.signatureLength + 1, 2 * scheme.signatureLength]) {
-        await assert.rejects(verifySignature(algorithm, pair.publicKey, m, new Uint8Array(length)), isError('INVALID_INPUT', '/signature'), `${algorithm} signature ${length}`);
+        await assert.rejects(
+          verifySignature(algorithm, pair.publicKey, m, new Uint8Array(length)),
+          isError('INVALID_INPUT', '/signature'),
+          `${algorithm} signature ${length}`,
+        );
       }
     }
   });
@@ -465,13 +562,27 @@ describe('malformed input is an INVALID_INPUT that names the field', () => {
     for (const algorithm of ['ed25519', 'ecdsa-p256', 'ecdsa-p384'] as const) {
       const pair = await SIGNATURE_SCHEMES[algorithm].generate();
       for (const context of [new Uint8Array(0), utf8('ctx')]) {
-        await assert.rejects(signMessage(algorithm, pair.privateKey, m, { context }), isError('INVALID_INPUT', '/context'));
-        await assert.rejects(verifySignature(algorithm, pair.publicKey, m, new Uint8Array(SIGNATURE_SCHEMES[algorithm].signatureLength), { context }), isError('INVALID_INPUT', '/context'));
+        await assert.rejects(
+          signMessage(algorithm, pair.privateKey, m, { context }),
+          isError('INVALID_INPUT', '/context'),
+        );
+        await assert.rejects(
+          verifySignature(algorithm, pair.publicKey, m, new Uint8Array(SIGNATURE_SCHEMES[algorithm].signatureLength), {
+            context,
+          }),
+          isError('INVALID_INPUT', '/context'),
+        );
       }
     }
     const pair = await SIGNATURE_SCHEMES.ed448.generate();
-    await assert.rejects(signMessage('ed448', pair.privateKey, m, { context: new Uint8Array(256) }), isError('INVALID_INPUT', '/context'));
-    await assert.rejects(verifySignature('ed448', pair.publicKey, m, new Uint8Array(114), { context: new Uint8Array(256) }), isError('INVALID_INPUT', '/context'));
+    await assert.rejects(
+      signMessage('ed448', pair.privateKey, m, { context: new Uint8Array(256) }),
+      isError('INVALID_INPUT', '/context'),
+    );
+    await assert.rejects(
+      verifySignature('ed448', pair.publicKey, m, new Uint8Array(114), { context: new Uint8Array(256) }),
+      isError('INVALID_INPUT', '/context'),
+    );
   });
 
   test('an ECDSA public key off the curve, with a bad prefix, or with an x that has no point', async () => {
@@ -483,11 +594,24 @@ describe('malformed input is an INVALID_INPUT that names the field', () => {
       const hybrid = bytes(`06${vector.ux}${vector.uy}`);
       const wrongPrefix = bytes(`05${vector.ux}`);
       const signature = bytes(vector.r + vector.s);
-      for (const key of [offCurve, hybrid, bytes(`07${vector.ux}${vector.uy}`), wrongPrefix, bytes(`04${'00'.repeat(2 * size)}`)]) {
-        await assert.rejects(verifySignature(vector.algorithm, key, utf8('sample'), signature), isError('INVALID_INPUT', '/publicKey'), hex(key));
+      for (const key of [
+        offCurve,
+        hybrid,
+        bytes(`07${vector.ux}${vector.uy}`),
+        wrongPrefix,
+        bytes(`04${'00'.repeat(2 * size)}`),
+      ]) {
+        await assert.rejects(
+          verifySignature(vector.algorithm, key, utf8('sample'), signature),
+          isError('INVALID_INPUT', '/publicKey'),
+          hex(key),
+        );
       }
       // x = 2^(8·size) - 1 is not below p, so it is no field element at all.
-      await assert.rejects(verifySignature(vector.algorithm, bytes(`02${'ff'.repeat(size)}`), utf8('sample'), signature), isError('INVALID_INPUT', '/publicKey'));
+      await assert.rejects(
+        verifySignature(vector.algorithm, bytes(`02${'ff'.repeat(size)}`), utf8('sample'), signature),
+        isError('INVALID_INPUT', '/publicKey'),
+      );
     }
   });
 
@@ -497,7 +621,11 @@ describe('malformed input is an INVALID_INPUT that names the field', () => {
       const size = ORDER[algorithm].length / 2;
       const scalar = (value: bigint) => bytes(value.toString(16).padStart(2 * size, '0'));
       for (const value of [0n, n, n + 1n, 2n ** BigInt(8 * size) - 1n]) {
-        await assert.rejects(signMessage(algorithm, scalar(value), m), isError('INVALID_INPUT', '/privateKey'), `${algorithm} d = ${value}`);
+        await assert.rejects(
+          signMessage(algorithm, scalar(value), m),
+          isError('INVALID_INPUT', '/privateKey'),
+          `${algorithm} d = ${value}`,
+        );
       }
       const signature = await signMessage(algorithm, scalar(n - 1n), m);
       assert.equal(NOBLE[algorithm].verify(signature, m, NOBLE[algorithm].publicKey(scalar(n - 1n))), true);
@@ -506,15 +634,25 @@ describe('malformed input is an INVALID_INPUT that names the field', () => {
 
   test('an unknown algorithm is UNSUPPORTED_ALGORITHM', async () => {
     await assert.rejects(signMessage('rsa', new Uint8Array(32), m), isError('UNSUPPORTED_ALGORITHM', '/algorithm'));
-    await assert.rejects(verifySignature('ed25519ph', new Uint8Array(32), m, new Uint8Array(64)), isError('UNSUPPORTED_ALGORITHM', '/algorithm'));
-    await assert.rejects(signMessage('__proto__', new Uint8Array(32), m), isError('UNSUPPORTED_ALGORITHM', '/algorithm'));
+    await assert.rejects(
+      verifySignature('ed25519ph', new Uint8Array(32), m, new Uint8Array(64)),
+      isError('UNSUPPORTED_ALGORITHM', '/algorithm'),
+    );
+    await assert.rejects(
+      signMessage('__proto__', new Uint8Array(32), m),
+      isError('UNSUPPORTED_ALGORITHM', '/algorithm'),
+    );
   });
 
   test('decodeKeyField: PEM text by its prefix, otherwise strict hex', () => {
     assert.equal(decodeKeyField('-----BEGIN PUBLIC KEY-----\n', '/publicKey'), '-----BEGIN PUBLIC KEY-----\n');
     assert.deepEqual(decodeKeyField('00FFab', '/publicKey'), Uint8Array.of(0, 255, 0xab));
     for (const text of ['0', 'zz', ' 00', '00 ', '0x00', ' -----BEGIN PUBLIC KEY-----']) {
-      assert.throws(() => decodeKeyField(text, '/publicKey'), isError('INVALID_INPUT', '/publicKey'), JSON.stringify(text));
+      assert.throws(
+        () => decodeKeyField(text, '/publicKey'),
+        isError('INVALID_INPUT', '/publicKey'),
+        JSON.stringify(text),
+      );
     }
   });
 });
@@ -543,8 +681,19 @@ describe('the public-key cache', () => {
     y[31]! ^= 1;
     const offCurve = bytes(`04${vector.ux}${hex(y)}`);
     for (let i = 0; i < 2; i += 1) {
-      await assert.rejects(verifySignature('ecdsa-p256', offCurve, utf8('sample'), bytes(vector.r + vector.s)), isError('INVALID_INPUT', '/publicKey'));
+      await assert.rejects(
+        verifySignature('ecdsa-p256', offCurve, utf8('sample'), bytes(vector.r + vector.s)),
+        isError('INVALID_INPUT', '/publicKey'),
+      );
     }
-    assert.equal(await verifySignature('ecdsa-p256', bytes(`04${vector.ux}${vector.uy}`), utf8('sample'), bytes(vector.r + vector.s)), true);
+    assert.equal(
+      await verifySignature(
+        'ecdsa-p256',
+        bytes(`04${vector.ux}${vector.uy}`),
+        utf8('sample'),
+        bytes(vector.r + vector.s),
+      ),
+      true,
+    );
   });
 });

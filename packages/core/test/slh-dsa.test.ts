@@ -30,14 +30,42 @@ const text = (value: string) => new TextEncoder().encode(value);
 describe('SLH-DSA parameter sets (FIPS 205 Table 2)', () => {
   test('twelve sets, their variants, n and signature sizes', () => {
     assert.deepEqual(SLH_DSA_VARIANTS, [
-      'sha2-128s', 'sha2-128f', 'sha2-192s', 'sha2-192f', 'sha2-256s', 'sha2-256f',
-      'shake-128s', 'shake-128f', 'shake-192s', 'shake-192f', 'shake-256s', 'shake-256f',
+      'sha2-128s',
+      'sha2-128f',
+      'sha2-192s',
+      'sha2-192f',
+      'sha2-256s',
+      'sha2-256f',
+      'shake-128s',
+      'shake-128f',
+      'shake-192s',
+      'shake-192f',
+      'shake-256s',
+      'shake-256f',
     ]);
-    assert.deepEqual(SLH_DSA_ALGORITHM_IDS, SLH_DSA_VARIANTS.map((variant) => `slh-dsa-${variant}`));
-    const sizes = Object.fromEntries(SLH_DSA_ALGORITHM_IDS.map((id) => [SLH_DSA_PARAMETERS[id].variant, [SLH_DSA_PARAMETERS[id].n, SLH_DSA_PARAMETERS[id].signatureLength]]));
+    assert.deepEqual(
+      SLH_DSA_ALGORITHM_IDS,
+      SLH_DSA_VARIANTS.map((variant) => `slh-dsa-${variant}`),
+    );
+    const sizes = Object.fromEntries(
+      SLH_DSA_ALGORITHM_IDS.map((id) => [
+        SLH_DSA_PARAMETERS[id].variant,
+        [SLH_DSA_PARAMETERS[id].n, SLH_DSA_PARAMETERS[id].signatureLength],
+      ]),
+    );
     assert.deepEqual(sizes, {
-      'sha2-128s': [16, 7856], 'sha2-128f': [16, 17088], 'sha2-192s': [24, 16224], 'sha2-192f': [24, 35664], 'sha2-256s': [32, 29792], 'sha2-256f': [32, 49856],
-      'shake-128s': [16, 7856], 'shake-128f': [16, 17088], 'shake-192s': [24, 16224], 'shake-192f': [24, 35664], 'shake-256s': [32, 29792], 'shake-256f': [32, 49856],
+      'sha2-128s': [16, 7856],
+      'sha2-128f': [16, 17088],
+      'sha2-192s': [24, 16224],
+      'sha2-192f': [24, 35664],
+      'sha2-256s': [32, 29792],
+      'sha2-256f': [32, 49856],
+      'shake-128s': [16, 7856],
+      'shake-128f': [16, 17088],
+      'shake-192s': [24, 16224],
+      'shake-192f': [24, 35664],
+      'shake-256s': [32, 29792],
+      'shake-256f': [32, 49856],
     });
     assert.equal(slhDsaAlgorithmForVariant(undefined), 'slh-dsa-sha2-128f');
   });
@@ -76,7 +104,10 @@ describe('SLH-DSA signatures (sha2-128f, the default)', () => {
     const bound = await slhDsaSign(keys.secretKey, message, { context });
     assert.equal(plain.algorithm, 'slh-dsa-sha2-128f');
     assert.equal(plain.signature.byteLength, 17088);
-    assert.deepEqual(await slhDsaVerify(keys.publicKey, message, plain.signature), { algorithm: 'slh-dsa-sha2-128f', valid: true });
+    assert.deepEqual(await slhDsaVerify(keys.publicKey, message, plain.signature), {
+      algorithm: 'slh-dsa-sha2-128f',
+      valid: true,
+    });
     assert.equal((await slhDsaVerify(keys.publicKey, message, bound.signature, { context })).valid, true);
     assert.equal((await slhDsaVerify(keys.publicKey, message, bound.signature)).valid, false);
     assert.equal((await slhDsaVerify(keys.publicKey, message, plain.signature, { context })).valid, false);
@@ -84,7 +115,10 @@ describe('SLH-DSA signatures (sha2-128f, the default)', () => {
     const other = await slhDsaKeygen();
     assert.equal((await slhDsaVerify(other.publicKey, message, plain.signature)).valid, false);
     // The SHAKE set of the same size takes the same lengths: `variant` must name the right one.
-    assert.equal((await slhDsaVerify(keys.publicKey, message, plain.signature, { variant: 'shake-128f' })).valid, false);
+    assert.equal(
+      (await slhDsaVerify(keys.publicKey, message, plain.signature, { variant: 'shake-128f' })).valid,
+      false,
+    );
   });
 
   test('signing is hedged; the deterministic variant (tests only) repeats itself and verifies', async () => {
@@ -97,7 +131,10 @@ describe('SLH-DSA signatures (sha2-128f, the default)', () => {
     const d = await slhDsaSign(keys.secretKey, message, { deterministic: true });
     assert.deepEqual(c, d);
     assert.equal((await slhDsaVerify(keys.publicKey, message, c.signature)).valid, true);
-    await assert.rejects(slhDsaSign(keys.secretKey, message, { deterministic: true, backend: 'native' }), /noble backend/);
+    await assert.rejects(
+      slhDsaSign(keys.secretKey, message, { deterministic: true, backend: 'native' }),
+      /noble backend/,
+    );
   });
 
   test('a single-bit change anywhere in the signature makes it fail', async () => {
@@ -118,34 +155,61 @@ describe('SLH-DSA input checks', () => {
     const keys = await slhDsaKeygen();
     const { signature } = await slhDsaSign(keys.secretKey, text('m'));
     for (const length of [0, 63, 65, 96]) {
-      await assert.rejects(slhDsaSign(new Uint8Array(length), text('m')), invalid('/secretKey'), `secret key ${length}`);
+      await assert.rejects(
+        slhDsaSign(new Uint8Array(length), text('m')),
+        invalid('/secretKey'),
+        `secret key ${length}`,
+      );
     }
     // A 128f key is not a 192f key.
     await assert.rejects(slhDsaSign(keys.secretKey, text('m'), { variant: 'sha2-192f' }), invalid('/secretKey'));
     for (const length of [0, 31, 33, 48]) {
-      await assert.rejects(slhDsaVerify(new Uint8Array(length), text('m'), signature), invalid('/publicKey'), `public key ${length}`);
+      await assert.rejects(
+        slhDsaVerify(new Uint8Array(length), text('m'), signature),
+        invalid('/publicKey'),
+        `public key ${length}`,
+      );
     }
     for (const length of [0, 7856, 17087, 17089]) {
-      await assert.rejects(slhDsaVerify(keys.publicKey, text('m'), new Uint8Array(length)), invalid('/signature'), `signature ${length}`);
+      await assert.rejects(
+        slhDsaVerify(keys.publicKey, text('m'), new Uint8Array(length)),
+        invalid('/signature'),
+        `signature ${length}`,
+      );
     }
   });
 
   test('errors can name the fields of another route (/v2/sign: privateKey)', async () => {
-    await assert.rejects(slhDsaSign(new Uint8Array(5), text('m'), { fields: { secretKey: 'privateKey' } }), invalid('/privateKey'));
-    await assert.rejects(slhDsaVerify(new Uint8Array(32), text('m'), new Uint8Array(5), { fields: { signature: 'sig' } }), invalid('/sig'));
-    await assert.rejects(slhDsaSign(new Uint8Array(64), text('m'), { variant: 'x', fields: { variant: 'algorithm' } }), invalid('/algorithm'));
+    await assert.rejects(
+      slhDsaSign(new Uint8Array(5), text('m'), { fields: { secretKey: 'privateKey' } }),
+      invalid('/privateKey'),
+    );
+    await assert.rejects(
+      slhDsaVerify(new Uint8Array(32), text('m'), new Uint8Array(5), { fields: { signature: 'sig' } }),
+      invalid('/sig'),
+    );
+    await assert.rejects(
+      slhDsaSign(new Uint8Array(64), text('m'), { variant: 'x', fields: { variant: 'algorithm' } }),
+      invalid('/algorithm'),
+    );
   });
 
   test('an unknown variant is refused', async () => {
     await assert.rejects(slhDsaKeygen('sha2-128x'), invalid('/variant'));
     await assert.rejects(slhDsaSign(new Uint8Array(64), text('m'), { variant: 'sha3-128f' }), invalid('/variant'));
-    await assert.rejects(slhDsaVerify(new Uint8Array(32), text('m'), new Uint8Array(17088), { variant: '' }), invalid('/variant'));
+    await assert.rejects(
+      slhDsaVerify(new Uint8Array(32), text('m'), new Uint8Array(17088), { variant: '' }),
+      invalid('/variant'),
+    );
   });
 
   test('a context over 255 bytes is refused when signing and when verifying', async () => {
     const keys = await slhDsaKeygen();
     const context = new Uint8Array(256);
     await assert.rejects(slhDsaSign(keys.secretKey, text('m'), { context }), invalid('/context'));
-    await assert.rejects(slhDsaVerify(keys.publicKey, text('m'), new Uint8Array(17088), { context }), invalid('/context'));
+    await assert.rejects(
+      slhDsaVerify(keys.publicKey, text('m'), new Uint8Array(17088), { context }),
+      invalid('/context'),
+    );
   });
 });

@@ -44,7 +44,10 @@ function rejects(work: () => unknown): boolean {
 
 function x25519KeyPair(): { publicKey: Uint8Array; secretKey: Uint8Array } {
   const jwk = generateKeyPairSync('x25519').privateKey.export({ format: 'jwk' });
-  return { publicKey: Uint8Array.from(Buffer.from(jwk.x!, 'base64url')), secretKey: Uint8Array.from(Buffer.from(jwk.d!, 'base64url')) };
+  return {
+    publicKey: Uint8Array.from(Buffer.from(jwk.x!, 'base64url')),
+    secretKey: Uint8Array.from(Buffer.from(jwk.d!, 'base64url')),
+  };
 }
 
 const recipient = x25519KeyPair();
@@ -97,21 +100,33 @@ describe('round trips at every length', () => {
 const message = fc.uint8Array({ maxLength: 4096, size: 'max' });
 
 function coverage(lengths: number[], label: string): void {
-  assert.ok(lengths.some((length) => length < 2048), `${label}: no message below 2048 bytes was generated`);
-  assert.ok(lengths.some((length) => length >= 2048), `${label}: no message of 2048 bytes or more was generated`);
+  assert.ok(
+    lengths.some((length) => length < 2048),
+    `${label}: no message below 2048 bytes was generated`,
+  );
+  assert.ok(
+    lengths.some((length) => length >= 2048),
+    `${label}: no message of 2048 bytes or more was generated`,
+  );
 }
 
 describe('round trips of arbitrary binary data (fast-check)', () => {
   const key32 = fc.uint8Array({ minLength: 32, maxLength: 32 });
 
-  test('XChaCha20-Poly1305, either backend opens either backend\'s output', () => {
+  test("XChaCha20-Poly1305, either backend opens either backend's output", () => {
     const lengths: number[] = [];
     fc.assert(
-      fc.property(key32, message, fc.uint8Array({ maxLength: 64 }), fc.constantFrom<AeadBackend>('native', 'noble'), (key, plaintext, aad, backend) => {
-        lengths.push(plaintext.byteLength);
-        const sealed = xchachaSeal(key, plaintext, aad, { backend });
-        return same(xchachaOpen(key, sealed, aad, { backend: backend === 'native' ? 'noble' : 'native' }), plaintext);
-      }),
+      fc.property(
+        key32,
+        message,
+        fc.uint8Array({ maxLength: 64 }),
+        fc.constantFrom<AeadBackend>('native', 'noble'),
+        (key, plaintext, aad, backend) => {
+          lengths.push(plaintext.byteLength);
+          const sealed = xchachaSeal(key, plaintext, aad, { backend });
+          return same(xchachaOpen(key, sealed, aad, { backend: backend === 'native' ? 'noble' : 'native' }), plaintext);
+        },
+      ),
       { seed: SEED, numRuns: RUNS },
     );
     coverage(lengths, 'AEAD round trip');
@@ -119,7 +134,9 @@ describe('round trips of arbitrary binary data (fast-check)', () => {
 
   test('sealed box', () => {
     fc.assert(
-      fc.property(message, (plaintext) => same(openBox(recipient.secretKey, sealBox(recipient.publicKey, plaintext)), plaintext)),
+      fc.property(message, (plaintext) =>
+        same(openBox(recipient.secretKey, sealBox(recipient.publicKey, plaintext)), plaintext),
+      ),
       { seed: SEED, numRuns: RUNS },
     );
   });
@@ -131,7 +148,8 @@ describe('round trips of arbitrary binary data (fast-check)', () => {
         const padded = same(unwrapKey('aes-kwp', kekBytes, wrapKey('aes-kwp', kekBytes, key)), key);
         // AES-KW takes whole blocks of at least two: use the longest such prefix, if any.
         const aligned = key.subarray(0, key.byteLength - (key.byteLength % 8));
-        const plain = aligned.byteLength < 16 || same(unwrapKey('aes-kw', kekBytes, wrapKey('aes-kw', kekBytes, aligned)), aligned);
+        const plain =
+          aligned.byteLength < 16 || same(unwrapKey('aes-kw', kekBytes, wrapKey('aes-kw', kekBytes, aligned)), aligned);
         return padded && plain;
       }),
       { seed: SEED, numRuns: RUNS },
@@ -146,10 +164,16 @@ describe('every single-bit change is rejected, exhaustively', () => {
       const aad = bytes('flip aad', 12);
       const sealed = xchachaSeal(key, bytes('flip message', 20), aad, { backend });
       for (let bit = 0; bit < sealed.byteLength * 8; bit++) {
-        assert.ok(rejects(() => xchachaOpen(key, flipBit(sealed, bit), aad, { backend })), `sealed bit ${bit}`);
+        assert.ok(
+          rejects(() => xchachaOpen(key, flipBit(sealed, bit), aad, { backend })),
+          `sealed bit ${bit}`,
+        );
       }
       for (let bit = 0; bit < aad.byteLength * 8; bit++) {
-        assert.ok(rejects(() => xchachaOpen(key, sealed, flipBit(aad, bit), { backend })), `aad bit ${bit}`);
+        assert.ok(
+          rejects(() => xchachaOpen(key, sealed, flipBit(aad, bit), { backend })),
+          `aad bit ${bit}`,
+        );
       }
     });
   }
@@ -157,22 +181,34 @@ describe('every single-bit change is rejected, exhaustively', () => {
   test('sealed box: every bit of ephemeral key, tag and ciphertext', () => {
     const sealed = sealBox(recipient.publicKey, bytes('flip box', 20));
     for (let bit = 0; bit < sealed.byteLength * 8; bit++) {
-      assert.ok(rejects(() => openBox(recipient.secretKey, flipBit(sealed, bit))), `bit ${bit}`);
+      assert.ok(
+        rejects(() => openBox(recipient.secretKey, flipBit(sealed, bit))),
+        `bit ${bit}`,
+      );
     }
   });
 
-  for (const [algorithm, length] of [['aes-kw', 16], ['aes-kw', 32], ['aes-kwp', 1], ['aes-kwp', 7], ['aes-kwp', 20]] as const) {
+  for (const [algorithm, length] of [
+    ['aes-kw', 16],
+    ['aes-kw', 32],
+    ['aes-kwp', 1],
+    ['aes-kwp', 7],
+    ['aes-kwp', 20],
+  ] as const) {
     test(`${algorithm}: every bit of a wrapped ${length}-byte key`, () => {
       const kek = bytes(`flip kek ${algorithm} ${length}`, 24);
       const wrapped = wrapKey(algorithm, kek, bytes(`flip key ${length}`, length));
       for (let bit = 0; bit < wrapped.byteLength * 8; bit++) {
-        assert.ok(rejects(() => unwrapKey(algorithm, kek, flipBit(wrapped, bit))), `bit ${bit}`);
+        assert.ok(
+          rejects(() => unwrapKey(algorithm, kek, flipBit(wrapped, bit))),
+          `bit ${bit}`,
+        );
       }
     });
   }
 });
 
-describe('any single-bit change is rejected, at fast-check\'s positions in larger inputs', () => {
+describe("any single-bit change is rejected, at fast-check's positions in larger inputs", () => {
   test('XChaCha20-Poly1305: a bit of the sealed output, or of the AAD', () => {
     const lengths: number[] = [];
     fc.assert(
@@ -197,8 +233,11 @@ describe('any single-bit change is rejected, at fast-check\'s positions in large
   test('the nonce alone: any bit of the first 24 bytes', () => {
     const key = bytes('nonce flips', 32);
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 256 }), fc.integer({ min: 0, max: XCHACHA_NONCE_LENGTH * 8 - 1 }), (plaintext, bit) =>
-        rejects(() => xchachaOpen(key, flipBit(xchachaSeal(key, plaintext), bit)))),
+      fc.property(
+        fc.uint8Array({ maxLength: 256 }),
+        fc.integer({ min: 0, max: XCHACHA_NONCE_LENGTH * 8 - 1 }),
+        (plaintext, bit) => rejects(() => xchachaOpen(key, flipBit(xchachaSeal(key, plaintext), bit))),
+      ),
       { seed: SEED, numRuns: RUNS },
     );
   });

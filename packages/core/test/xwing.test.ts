@@ -55,7 +55,7 @@ describe('X-Wing keys', () => {
     }
   });
 
-  test('keygen with a seed is that seed\'s key pair; a seed must be 32 bytes', async () => {
+  test("keygen with a seed is that seed's key pair; a seed must be 32 bytes", async () => {
     assert.deepEqual(await xwingKeygen({ seed: seedOf(1) }), xwingKeyPairFromSeed(seedOf(1)));
     await assert.rejects(xwingKeygen({ seed: new Uint8Array(31) }), invalid('/seed'));
     assert.throws(() => xwingKeyPairFromSeed(new Uint8Array(33)), invalid('/secretKey'));
@@ -68,7 +68,10 @@ describe('X-Wing keys', () => {
     assert.deepEqual(a, b);
     assert.notDeepEqual(a.publicKey, c.publicKey);
     // SHAKE256(ikm, 32) is the seed.
-    assert.deepEqual(a.secretKey, new Uint8Array(createHash('shake256', { outputLength: 32 }).update(new Uint8Array(32).fill(5)).digest()));
+    assert.deepEqual(
+      a.secretKey,
+      new Uint8Array(createHash('shake256', { outputLength: 32 }).update(new Uint8Array(32).fill(5)).digest()),
+    );
   });
 });
 
@@ -80,7 +83,10 @@ describe('X-Wing encapsulation and decapsulation', () => {
     for (const sent of [combined, parts]) {
       assert.equal(sent.algorithm, XWING_ALGORITHM);
       assert.equal(sent.ciphertext.byteLength, 1120);
-      assert.deepEqual(sent.ciphertext, new Uint8Array(Buffer.concat([sent.mlKemCiphertext, sent.x25519EphemeralPublic])));
+      assert.deepEqual(
+        sent.ciphertext,
+        new Uint8Array(Buffer.concat([sent.mlKemCiphertext, sent.x25519EphemeralPublic])),
+      );
       const fromSeed = await xwingDecapsulate(keys.secretKey, sent.ciphertext);
       const fromParts = await xwingDecapsulateParts({
         x25519PrivateKey: keys.x25519PrivateKey,
@@ -133,12 +139,15 @@ describe('X-Wing encapsulation and decapsulation', () => {
       const ciphertext = sent.ciphertext.slice();
       ciphertext.set(point, 1088);
       await assert.rejects(xwingDecapsulate(keys.secretKey, ciphertext), invalid('/ciphertext'));
-      await assert.rejects(xwingDecapsulateParts({
-        x25519PrivateKey: keys.x25519PrivateKey,
-        mlKemSecretKey: keys.mlKemSecretKey,
-        x25519EphemeralPublic: point,
-        mlKemCiphertext: sent.mlKemCiphertext,
-      }), invalid('/x25519EphemeralPublic'));
+      await assert.rejects(
+        xwingDecapsulateParts({
+          x25519PrivateKey: keys.x25519PrivateKey,
+          mlKemSecretKey: keys.mlKemSecretKey,
+          x25519EphemeralPublic: point,
+          mlKemCiphertext: sent.mlKemCiphertext,
+        }),
+        invalid('/x25519EphemeralPublic'),
+      );
     }
   });
 
@@ -171,13 +180,31 @@ describe('X-Wing encapsulation and decapsulation', () => {
       x25519EphemeralPublic: sent.x25519EphemeralPublic,
       mlKemCiphertext: sent.mlKemCiphertext,
     };
-    await assert.rejects(xwingDecapsulateParts({ ...parts, x25519PrivateKey: new Uint8Array(33) }), invalid('/x25519PrivateKey'));
-    await assert.rejects(xwingDecapsulateParts({ ...parts, mlKemSecretKey: new Uint8Array(32) }), invalid('/mlKemSecretKey'));
+    await assert.rejects(
+      xwingDecapsulateParts({ ...parts, x25519PrivateKey: new Uint8Array(33) }),
+      invalid('/x25519PrivateKey'),
+    );
+    await assert.rejects(
+      xwingDecapsulateParts({ ...parts, mlKemSecretKey: new Uint8Array(32) }),
+      invalid('/mlKemSecretKey'),
+    );
     // Another level's expanded key is not an ML-KEM-768 key.
-    await assert.rejects(xwingDecapsulateParts({ ...parts, mlKemSecretKey: new Uint8Array(1632) }), invalid('/mlKemSecretKey'));
-    await assert.rejects(xwingDecapsulateParts({ ...parts, x25519EphemeralPublic: new Uint8Array(0) }), invalid('/x25519EphemeralPublic'));
-    await assert.rejects(xwingDecapsulateParts({ ...parts, mlKemCiphertext: new Uint8Array(1120) }), invalid('/mlKemCiphertext'));
-    await assert.rejects(xwingEncapsulate(keys.publicKey, { encapsulationSeed: new Uint8Array(63) }), invalid('/encapsulationSeed'));
+    await assert.rejects(
+      xwingDecapsulateParts({ ...parts, mlKemSecretKey: new Uint8Array(1632) }),
+      invalid('/mlKemSecretKey'),
+    );
+    await assert.rejects(
+      xwingDecapsulateParts({ ...parts, x25519EphemeralPublic: new Uint8Array(0) }),
+      invalid('/x25519EphemeralPublic'),
+    );
+    await assert.rejects(
+      xwingDecapsulateParts({ ...parts, mlKemCiphertext: new Uint8Array(1120) }),
+      invalid('/mlKemCiphertext'),
+    );
+    await assert.rejects(
+      xwingEncapsulate(keys.publicKey, { encapsulationSeed: new Uint8Array(63) }),
+      invalid('/encapsulationSeed'),
+    );
   });
 
   test('errors can name the fields of another route (the post-quantum sealed box: x25519SecretKey)', async () => {
@@ -189,14 +216,23 @@ describe('X-Wing encapsulation and decapsulation', () => {
       x25519EphemeralPublic: sent.x25519EphemeralPublic,
       mlKemCiphertext: sent.mlKemCiphertext,
     };
-    await assert.rejects(xwingDecapsulateParts(parts, { fields: { x25519PrivateKey: 'x25519SecretKey' } }), invalid('/x25519SecretKey'));
+    await assert.rejects(
+      xwingDecapsulateParts(parts, { fields: { x25519PrivateKey: 'x25519SecretKey' } }),
+      invalid('/x25519SecretKey'),
+    );
     const lowOrder = keys.publicKey.slice();
     lowOrder.fill(0, 1184);
-    await assert.rejects(xwingEncapsulate(lowOrder, { fields: { publicKey: 'recipientPublicKey' } }), (error: unknown) => {
-      assert.ok(invalid('/recipientPublicKey')(error));
-      assert.match((error as Error).message, /the X25519 part of recipientPublicKey/);
-      return true;
-    });
-    await assert.rejects(xwingDecapsulate(keys.secretKey, new Uint8Array(3), { fields: { ciphertext: 'sealed' } }), invalid('/sealed'));
+    await assert.rejects(
+      xwingEncapsulate(lowOrder, { fields: { publicKey: 'recipientPublicKey' } }),
+      (error: unknown) => {
+        assert.ok(invalid('/recipientPublicKey')(error));
+        assert.match((error as Error).message, /the X25519 part of recipientPublicKey/);
+        return true;
+      },
+    );
+    await assert.rejects(
+      xwingDecapsulate(keys.secretKey, new Uint8Array(3), { fields: { ciphertext: 'sealed' } }),
+      invalid('/sealed'),
+    );
   });
 });

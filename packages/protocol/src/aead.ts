@@ -24,20 +24,29 @@ import {
 } from '@crypto-service/core';
 import { Base64, Encoding, Hex, MAX_KEY_CHARS, MAX_PAYLOAD_CHARS, Text } from './common.ts';
 
-const AeadAlgorithm = Type.Enum([...AEAD_ALGORITHM_IDS], { description: 'The AEAD: XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha).' });
+const AeadAlgorithm = Type.Enum([...AEAD_ALGORITHM_IDS], {
+  description: 'The AEAD: XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha).',
+});
 // Each sealed-box route answers with its own identifier (both are listed by GET /v2/algorithms, sealedBox).
-const SealedBoxAlgorithm = Type.Literal(X25519_SEALED_BOX, { description: 'The sealed box: libsodium crypto_box_seal.' });
+const SealedBoxAlgorithm = Type.Literal(X25519_SEALED_BOX, {
+  description: 'The sealed box: libsodium crypto_box_seal.',
+});
 const PqSealedBoxAlgorithm = Type.Literal(PQ_SEALED_BOX, {
-  description: 'HPKE (RFC 9180) base mode: KEM X-Wing (0x647a), HKDF-SHA256, ChaCha20-Poly1305, info "crypto-service/v2/sealedbox-pq".',
+  description:
+    'HPKE (RFC 9180) base mode: KEM X-Wing (0x647a), HKDF-SHA256, ChaCha20-Poly1305, info "crypto-service/v2/sealedbox-pq".',
 });
-const keyWrapAlgorithm = (options: { default?: string } = {}) => Type.Enum([...KEY_WRAP_ALGORITHM_IDS], {
-  description: 'aes-kw (RFC 3394; keys of 16 bytes or more, in whole 8-byte blocks) or aes-kwp (RFC 5649; any key of 1 byte or more).',
-  ...options,
-});
+const keyWrapAlgorithm = (options: { default?: string } = {}) =>
+  Type.Enum([...KEY_WRAP_ALGORITHM_IDS], {
+    description:
+      'aes-kw (RFC 3394; keys of 16 bytes or more, in whole 8-byte blocks) or aes-kwp (RFC 5649; any key of 1 byte or more).',
+    ...options,
+  });
 
 const AeadKey = Hex('XChaCha20-Poly1305 key, 32 bytes', MAX_KEY_CHARS);
 const Aad = Text('Additional authenticated data: authenticated, not encrypted; the same on both sides');
-const RecoveredPlaintext = Type.String({ description: 'The recovered plaintext, in the request\'s `encoding` (utf8 by default).' });
+const RecoveredPlaintext = Type.String({
+  description: "The recovered plaintext, in the request's `encoding` (utf8 by default).",
+});
 
 // POST /v2/encrypt
 
@@ -129,7 +138,7 @@ export type SecretboxOpenResponse = Static<typeof SecretboxOpenResponse>;
 
 export const SealedBoxSealRequest = Type.Object(
   {
-    recipientPublicKey: Hex('The recipient\'s X25519 public key, 32 bytes', MAX_KEY_CHARS),
+    recipientPublicKey: Hex("The recipient's X25519 public key, 32 bytes", MAX_KEY_CHARS),
     plaintext: Text('The message to seal'),
     encoding: Type.Optional(Encoding),
   },
@@ -155,7 +164,7 @@ export type SealedBoxSealResponse = Static<typeof SealedBoxSealResponse>;
 
 export const SealedBoxOpenRequest = Type.Object(
   {
-    recipientSecretKey: Hex('The recipient\'s X25519 secret key, 32 bytes', MAX_KEY_CHARS),
+    recipientSecretKey: Hex("The recipient's X25519 secret key, 32 bytes", MAX_KEY_CHARS),
     sealed: Base64('The `sealed` value from /v2/sealedbox/seal (or libsodium crypto_box_seal)', MAX_PAYLOAD_CHARS),
     encoding: Type.Optional(Encoding),
   },
@@ -170,13 +179,25 @@ export type SealedBoxOpenResponse = Static<typeof SealedBoxOpenResponse>;
 
 export const SealedBoxSealPqRequest = Type.Object(
   {
-    x25519PublicKey: Type.Optional(Hex("The recipient's X25519 public key, 32 bytes (with mlKemPublicKey)", MAX_KEY_CHARS)),
-    mlKemPublicKey: Type.Optional(Hex("The recipient's ML-KEM-768 public key, 1184 bytes (with x25519PublicKey)", MAX_KEY_CHARS)),
-    publicKey: Type.Optional(Hex('Instead of the two parts: the X-Wing public key, mlKemPublicKey ‖ x25519PublicKey, 1216 bytes', MAX_KEY_CHARS)),
+    x25519PublicKey: Type.Optional(
+      Hex("The recipient's X25519 public key, 32 bytes (with mlKemPublicKey)", MAX_KEY_CHARS),
+    ),
+    mlKemPublicKey: Type.Optional(
+      Hex("The recipient's ML-KEM-768 public key, 1184 bytes (with x25519PublicKey)", MAX_KEY_CHARS),
+    ),
+    publicKey: Type.Optional(
+      Hex(
+        'Instead of the two parts: the X-Wing public key, mlKemPublicKey ‖ x25519PublicKey, 1216 bytes',
+        MAX_KEY_CHARS,
+      ),
+    ),
     plaintext: Text('The message to seal'),
     encoding: Type.Optional(Encoding),
   },
-  { additionalProperties: false, description: 'The recipient key as x25519PublicKey and mlKemPublicKey, or as publicKey.' },
+  {
+    additionalProperties: false,
+    description: 'The recipient key as x25519PublicKey and mlKemPublicKey, or as publicKey.',
+  },
 );
 export type SealedBoxSealPqRequest = Static<typeof SealedBoxSealPqRequest>;
 
@@ -198,13 +219,23 @@ export type SealedBoxSealPqResponse = Static<typeof SealedBoxSealPqResponse>;
 
 export const SealedBoxOpenPqRequest = Type.Object(
   {
-    x25519SecretKey: Type.Optional(Hex('The X25519 private key that the X-Wing seed expands to, 32 bytes (with mlKemSecretKey)', MAX_KEY_CHARS)),
-    mlKemSecretKey: Type.Optional(Hex('The ML-KEM-768 seed that the X-Wing seed expands to, 64 bytes, or its 2400-byte expanded key (with x25519SecretKey)', MAX_KEY_CHARS)),
+    x25519SecretKey: Type.Optional(
+      Hex('The X25519 private key that the X-Wing seed expands to, 32 bytes (with mlKemSecretKey)', MAX_KEY_CHARS),
+    ),
+    mlKemSecretKey: Type.Optional(
+      Hex(
+        'The ML-KEM-768 seed that the X-Wing seed expands to, 64 bytes, or its 2400-byte expanded key (with x25519SecretKey)',
+        MAX_KEY_CHARS,
+      ),
+    ),
     secretKey: Type.Optional(Hex('Instead of the two parts: the 32-byte X-Wing seed', MAX_KEY_CHARS)),
     sealed: Base64('The `sealed` value from /v2/sealedbox/seal-pq', MAX_PAYLOAD_CHARS),
     encoding: Type.Optional(Encoding),
   },
-  { additionalProperties: false, description: 'The secret key as x25519SecretKey and mlKemSecretKey, or as secretKey.' },
+  {
+    additionalProperties: false,
+    description: 'The secret key as x25519SecretKey and mlKemSecretKey, or as secretKey.',
+  },
 );
 export type SealedBoxOpenPqRequest = Static<typeof SealedBoxOpenPqRequest>;
 

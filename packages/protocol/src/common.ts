@@ -17,9 +17,7 @@ export const ProblemSchema = Type.Object(
     instance: Type.String(),
     error: Type.String({ description: 'The same text as detail.' }),
     code: Type.Enum(Object.keys(ERROR_CODES)),
-    errors: Type.Optional(
-      Type.Array(Type.Object({ field: Type.String(), message: Type.String() })),
-    ),
+    errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
   },
   { $id: 'Problem', description: 'RFC 9457 problem details' },
 );

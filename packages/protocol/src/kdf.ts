@@ -35,10 +35,19 @@ const KdfAlgorithm = Type.Enum([...KDF_ALGORITHM_IDS], {
 const ScryptN = Type.Integer({
   minimum: SCRYPT_MIN_N,
   maximum: SCRYPT_MAX_N,
-  description: 'scrypt only: CPU/memory cost, a power of two (default 131072 = 2^17). 128 · N · r must not exceed 256 MiB, N · r · p must not exceed 2^22.',
+  description:
+    'scrypt only: CPU/memory cost, a power of two (default 131072 = 2^17). 128 · N · r must not exceed 256 MiB, N · r · p must not exceed 2^22.',
 });
-const ScryptR = Type.Integer({ minimum: SCRYPT_MIN_R, maximum: SCRYPT_MAX_R, description: 'scrypt only: block size (default 8).' });
-const ScryptP = Type.Integer({ minimum: SCRYPT_MIN_P, maximum: SCRYPT_MAX_P, description: 'scrypt only: parallelisation (default 1).' });
+const ScryptR = Type.Integer({
+  minimum: SCRYPT_MIN_R,
+  maximum: SCRYPT_MAX_R,
+  description: 'scrypt only: block size (default 8).',
+});
+const ScryptP = Type.Integer({
+  minimum: SCRYPT_MIN_P,
+  maximum: SCRYPT_MAX_P,
+  description: 'scrypt only: parallelisation (default 1).',
+});
 const Iterations = Type.Integer({
   minimum: PBKDF2_MIN_ITERATIONS,
   maximum: PBKDF2_MAX_ITERATIONS,
@@ -47,7 +56,8 @@ const Iterations = Type.Integer({
 const KeyLength = Type.Integer({
   minimum: KDF_MIN_KEY_LENGTH,
   maximum: KDF_MAX_KEY_LENGTH,
-  description: 'Output length in bytes (default 32). At most 1024 for scrypt, 64 for pbkdf2-sha256, 255 · HashLen for HKDF.',
+  description:
+    'Output length in bytes (default 32). At most 1024 for scrypt, 64 for pbkdf2-sha256, 255 · HashLen for HKDF.',
 });
 
 export const KdfRequest = Type.Object(
@@ -56,24 +66,34 @@ export const KdfRequest = Type.Object(
     password: Type.String({
       minLength: 1,
       maxLength: MAX_PASSWORD_CHARS,
-      description: 'The password (scrypt, PBKDF2) or input keying material (HKDF), in `encoding` (utf8 by default; used exactly as sent, without Unicode normalisation).',
+      description:
+        'The password (scrypt, PBKDF2) or input keying material (HKDF), in `encoding` (utf8 by default; used exactly as sent, without Unicode normalisation).',
     }),
-    salt: Type.Optional(Hex(
-      'Salt. scrypt and PBKDF2: 8 to 1024 bytes, a random 16-byte salt when omitted (returned in the response). '
-        + 'HKDF: optional, at most 1024 bytes; omitted means HashLen zero bytes (RFC 5869)',
-      MAX_KEY_CHARS,
-    )),
+    salt: Type.Optional(
+      Hex(
+        'Salt. scrypt and PBKDF2: 8 to 1024 bytes, a random 16-byte salt when omitted (returned in the response). ' +
+          'HKDF: optional, at most 1024 bytes; omitted means HashLen zero bytes (RFC 5869)',
+        MAX_KEY_CHARS,
+      ),
+    ),
     keyLength: Type.Optional(KeyLength),
-    params: Type.Optional(Type.Object(
-      {
-        N: Type.Optional(ScryptN),
-        r: Type.Optional(ScryptR),
-        p: Type.Optional(ScryptP),
-        iterations: Type.Optional(Iterations),
-        info: Type.Optional(Text('HKDF only: context and application-specific information, at most 1024 bytes', MAX_KEY_CHARS)),
-      },
-      { additionalProperties: false, description: 'Parameters of the chosen algorithm only; another algorithm\'s parameter is an error.' },
-    )),
+    params: Type.Optional(
+      Type.Object(
+        {
+          N: Type.Optional(ScryptN),
+          r: Type.Optional(ScryptR),
+          p: Type.Optional(ScryptP),
+          iterations: Type.Optional(Iterations),
+          info: Type.Optional(
+            Text('HKDF only: context and application-specific information, at most 1024 bytes', MAX_KEY_CHARS),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description: "Parameters of the chosen algorithm only; another algorithm's parameter is an error.",
+        },
+      ),
+    ),
     encoding: Type.Optional(Encoding),
   },
   { additionalProperties: false },
@@ -85,7 +105,10 @@ export const KdfResponse = Type.Object(
     data: Type.Object(
       {
         derivedKey: Type.String({ description: 'The derived key (lowercase hex).' }),
-        salt: Type.String({ description: 'The salt used (lowercase hex): the one sent, or the generated one; empty for HKDF without salt.' }),
+        salt: Type.String({
+          description:
+            'The salt used (lowercase hex): the one sent, or the generated one; empty for HKDF without salt.',
+        }),
         algorithm: KdfAlgorithm,
         keyLength: Type.Integer({ description: 'Length of derivedKey in bytes.' }),
         params: Type.Object(
@@ -94,9 +117,17 @@ export const KdfResponse = Type.Object(
             r: Type.Optional(Type.Integer()),
             p: Type.Optional(Type.Integer()),
             iterations: Type.Optional(Type.Integer()),
-            info: Type.Optional(Type.String({ description: 'HKDF: the info used, in the request\'s `encoding` (empty when none was sent).' })),
+            info: Type.Optional(
+              Type.String({
+                description: "HKDF: the info used, in the request's `encoding` (empty when none was sent).",
+              }),
+            ),
           },
-          { additionalProperties: false, description: 'The parameters in effect, defaults included: N, r, p (scrypt), iterations (pbkdf2-sha256) or info (HKDF).' },
+          {
+            additionalProperties: false,
+            description:
+              'The parameters in effect, defaults included: N, r, p (scrypt), iterations (pbkdf2-sha256) or info (HKDF).',
+          },
         ),
       },
       { additionalProperties: false },

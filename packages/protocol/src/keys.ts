@@ -11,7 +11,8 @@ export const KeyGenerateRequest = Type.Object(
     ),
     format: Type.Optional(
       Type.Enum([...KEY_FORMATS], {
-        description: 'raw (hex, the form the other routes take; default), pem (PKCS#8 / SPKI; not for symmetric keys) or jwk (RFC 7517; not for x25519-ml-kem-768).',
+        description:
+          'raw (hex, the form the other routes take; default), pem (PKCS#8 / SPKI; not for symmetric keys) or jwk (RFC 7517; not for x25519-ml-kem-768).',
         default: 'raw',
       }),
     ),
@@ -48,7 +49,8 @@ const KeyAlgorithm = Type.Enum([...KEY_GENERATION_IDS]);
 const Format = Type.Enum([...KEY_FORMATS]);
 
 /** X-Wing's parts, in raw form only: the fields of /v2/pq/hybrid/keygen, for the routes that take the parts. */
-const part = (description: string) => Type.Optional(Type.String({ description: `${description} (hex; x25519-ml-kem-768, format raw only)` }));
+const part = (description: string) =>
+  Type.Optional(Type.String({ description: `${description} (hex; x25519-ml-kem-768, format raw only)` }));
 
 export const KeyPairData = Type.Object(
   {

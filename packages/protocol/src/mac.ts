@@ -40,7 +40,10 @@ export type HmacResponse = Static<typeof HmacResponse>;
 export const HmacVerifyRequest = Type.Object(
   {
     ...hmacFields,
-    mac: Hex('The MAC to check, of the full output length (32, 48 or 64 bytes); truncated MACs are refused', MAX_KEY_CHARS),
+    mac: Hex(
+      'The MAC to check, of the full output length (32, 48 or 64 bytes); truncated MACs are refused',
+      MAX_KEY_CHARS,
+    ),
   },
   { additionalProperties: false },
 );

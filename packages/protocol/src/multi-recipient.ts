@@ -43,7 +43,12 @@ export const MultiRecipientKey = Type.Object(
       "The recipient's public key: the 32-byte X25519 key for x25519; for x25519-ml-kem-768 the 1216-byte X-Wing public key, or its 32-byte X25519 part given with mlKemPublicKey",
       MAX_RECIPIENT_PUBLIC_KEY_LENGTH,
     ),
-    mlKemPublicKey: Type.Optional(BoundedHex('The ML-KEM-768 part of a hybrid recipient\'s key (1184 bytes), with its X25519 part as publicKey', HYBRID_ML_KEM_PUBLIC_KEY_LENGTH)),
+    mlKemPublicKey: Type.Optional(
+      BoundedHex(
+        "The ML-KEM-768 part of a hybrid recipient's key (1184 bytes), with its X25519 part as publicKey",
+        HYBRID_ML_KEM_PUBLIC_KEY_LENGTH,
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -98,7 +103,10 @@ export const MultiRecipientEnvelopeData = Type.Object(
 );
 export type MultiRecipientEnvelopeData = Static<typeof MultiRecipientEnvelopeData>;
 
-export const MultiRecipientEncryptResponse = Type.Object({ data: MultiRecipientEnvelopeData }, { additionalProperties: false });
+export const MultiRecipientEncryptResponse = Type.Object(
+  { data: MultiRecipientEnvelopeData },
+  { additionalProperties: false },
+);
 export type MultiRecipientEncryptResponse = Static<typeof MultiRecipientEncryptResponse>;
 
 /**
@@ -107,7 +115,10 @@ export type MultiRecipientEncryptResponse = Static<typeof MultiRecipientEncryptR
  */
 export const MultiRecipientEnvelopeFields = {
   ciphertext: Base64('The payload, as encrypt returned it', MAX_PAYLOAD_CHARS),
-  recipients: Type.Array(MultiRecipientSlotInput, { ...RECIPIENT_COUNT, description: 'The slots, as encrypt returned them' }),
+  recipients: Type.Array(MultiRecipientSlotInput, {
+    ...RECIPIENT_COUNT,
+    description: 'The slots, as encrypt returned them',
+  }),
   algorithm: Type.Optional(Algorithm),
   encoding: Type.Optional(Encoding),
 };
@@ -117,15 +128,20 @@ export const MultiRecipientDecryptRequest = Type.Object(
     ...MultiRecipientEnvelopeFields,
     recipientSecretKey: Type.Optional(BoundedHex("An x25519 recipient's secret key (32 bytes)", 32)),
     secretKey: Type.Optional(BoundedHex("A hybrid (x25519-ml-kem-768) recipient's 32-byte X-Wing seed", 32)),
-    x25519SecretKey: Type.Optional(BoundedHex("A hybrid recipient's X25519 private key, 32 bytes (with mlKemSecretKey)", 32)),
-    mlKemSecretKey: Type.Optional(BoundedHex(
-      "A hybrid recipient's ML-KEM-768 seed, 64 bytes, or its 2400-byte expanded key (with x25519SecretKey)",
-      HYBRID_ML_KEM_SECRET_KEY_MAX_LENGTH,
-    )),
+    x25519SecretKey: Type.Optional(
+      BoundedHex("A hybrid recipient's X25519 private key, 32 bytes (with mlKemSecretKey)", 32),
+    ),
+    mlKemSecretKey: Type.Optional(
+      BoundedHex(
+        "A hybrid recipient's ML-KEM-768 seed, 64 bytes, or its 2400-byte expanded key (with x25519SecretKey)",
+        HYBRID_ML_KEM_SECRET_KEY_MAX_LENGTH,
+      ),
+    ),
   },
   {
     additionalProperties: false,
-    description: 'The envelope, and the credential of one recipient: recipientSecretKey (x25519), or x25519SecretKey and mlKemSecretKey, or secretKey (x25519-ml-kem-768).',
+    description:
+      'The envelope, and the credential of one recipient: recipientSecretKey (x25519), or x25519SecretKey and mlKemSecretKey, or secretKey (x25519-ml-kem-768).',
   },
 );
 export type MultiRecipientDecryptRequest = Static<typeof MultiRecipientDecryptRequest>;

@@ -14,7 +14,13 @@
  * PHC string presented for verification.
  */
 import { Type, type Static } from 'typebox';
-import { ARGON2_MAX, ARGON2_MIN, PASSWORD_ALGORITHM_IDS, PASSWORD_ENCRYPTION_ALGORITHM, PHC_MAX_LENGTH } from '@crypto-service/core';
+import {
+  ARGON2_MAX,
+  ARGON2_MIN,
+  PASSWORD_ALGORITHM_IDS,
+  PASSWORD_ENCRYPTION_ALGORITHM,
+  PHC_MAX_LENGTH,
+} from '@crypto-service/core';
 import { Base64, Encoding, MAX_PASSWORD_CHARS, MAX_PAYLOAD_CHARS, Text } from './common.ts';
 
 const PasswordAlgorithm = Type.Enum([...PASSWORD_ALGORITHM_IDS], { description: 'Argon2id (RFC 9106), version 19.' });
@@ -23,9 +29,16 @@ const PasswordEncryptionAlgorithm = Type.Enum([PASSWORD_ENCRYPTION_ALGORITHM], {
 });
 
 /** A password for a new hash or a new encryption: not empty. */
-const NewPassword = Type.String({ minLength: 1, maxLength: MAX_PASSWORD_CHARS, description: 'The password: UTF-8 text, used exactly as sent (no Unicode normalisation).' });
+const NewPassword = Type.String({
+  minLength: 1,
+  maxLength: MAX_PASSWORD_CHARS,
+  description: 'The password: UTF-8 text, used exactly as sent (no Unicode normalisation).',
+});
 /** A password to check: any string, the empty one included (it simply does not match). */
-const CandidatePassword = Type.String({ maxLength: MAX_PASSWORD_CHARS, description: 'The password to check: UTF-8 text, used exactly as sent (no Unicode normalisation).' });
+const CandidatePassword = Type.String({
+  maxLength: MAX_PASSWORD_CHARS,
+  description: 'The password to check: UTF-8 text, used exactly as sent (no Unicode normalisation).',
+});
 
 const Argon2Params = Type.Object(
   {
@@ -41,9 +54,19 @@ const Argon2Params = Type.Object(
 export const PasswordHashRequest = Type.Object(
   {
     password: NewPassword,
-    timeCost: Type.Optional(Type.Integer({ minimum: ARGON2_MIN.t, maximum: ARGON2_MAX.t, description: 'Passes t (default 3).' })),
-    memoryCost: Type.Optional(Type.Integer({ minimum: ARGON2_MIN.m, maximum: ARGON2_MAX.m, description: 'Memory m in KiB (default 65536 = 64 MiB).' })),
-    parallelism: Type.Optional(Type.Integer({ minimum: ARGON2_MIN.p, maximum: ARGON2_MAX.p, description: 'Lanes p (default 4).' })),
+    timeCost: Type.Optional(
+      Type.Integer({ minimum: ARGON2_MIN.t, maximum: ARGON2_MAX.t, description: 'Passes t (default 3).' }),
+    ),
+    memoryCost: Type.Optional(
+      Type.Integer({
+        minimum: ARGON2_MIN.m,
+        maximum: ARGON2_MAX.m,
+        description: 'Memory m in KiB (default 65536 = 64 MiB).',
+      }),
+    ),
+    parallelism: Type.Optional(
+      Type.Integer({ minimum: ARGON2_MIN.p, maximum: ARGON2_MAX.p, description: 'Lanes p (default 4).' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -53,7 +76,10 @@ export const PasswordHashResponse = Type.Object(
   {
     data: Type.Object(
       {
-        hash: Type.String({ description: 'PHC string: $argon2id$v=19$m=<KiB>,t=<passes>,p=<lanes>$<salt>$<hash> (unpadded base64; 16-byte salt, 32-byte hash).' }),
+        hash: Type.String({
+          description:
+            'PHC string: $argon2id$v=19$m=<KiB>,t=<passes>,p=<lanes>$<salt>$<hash> (unpadded base64; 16-byte salt, 32-byte hash).',
+        }),
         algorithm: PasswordAlgorithm,
         params: Argon2Params,
       },
@@ -71,7 +97,8 @@ export const PasswordVerifyRequest = Type.Object(
     password: CandidatePassword,
     hash: Type.String({
       maxLength: PHC_MAX_LENGTH,
-      description: 'An Argon2 PHC string, version 19 (argon2id; argon2i and argon2d are verified too, with needsRehash true), within the caps.',
+      description:
+        'An Argon2 PHC string, version 19 (argon2id; argon2i and argon2d are verified too, with needsRehash true), within the caps.',
     }),
   },
   { additionalProperties: false },
@@ -83,7 +110,10 @@ export const PasswordVerifyResponse = Type.Object(
     data: Type.Object(
       {
         valid: Type.Boolean({ description: 'Whether the password matches (compared in constant time).' }),
-        needsRehash: Type.Boolean({ description: 'True when the hash differs from what /v2/password/hash makes today (variant, t, m, p, salt or hash length): replace it after a successful sign-in.' }),
+        needsRehash: Type.Boolean({
+          description:
+            'True when the hash differs from what /v2/password/hash makes today (variant, t, m, p, salt or hash length): replace it after a successful sign-in.',
+        }),
       },
       { additionalProperties: false },
     ),
@@ -108,7 +138,9 @@ export const PasswordEncryptResponse = Type.Object(
   {
     data: Type.Object(
       {
-        encrypted: Base64('header (version 1, Argon2id t, m, p, 16-byte salt, 24-byte nonce: 53 bytes, authenticated) ‖ ciphertext ‖ tag (16 B)'),
+        encrypted: Base64(
+          'header (version 1, Argon2id t, m, p, 16-byte salt, 24-byte nonce: 53 bytes, authenticated) ‖ ciphertext ‖ tag (16 B)',
+        ),
         algorithm: PasswordEncryptionAlgorithm,
       },
       { additionalProperties: false },

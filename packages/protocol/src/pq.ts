@@ -17,7 +17,8 @@ import { Encoding, Hex, MAX_KEY_CHARS, MAX_SIGNATURE_CHARS, Text } from './commo
 const MlKemLevel = Type.Enum([...ML_KEM_LEVELS], { description: 'ML-KEM parameter set: 512, 768 (default) or 1024.' });
 const MlKemAlgorithm = Type.Enum([...ML_KEM_ALGORITHM_IDS]);
 const MlDsaLevel = Type.Enum([...ML_DSA_LEVELS], {
-  description: 'ML-DSA parameter set: 44, 65 (default) or 87. A 32-byte seed does not reveal its level; an expanded key or a public key does, and a level given with one must match it.',
+  description:
+    'ML-DSA parameter set: 44, 65 (default) or 87. A 32-byte seed does not reveal its level; an expanded key or a public key does, and a level given with one must match it.',
 });
 const MlDsaAlgorithm = Type.Enum([...ML_DSA_ALGORITHM_IDS]);
 const SlhDsaVariant = Type.Enum([...SLH_DSA_VARIANTS], {
@@ -31,7 +32,10 @@ const XWingAlgorithm = Type.Enum([...XWING_ALGORITHM_IDS]);
  * more than the bytes); core bounds the UTF-8 bytes.
  */
 function Context(maxBytes: number) {
-  return Type.String({ maxLength: maxBytes, description: `Context string (FIPS 204/205), UTF-8, at most ${maxBytes} bytes; empty by default.` });
+  return Type.String({
+    maxLength: maxBytes,
+    description: `Context string (FIPS 204/205), UTF-8, at most ${maxBytes} bytes; empty by default.`,
+  });
 }
 
 function response<T extends Parameters<typeof Type.Object>[0]>(data: T) {
@@ -66,7 +70,10 @@ export type PqEncapsulateResponse = Static<typeof PqEncapsulateResponse>;
 
 export const PqDecapsulateRequest = Type.Object(
   {
-    secretKey: Hex('The 64-byte seed, or the expanded decapsulation key (1632 / 2400 / 3168 bytes, whose length gives the level)', MAX_KEY_CHARS),
+    secretKey: Hex(
+      'The 64-byte seed, or the expanded decapsulation key (1632 / 2400 / 3168 bytes, whose length gives the level)',
+      MAX_KEY_CHARS,
+    ),
     ciphertext: Hex('Ciphertext', MAX_KEY_CHARS),
     level: Type.Optional(MlKemLevel),
   },
@@ -75,7 +82,9 @@ export const PqDecapsulateRequest = Type.Object(
 export type PqDecapsulateRequest = Static<typeof PqDecapsulateRequest>;
 
 export const PqDecapsulateResponse = response({
-  sharedSecret: Hex('The 32-byte shared secret (the implicit-rejection secret for a tampered ciphertext, as FIPS 203 requires)'),
+  sharedSecret: Hex(
+    'The 32-byte shared secret (the implicit-rejection secret for a tampered ciphertext, as FIPS 203 requires)',
+  ),
   algorithm: MlKemAlgorithm,
 });
 export type PqDecapsulateResponse = Static<typeof PqDecapsulateResponse>;
@@ -84,7 +93,10 @@ export type PqDecapsulateResponse = Static<typeof PqDecapsulateResponse>;
 // X-Wing (draft-connolly-cfrg-xwing-kem). Each request takes one of two field forms; the route
 // says which fields are expected when a body mixes them or gives half of one.
 
-export const PqHybridKeygenRequest = Type.Object({}, { additionalProperties: false, description: 'No fields; the body may be omitted.' });
+export const PqHybridKeygenRequest = Type.Object(
+  {},
+  { additionalProperties: false, description: 'No fields; the body may be omitted.' },
+);
 export type PqHybridKeygenRequest = Static<typeof PqHybridKeygenRequest>;
 
 export const PqHybridKeygenResponse = response({
@@ -101,8 +113,12 @@ export type PqHybridKeygenResponse = Static<typeof PqHybridKeygenResponse>;
 export const PqHybridEncapsulateRequest = Type.Object(
   {
     x25519PublicKey: Type.Optional(Hex('X25519 public key, 32 bytes (with mlKemPublicKey)', MAX_KEY_CHARS)),
-    mlKemPublicKey: Type.Optional(Hex('ML-KEM-768 encapsulation key, 1184 bytes (with x25519PublicKey)', MAX_KEY_CHARS)),
-    publicKey: Type.Optional(Hex('The combined X-Wing public key, 1216 bytes (instead of the two parts)', MAX_KEY_CHARS)),
+    mlKemPublicKey: Type.Optional(
+      Hex('ML-KEM-768 encapsulation key, 1184 bytes (with x25519PublicKey)', MAX_KEY_CHARS),
+    ),
+    publicKey: Type.Optional(
+      Hex('The combined X-Wing public key, 1216 bytes (instead of the two parts)', MAX_KEY_CHARS),
+    ),
   },
   { additionalProperties: false, description: 'Either x25519PublicKey and mlKemPublicKey, or publicKey.' },
 );
@@ -121,14 +137,19 @@ export const PqHybridDecapsulateRequest = Type.Object(
   {
     x25519PrivateKey: Type.Optional(Hex('X25519 private key, 32 bytes', MAX_KEY_CHARS)),
     mlKemSecretKey: Type.Optional(Hex('ML-KEM-768 seed, 64 bytes (or its 2400-byte expanded key)', MAX_KEY_CHARS)),
-    x25519EphemeralPublic: Type.Optional(Hex('X25519 ephemeral public key from the encapsulation, 32 bytes', MAX_KEY_CHARS)),
+    x25519EphemeralPublic: Type.Optional(
+      Hex('X25519 ephemeral public key from the encapsulation, 32 bytes', MAX_KEY_CHARS),
+    ),
     mlKemCiphertext: Type.Optional(Hex('ML-KEM-768 ciphertext, 1088 bytes', MAX_KEY_CHARS)),
-    secretKey: Type.Optional(Hex('The 32-byte X-Wing seed (with ciphertext, instead of the four parts)', MAX_KEY_CHARS)),
+    secretKey: Type.Optional(
+      Hex('The 32-byte X-Wing seed (with ciphertext, instead of the four parts)', MAX_KEY_CHARS),
+    ),
     ciphertext: Type.Optional(Hex('The 1120-byte X-Wing ciphertext (with secretKey)', MAX_KEY_CHARS)),
   },
   {
     additionalProperties: false,
-    description: 'Either x25519PrivateKey, mlKemSecretKey, x25519EphemeralPublic and mlKemCiphertext, or secretKey and ciphertext.',
+    description:
+      'Either x25519PrivateKey, mlKemSecretKey, x25519EphemeralPublic and mlKemCiphertext, or secretKey and ciphertext.',
   },
 );
 export type PqHybridDecapsulateRequest = Static<typeof PqHybridDecapsulateRequest>;
@@ -154,7 +175,10 @@ export type PqDsaKeygenResponse = Static<typeof PqDsaKeygenResponse>;
 
 export const PqDsaSignRequest = Type.Object(
   {
-    secretKey: Hex('The 32-byte seed, or the expanded secret key (2560 / 4032 / 4896 bytes, whose length gives the level)', MAX_KEY_CHARS),
+    secretKey: Hex(
+      'The 32-byte seed, or the expanded secret key (2560 / 4032 / 4896 bytes, whose length gives the level)',
+      MAX_KEY_CHARS,
+    ),
     message: Text('The message to sign'),
     level: Type.Optional(MlDsaLevel),
     context: Type.Optional(Context(ML_DSA_CONTEXT_MAX_BYTES)),
@@ -192,7 +216,10 @@ export type PqDsaVerifyResponse = Static<typeof PqDsaVerifyResponse>;
 // ---------------------------------------------------------------------------------------------
 // SLH-DSA (FIPS 205)
 
-export const PqSlhDsaKeygenRequest = Type.Object({ variant: Type.Optional(SlhDsaVariant) }, { additionalProperties: false });
+export const PqSlhDsaKeygenRequest = Type.Object(
+  { variant: Type.Optional(SlhDsaVariant) },
+  { additionalProperties: false },
+);
 export type PqSlhDsaKeygenRequest = Static<typeof PqSlhDsaKeygenRequest>;
 
 export const PqSlhDsaKeygenResponse = response({

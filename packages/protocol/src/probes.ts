@@ -11,9 +11,11 @@ export const ReadyResponse = Type.Object({
   status: Type.Enum(['ready', 'not-ready']),
   checks: Type.Record(Type.String(), Type.Enum(['pass', 'fail'])),
   /** Algorithms out of service (`family/id`) because their start-up self-test failed; their routes answer 503. */
-  disabled: Type.Optional(Type.Array(Type.String(), {
-    description: 'Algorithms (family/id) whose start-up known-answer test failed: requests that use them answer 503',
-  })),
+  disabled: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'Algorithms (family/id) whose start-up known-answer test failed: requests that use them answer 503',
+    }),
+  ),
 });
 export type ReadyResponse = Static<typeof ReadyResponse>;
 

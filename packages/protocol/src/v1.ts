@@ -41,10 +41,14 @@ function Message(description: string) {
 const Passphrase = (description: string) => Type.String({ minLength: 1, maxLength: 1024, description });
 
 /** One armored key or an array of them; one armored block may also hold several keys. */
-const PublicKeys = (description: string) => Type.Union([
-  Armored('One ASCII-armored public key block'),
-  Type.Array(Armored('An ASCII-armored public key block'), { minItems: 1, maxItems: V1_MAX_KEYS }),
-], { description });
+const PublicKeys = (description: string) =>
+  Type.Union(
+    [
+      Armored('One ASCII-armored public key block'),
+      Type.Array(Armored('An ASCII-armored public key block'), { minItems: 1, maxItems: V1_MAX_KEYS }),
+    ],
+    { description },
+  );
 
 export const V1GenerateRequest = Type.Object(
   {
@@ -66,15 +70,22 @@ export const V1GenerateRequest = Type.Object(
     type: Type.Optional(Type.Enum(['ecc', 'rsa'], { default: 'ecc', description: 'ecc (default) or rsa' })),
     // No schema defaults on curve and rsaBits (the server fills schema defaults in): a curve sent
     // with type rsa, or rsaBits with type ecc, must stay visible so that it can be refused.
-    curve: Type.Optional(Type.Enum([...V1_CURVES], {
-      description: 'Curve for type ecc: curve25519 (Ed25519 signing key, X25519 encryption subkey; default), or the NIST curves p256, p384, p521 (ECDSA and ECDH)',
-    })),
-    rsaBits: Type.Optional(Type.Enum([...V1_RSA_BITS], { description: 'Modulus size for type rsa: 2048, 3072 (default) or 4096' })),
-    keyExpirationTime: Type.Optional(Type.Integer({
-      minimum: 0,
-      maximum: V1_MAX_KEY_EXPIRATION_SECONDS,
-      description: 'Lifetime of the key in seconds from now; 0 or absent: it never expires',
-    })),
+    curve: Type.Optional(
+      Type.Enum([...V1_CURVES], {
+        description:
+          'Curve for type ecc: curve25519 (Ed25519 signing key, X25519 encryption subkey; default), or the NIST curves p256, p384, p521 (ECDSA and ECDH)',
+      }),
+    ),
+    rsaBits: Type.Optional(
+      Type.Enum([...V1_RSA_BITS], { description: 'Modulus size for type rsa: 2048, 3072 (default) or 4096' }),
+    ),
+    keyExpirationTime: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: V1_MAX_KEY_EXPIRATION_SECONDS,
+        description: 'Lifetime of the key in seconds from now; 0 or absent: it never expires',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -85,8 +96,12 @@ export const V1GenerateResponse = Type.Object(
     data: Type.Object(
       {
         publicKey: Type.String({ description: 'ASCII-armored public key' }),
-        privateKey: Type.String({ description: 'ASCII-armored private key, locked with the passphrase when one was given' }),
-        revocationCertificate: Type.String({ description: 'ASCII-armored revocation certificate: import it to revoke the key' }),
+        privateKey: Type.String({
+          description: 'ASCII-armored private key, locked with the passphrase when one was given',
+        }),
+        revocationCertificate: Type.String({
+          description: 'ASCII-armored revocation certificate: import it to revoke the key',
+        }),
         fingerprint: Type.String({ description: 'Fingerprint of the primary key (40 lowercase hex digits)' }),
       },
       { additionalProperties: false },
@@ -100,7 +115,9 @@ export const V1EncryptRequest = Type.Object(
   {
     message: Message('The text to encrypt (UTF-8)'),
     publicKeys: Type.Optional(PublicKeys('Recipients: one armored public key or an array of them')),
-    passphrase: Type.Optional(Passphrase('Encrypts for this passphrase too (symmetric); publicKeys, passphrase or both')),
+    passphrase: Type.Optional(
+      Passphrase('Encrypts for this passphrase too (symmetric); publicKeys, passphrase or both'),
+    ),
     signingKey: Type.Optional(Armored('Signs the message before encrypting it: an armored private key')),
     signingPassphrase: Type.Optional(Passphrase('Unlocks signingKey')),
   },
@@ -109,10 +126,8 @@ export const V1EncryptRequest = Type.Object(
 export type V1EncryptRequest = Static<typeof V1EncryptRequest>;
 
 /** A route whose result is one armored block or one plaintext: `data` is that string. */
-const StringData = (description: string) => Type.Object(
-  { data: Type.String({ description }) },
-  { additionalProperties: false },
-);
+const StringData = (description: string) =>
+  Type.Object({ data: Type.String({ description }) }, { additionalProperties: false });
 
 export const V1EncryptResponse = StringData('The ASCII-armored encrypted message');
 export type V1EncryptResponse = Static<typeof V1EncryptResponse>;
@@ -120,8 +135,12 @@ export type V1EncryptResponse = Static<typeof V1EncryptResponse>;
 export const V1DecryptRequest = Type.Object(
   {
     message: Armored('The ASCII-armored encrypted message'),
-    privateKey: Type.Optional(Armored("An armored private key of a recipient; absent: the server's own key (CRYPTO_KEY_DIR), if it has one")),
-    passphrase: Type.Optional(Passphrase('Unlocks a locked privateKey; otherwise the passphrase of a symmetric message')),
+    privateKey: Type.Optional(
+      Armored("An armored private key of a recipient; absent: the server's own key (CRYPTO_KEY_DIR), if it has one"),
+    ),
+    passphrase: Type.Optional(
+      Passphrase('Unlocks a locked privateKey; otherwise the passphrase of a symmetric message'),
+    ),
   },
   { additionalProperties: false },
 );
@@ -133,20 +152,32 @@ export type V1DecryptResponse = Static<typeof V1DecryptResponse>;
 export const V1SignRequest = Type.Object(
   {
     message: Message('The text to sign (UTF-8)'),
-    privateKey: Type.Optional(Armored("The signer's armored private key; absent: the server's own key (CRYPTO_KEY_DIR), if it has one")),
+    privateKey: Type.Optional(
+      Armored("The signer's armored private key; absent: the server's own key (CRYPTO_KEY_DIR), if it has one"),
+    ),
     passphrase: Type.Optional(Passphrase('Unlocks privateKey')),
-    detached: Type.Optional(Type.Boolean({ default: false, description: 'true: an armored detached signature of the exact UTF-8 bytes; false (default): a cleartext-signed message' })),
+    detached: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'true: an armored detached signature of the exact UTF-8 bytes; false (default): a cleartext-signed message',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 export type V1SignRequest = Static<typeof V1SignRequest>;
 
-export const V1SignResponse = StringData('The cleartext-signed message (-----BEGIN PGP SIGNED MESSAGE-----), or the detached signature (-----BEGIN PGP SIGNATURE-----)');
+export const V1SignResponse = StringData(
+  'The cleartext-signed message (-----BEGIN PGP SIGNED MESSAGE-----), or the detached signature (-----BEGIN PGP SIGNATURE-----)',
+);
 export type V1SignResponse = Static<typeof V1SignResponse>;
 
 export const V1VerifyRequest = Type.Object(
   {
-    message: Message('A signed message (cleartext-signed or armored), or the signed text itself when signature is given'),
+    message: Message(
+      'A signed message (cleartext-signed or armored), or the signed text itself when signature is given',
+    ),
     signature: Type.Optional(Armored('An armored detached signature of message')),
     publicKeys: PublicKeys('The public keys to verify against: one armored key or an array of them'),
   },
@@ -158,7 +189,9 @@ export const V1VerifyResponse = Type.Object(
   {
     data: Type.Object(
       {
-        valid: Type.Boolean({ description: 'At least one signature verifies with one of publicKeys, and none made by one of them fails' }),
+        valid: Type.Boolean({
+          description: 'At least one signature verifies with one of publicKeys, and none made by one of them fails',
+        }),
         signatures: Type.Array(
           Type.Object(
             {
@@ -180,7 +213,9 @@ export const V1RevokeRequest = Type.Object(
   {
     privateKey: Armored('The armored private key to revoke'),
     passphrase: Type.Optional(Passphrase('Unlocks privateKey')),
-    reason: Type.Optional(Type.String({ maxLength: 1024, description: 'Human-readable reason, stored in the revocation signature' })),
+    reason: Type.Optional(
+      Type.String({ maxLength: 1024, description: 'Human-readable reason, stored in the revocation signature' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -189,7 +224,11 @@ export type V1RevokeRequest = Static<typeof V1RevokeRequest>;
 export const V1RevokeResponse = Type.Object(
   {
     data: Type.Object(
-      { publicKey: Type.String({ description: 'The revoked public key, armored: publish it so that others see the revocation' }) },
+      {
+        publicKey: Type.String({
+          description: 'The revoked public key, armored: publish it so that others see the revocation',
+        }),
+      },
       { additionalProperties: false },
     ),
   },

@@ -62,7 +62,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // connectionsCheckingInterval (30 s by default): a slow client would keep its socket up to 30 s
   // past them. Checking four times per headers timeout (at most once a second) keeps the overrun
   // under a quarter of it. Set at construction: Node reads it when the server starts listening.
-  const connectionChecks = { connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(config.timeouts.headersMs / 4))) };
+  const connectionChecks = {
+    connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(config.timeouts.headersMs / 4))),
+  };
   const logging = appLogging(options.quiet === true ? 'silent' : config.logLevel, options.logStream);
   const serverOptions: FastifyServerOptions = {
     ...logging.serverOptions,
@@ -72,7 +74,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // maxLength counts UTF-16 code units (`unicode: false`): an O(1) check, where Ajv's default walks
     // the whole string (3 ms per MiB), and every request string has a maxLength (protocol common.ts).
     ajv: {
-      customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false, unicode: false, logger: schemaValidatorLogger },
+      customOptions: {
+        removeAdditional: false,
+        coerceTypes: false,
+        useDefaults: true,
+        allErrors: false,
+        unicode: false,
+        logger: schemaValidatorLogger,
+      },
     },
     // Answered from the validation errors by handleError: the error itself needs no message or stack.
     schemaErrorFormatter: schemaValidationError,
@@ -102,7 +111,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   };
   // PROTOCOL=https: the same app over TLS. Fastify's types model an https server as a different
   // instance type; nothing here depends on the difference, hence the one cast.
-  const tls = config.tls === undefined ? { http: connectionChecks } : { https: { cert: config.tls.cert, key: config.tls.key, ...connectionChecks } };
+  const tls =
+    config.tls === undefined
+      ? { http: connectionChecks }
+      : { https: { cert: config.tls.cert, key: config.tls.key, ...connectionChecks } };
   const app = Fastify({ ...serverOptions, ...tls } as FastifyServerOptions) as unknown as FastifyInstance;
   logging.attach(app);
 
@@ -137,7 +149,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     const allowed = ['GET', 'POST'].filter((method) => app.hasRoute({ method, url: path }));
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '));
-      return sendProblem(reply, request, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allowed.join(' or ')}`);
+      return sendProblem(
+        reply,
+        request,
+        'METHOD_NOT_ALLOWED',
+        `${request.method} is not allowed here; use ${allowed.join(' or ')}`,
+      );
     }
     return sendProblem(reply, request, 'NOT_FOUND', 'no such route; see /docs for the list');
   });

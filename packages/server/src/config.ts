@@ -210,7 +210,10 @@ function readDirectory(env: Env, name: string, mode: number): string | undefined
   } catch (error) {
     if (error instanceof ConfigError) throw error;
     const what = mode & constants.W_OK ? 'a writable' : 'a readable';
-    throw new ConfigError(name, `"${path}" must be ${what} directory (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+    throw new ConfigError(
+      name,
+      `"${path}" must be ${what} directory (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+    );
   }
   return path;
 }
@@ -242,15 +245,23 @@ function readAuth(env: Env, nodeEnv: NodeEnv, warnings: string[]): AuthConfig {
   const apiKeys = readList(env, 'CRYPTO_API_KEY');
   if (!apiKeys.every((key) => API_KEY_CHARACTERS.test(key))) {
     // The key itself is never repeated: the message is logged.
-    throw new ConfigError('CRYPTO_API_KEY', 'a key has a character outside printable ASCII, which a header cannot carry as written; use hex or base64url');
+    throw new ConfigError(
+      'CRYPTO_API_KEY',
+      'a key has a character outside printable ASCII, which a header cannot carry as written; use hex or base64url',
+    );
   }
   if (apiKeys.some((key) => key.length < SHORT_API_KEY_CHARS)) {
-    warnings.push(`CRYPTO_API_KEY: a key shorter than ${SHORT_API_KEY_CHARS} characters is easy to guess; use 32 random bytes`);
+    warnings.push(
+      `CRYPTO_API_KEY: a key shorter than ${SHORT_API_KEY_CHARS} characters is easy to guess; use 32 random bytes`,
+    );
   }
   const jwtSecrets = readList(env, 'JWT_SECRET').map((secret) => {
     const bytes = new TextEncoder().encode(secret);
     if (bytes.byteLength < MIN_JWT_SECRET_BYTES) {
-      throw new ConfigError('JWT_SECRET', `must be at least ${MIN_JWT_SECRET_BYTES} bytes for HS256 (got ${bytes.byteLength})`);
+      throw new ConfigError(
+        'JWT_SECRET',
+        `must be at least ${MIN_JWT_SECRET_BYTES} bytes for HS256 (got ${bytes.byteLength})`,
+      );
     }
     return bytes;
   });
@@ -280,11 +291,16 @@ const MIB = 1024 * 1024;
  */
 const MIN_QUEUE_BUDGET_MIB = 256;
 
-function readQueue(env: Env, prefix: 'PASSWORD' | 'KDF', defaults: { concurrency: number; maxQueued: number; budgetMib: number }): QueueConfig {
+function readQueue(
+  env: Env,
+  prefix: 'PASSWORD' | 'KDF',
+  defaults: { concurrency: number; maxQueued: number; budgetMib: number },
+): QueueConfig {
   return {
     concurrency: readInteger(env, `${prefix}_CONCURRENCY`, defaults.concurrency, 1, 64),
     maxQueued: readInteger(env, `${prefix}_QUEUE_LIMIT`, defaults.maxQueued, 0, 10_000),
-    memoryBudgetBytes: readInteger(env, `${prefix}_MEMORY_BUDGET_MIB`, defaults.budgetMib, MIN_QUEUE_BUDGET_MIB, 65_536) * MIB,
+    memoryBudgetBytes:
+      readInteger(env, `${prefix}_MEMORY_BUDGET_MIB`, defaults.budgetMib, MIN_QUEUE_BUDGET_MIB, 65_536) * MIB,
   };
 }
 
@@ -296,15 +312,24 @@ function readQueue(env: Env, prefix: 'PASSWORD' | 'KDF', defaults: { concurrency
 function readDate(env: Env, name: string, fallback: string): Date {
   const value = read(env, name) ?? fallback;
   const match = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?(Z|[+-]\d{2}:\d{2}))?$/.exec(value);
-  const problem = () => new ConfigError(name, `must be an ISO 8601 date such as 2026-01-01 or 2026-01-01T00:00:00Z (got "${value}")`);
+  const problem = () =>
+    new ConfigError(name, `must be an ISO 8601 date such as 2026-01-01 or 2026-01-01T00:00:00Z (got "${value}")`);
   if (match === null) throw problem();
-  const [year, month, day, hour = 0, minute = 0, second = 0] = match.slice(1, 7).map((part) => (part === undefined ? undefined : Number(part))) as number[];
+  const [year, month, day, hour = 0, minute = 0, second = 0] = match
+    .slice(1, 7)
+    .map((part) => (part === undefined ? undefined : Number(part))) as number[];
   const zone = match[7] ?? 'Z';
-  const offsetMinutes = zone === 'Z' ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
+  const offsetMinutes =
+    zone === 'Z' ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
   const local = Date.UTC(year!, month! - 1, day!, hour, minute, second);
   const check = new Date(local);
-  const fieldsHold = check.getUTCFullYear() === year && check.getUTCMonth() === month! - 1 && check.getUTCDate() === day
-    && check.getUTCHours() === hour && check.getUTCMinutes() === minute && check.getUTCSeconds() === second;
+  const fieldsHold =
+    check.getUTCFullYear() === year &&
+    check.getUTCMonth() === month! - 1 &&
+    check.getUTCDate() === day &&
+    check.getUTCHours() === hour &&
+    check.getUTCMinutes() === minute &&
+    check.getUTCSeconds() === second;
   if (!fieldsHold || year! < 1970 || Math.abs(offsetMinutes) >= 24 * 60) throw problem();
   return new Date(local - offsetMinutes * 60_000);
 }
@@ -320,11 +345,17 @@ function readV1(env: Env): V1Config {
   const sunsetDate = readDate(env, 'V1_SUNSET_DATE', '2027-01-01T00:00:00Z');
   if (sunsetDate.getTime() < deprecationDate.getTime()) {
     // RFC 9745 §4: the Sunset timestamp MUST NOT be earlier than the Deprecation timestamp.
-    throw new ConfigError('V1_SUNSET_DATE', `must not be earlier than V1_DEPRECATION_DATE (${deprecationDate.toISOString()})`);
+    throw new ConfigError(
+      'V1_SUNSET_DATE',
+      `must not be earlier than V1_DEPRECATION_DATE (${deprecationDate.toISOString()})`,
+    );
   }
   const keyPassphrase = readSecret(env, 'CRYPTO_KEY_PASSPHRASE');
   if (keyPassphrase !== undefined && read(env, 'CRYPTO_KEY_DIR') === undefined) {
-    throw new ConfigError('CRYPTO_KEY_PASSPHRASE', 'is set but CRYPTO_KEY_DIR is not: there is no server key for it to unlock');
+    throw new ConfigError(
+      'CRYPTO_KEY_PASSPHRASE',
+      'is set but CRYPTO_KEY_DIR is not: there is no server key for it to unlock',
+    );
   }
   return {
     deprecationDate,
@@ -353,7 +384,10 @@ function readRedisUrl(env: Env): string | undefined {
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError('REDIS_URL', 'is not a URL such as redis://redis:6379 (value not shown: it may hold a password)');
+    throw new ConfigError(
+      'REDIS_URL',
+      'is not a URL such as redis://redis:6379 (value not shown: it may hold a password)',
+    );
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
     throw new ConfigError('REDIS_URL', `must start with redis:// or rediss:// (got ${url.protocol}//…)`);
@@ -370,7 +404,10 @@ function readTimeouts(env: Env): TimeoutConfig {
   };
   // Node refuses a headers timeout longer than the request timeout (the headers are part of it).
   if (timeouts.headersMs > timeouts.requestMs) {
-    throw new ConfigError('HEADERS_TIMEOUT_MS', `must not exceed REQUEST_TIMEOUT_MS (${timeouts.headersMs} > ${timeouts.requestMs})`);
+    throw new ConfigError(
+      'HEADERS_TIMEOUT_MS',
+      `must not exceed REQUEST_TIMEOUT_MS (${timeouts.headersMs} > ${timeouts.requestMs})`,
+    );
   }
   return timeouts;
 }
@@ -421,7 +458,8 @@ export function loadConfig(env: Env = process.env): Config {
       kdf: readQueue(env, 'KDF', { concurrency: 1, maxQueued: 16, budgetMib: 256 }),
     },
     busyRefusalDelayMs: readRefusalDelay(env, timeouts.handlerMs),
-    tls: protocol === 'https' ? { cert: readFile(env, 'TLS_CERT_FILE'), key: readFile(env, 'TLS_KEY_FILE') } : undefined,
+    tls:
+      protocol === 'https' ? { cert: readFile(env, 'TLS_CERT_FILE'), key: readFile(env, 'TLS_KEY_FILE') } : undefined,
     warnings,
   };
 }

@@ -26,7 +26,11 @@ export class ApiError extends StacklessError {
   readonly headers: Record<string, string | string[]>;
   readonly errors: FieldError[] | undefined;
 
-  constructor(code: ErrorCode, detail: string, options: { headers?: Record<string, string | string[]>; errors?: FieldError[] } = {}) {
+  constructor(
+    code: ErrorCode,
+    detail: string,
+    options: { headers?: Record<string, string | string[]>; errors?: FieldError[] } = {},
+  ) {
     super(detail);
     this.name = 'ApiError';
     this.code = code;
@@ -92,15 +96,23 @@ function messageOf(issue: AjvIssue): string {
 }
 
 /** A schema violation, or an unknown algorithm when the only fault is the `algorithm` enum. */
-function validationProblem(issues: AjvIssue[], context: string, body: unknown): { code: ErrorCode; detail: string; errors: FieldError[] } {
-  const errors = issues.map((issue) => ({ field: context === 'body' ? fieldOf(issue) : `${context}${fieldOf(issue)}`, message: messageOf(issue) }));
+function validationProblem(
+  issues: AjvIssue[],
+  context: string,
+  body: unknown,
+): { code: ErrorCode; detail: string; errors: FieldError[] } {
+  const errors = issues.map((issue) => ({
+    field: context === 'body' ? fieldOf(issue) : `${context}${fieldOf(issue)}`,
+    message: messageOf(issue),
+  }));
   const first = issues[0];
   if (first !== undefined && first.keyword === 'enum' && first.instancePath.endsWith('/algorithm')) {
     const value = printable((body as Record<string, unknown> | undefined)?.algorithm);
     const named = value === undefined ? 'this algorithm' : `'${value}'`;
-    const detail = value !== undefined && INSECURE_ALGORITHMS.has(value.toLowerCase())
-      ? `${named} is insecure and not supported; see GET /v2/algorithms`
-      : `unsupported algorithm ${named}; see GET /v2/algorithms`;
+    const detail =
+      value !== undefined && INSECURE_ALGORITHMS.has(value.toLowerCase())
+        ? `${named} is insecure and not supported; see GET /v2/algorithms`
+        : `unsupported algorithm ${named}; see GET /v2/algorithms`;
     return { code: 'UNSUPPORTED_ALGORITHM', detail, errors };
   }
   const summary = errors.map((error) => `${error.field} ${error.message}`).join('; ');
@@ -119,11 +131,20 @@ export function schemaValidationError(): Error {
 
 /** Fastify's own errors, by code. Anything else with a 4xx status falls back on the status. */
 const FASTIFY_CODES: Record<string, { code: ErrorCode; detail: string }> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'the request body must be application/json' },
-  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'PAYLOAD_TOO_LARGE', detail: 'the request body is larger than the configured limit' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    detail: 'the request body must be application/json',
+  },
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    code: 'PAYLOAD_TOO_LARGE',
+    detail: 'the request body is larger than the configured limit',
+  },
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'MALFORMED_JSON', detail: 'the request body is empty; send a JSON object' },
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'MALFORMED_JSON', detail: 'the request body is not valid JSON' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'MALFORMED_JSON', detail: 'the request body does not match its Content-Length' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    code: 'MALFORMED_JSON',
+    detail: 'the request body does not match its Content-Length',
+  },
 };
 
 function byStatus(status: number): ErrorCode {
@@ -142,7 +163,11 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     return sendProblem(reply, request, error.code, error.message, errors);
   }
   if (error.validation !== undefined) {
-    const { code, detail, errors } = validationProblem(error.validation as AjvIssue[], error.validationContext ?? 'body', request.body);
+    const { code, detail, errors } = validationProblem(
+      error.validation as AjvIssue[],
+      error.validationContext ?? 'body',
+      request.body,
+    );
     return sendProblem(reply, request, code, detail, errors);
   }
   const known = FASTIFY_CODES[error.code];
@@ -170,13 +195,18 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
  * the error code only: the error object holds the raw bytes received, credentials included.
  */
 const CLIENT_ERRORS: Record<string, { code: ErrorCode; detail: string }> = {
-  ERR_HTTP_REQUEST_TIMEOUT: { code: 'REQUEST_TIMEOUT', detail: 'the request did not arrive in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS)' },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    code: 'REQUEST_TIMEOUT',
+    detail: 'the request did not arrive in time (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS)',
+  },
   HPE_HEADER_OVERFLOW: { code: 'HEADERS_TOO_LARGE', detail: 'the request headers are larger than the server accepts' },
 };
 const NOT_HTTP = { code: 'VALIDATION_FAILED', detail: 'the request is not valid HTTP/1.1' } as const;
 
 export function clientErrorHandler(securityHeaders: Record<string, string>) {
-  const fixed = Object.entries(securityHeaders).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const fixed = Object.entries(securityHeaders)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   return function handleClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const { code, detail } = CLIENT_ERRORS[error.code ?? ''] ?? NOT_HTTP;
@@ -186,8 +216,8 @@ export function clientErrorHandler(securityHeaders: Record<string, string>) {
       // No instance: the request line may never have arrived.
       const body = JSON.stringify(buildProblem(code, detail, ''));
       socket.write(
-        `HTTP/1.1 ${status} ${title}\r\n${fixed}content-type: ${PROBLEM_CONTENT_TYPE}\r\n`
-          + `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+        `HTTP/1.1 ${status} ${title}\r\n${fixed}content-type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+          `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
       );
     }
     socket.destroy();

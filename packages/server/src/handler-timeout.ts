@@ -25,7 +25,10 @@ import { ApiError } from './errors.ts';
  * caller may try again later.
  */
 function handlerTimeoutError(): ApiError {
-  return new ApiError('SERVICE_UNAVAILABLE', 'the request took longer than the server allows (HANDLER_TIMEOUT_MS); try again later');
+  return new ApiError(
+    'SERVICE_UNAVAILABLE',
+    'the request took longer than the server allows (HANDLER_TIMEOUT_MS); try again later',
+  );
 }
 
 /** Expected when a handler fails after its timeout: a dropped queued job, a refused input. */
@@ -56,7 +59,8 @@ export function withHandlerTimeout(handler: RouteHandlerMethod, timeoutMs: numbe
         (error: unknown) => {
           clearTimeout(timer);
           // After the 503 nobody reads this failure: a real bug must still show in the logs.
-          if (timedOut && !isExpectedFailure(error)) request.log.error({ err: error }, 'handler failed after its timeout had answered 503');
+          if (timedOut && !isExpectedFailure(error))
+            request.log.error({ err: error }, 'handler failed after its timeout had answered 503');
           reject(error);
         },
       );

@@ -3,8 +3,22 @@
  * tokens: requests are logged by method, path (no query string: it could carry a credential),
  * client address and id, and the credential headers are redacted should anything log them.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyServerOptions, type FastifyRequest } from 'fastify';
-import { pino, stdSerializers, type Bindings, type ChildLoggerOptions, type DestinationStream, type LevelWithSilentOrString, type Logger } from 'pino';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerOptions,
+  type FastifyRequest,
+} from 'fastify';
+import {
+  pino,
+  stdSerializers,
+  type Bindings,
+  type ChildLoggerOptions,
+  type DestinationStream,
+  type LevelWithSilentOrString,
+  type Logger,
+} from 'pino';
 import { stdoutDestination } from './log-destination.ts';
 import type { LogLevel } from './config.ts';
 
@@ -229,7 +243,11 @@ class RequestLogger {
  * Options (a route's own log level or serializers; no route here sets any) need the real child at
  * once.
  */
-export function requestChildLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+export function requestChildLogger(
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
   if (options.level !== undefined || options.serializers !== undefined) return logger.child(bindings, options);
   return new RequestLogger(logger, bindings) as unknown as FastifyBaseLogger;
 }
@@ -247,4 +265,3 @@ export const schemaValidatorLogger = {
   },
   error: (...args: unknown[]) => console.error(...args),
 };
-

@@ -99,7 +99,11 @@ export class PqOffload {
     this.execute = options.execute ?? ((name, args) => runPqJob(name, args as never));
     let concurrency: number;
     if (this.mode === 'worker') {
-      this.pool = new WorkerPool({ name: 'post-quantum', script: WORKER_SCRIPT, workerData: { nice: options.threadNice ?? 0 } });
+      this.pool = new WorkerPool({
+        name: 'post-quantum',
+        script: WORKER_SCRIPT,
+        workerData: { nice: options.threadNice ?? 0 },
+      });
       // The queue admits at most one job per worker, so an admitted job always finds one idle.
       concurrency = options.workers ?? defaultPqWorkers();
     } else {
@@ -175,7 +179,11 @@ export class PqOffload {
     const inline = () => this.execute(name, args) as Promise<PqJobResult<N>>;
     if (jobClass === 'light' || (jobClass === 'cpu' && this.mode === 'inline')) return inline();
     const pool = this.pool;
-    return this.queue.run(0, pool === undefined ? inline : () => pool.run({ name, args }) as Promise<PqJobResult<N>>, stillWanted);
+    return this.queue.run(
+      0,
+      pool === undefined ? inline : () => pool.run({ name, args }) as Promise<PqJobResult<N>>,
+      stillWanted,
+    );
   }
 
   /** Jobs dropped before they started, their request having ended. */

@@ -78,8 +78,9 @@ function resolved(resolve: () => string | undefined): string | undefined {
 /** The key-generation pair, and the pair of every other family that has the same identifier. */
 function keyGeneration(algorithm: string | undefined): (string | undefined)[] {
   if (algorithm === undefined) return [];
-  const families = (Object.keys(ALGORITHM_REGISTRY) as AlgorithmFamily[])
-    .filter((family) => family !== 'keyGeneration' && (ALGORITHM_REGISTRY[family] as readonly string[]).includes(algorithm));
+  const families = (Object.keys(ALGORITHM_REGISTRY) as AlgorithmFamily[]).filter(
+    (family) => family !== 'keyGeneration' && (ALGORITHM_REGISTRY[family] as readonly string[]).includes(algorithm),
+  );
   return [pair('keyGeneration', algorithm), ...families.map((family) => pair(family, algorithm))];
 }
 
@@ -98,7 +99,10 @@ const passwordEnvelope: Resolver = () => [ARGON2ID, AEAD];
 const hybrid: Resolver = () => [XWING];
 
 const slhDsaAlgorithm = (body: Body) => resolved(() => slhDsaAlgorithmForVariant(field(body, 'variant')));
-const slhDsaKeygen: Resolver = (body) => [pair('signature', slhDsaAlgorithm(body)), pair('keyGeneration', slhDsaAlgorithm(body))];
+const slhDsaKeygen: Resolver = (body) => [
+  pair('signature', slhDsaAlgorithm(body)),
+  pair('keyGeneration', slhDsaAlgorithm(body)),
+];
 const slhDsaUse: Resolver = (body) => [pair('signature', slhDsaAlgorithm(body))];
 
 /** Every POST route that runs core cryptography, by route template. */
@@ -126,10 +130,12 @@ export const SELF_TESTS_BY_ROUTE: Readonly<Record<string, Resolver>> = {
   '/v2/password/decrypt': passwordEnvelope,
   '/v2/multi-recipient/encrypt': (body) => {
     const recipients = Array.isArray(body.recipients) ? (body.recipients as unknown[]) : [];
-    const types = new Set(recipients.map((recipient) => {
-      const type = (recipient as Body | null)?.type;
-      return typeof type === 'string' ? canonicalRecipientType(type) : undefined;
-    }));
+    const types = new Set(
+      recipients.map((recipient) => {
+        const type = (recipient as Body | null)?.type;
+        return typeof type === 'string' ? canonicalRecipientType(type) : undefined;
+      }),
+    );
     return [AEAD, ...[...types].map((type) => pair('kem', type))];
   },
   '/v2/multi-recipient/decrypt': (body) => [
@@ -148,7 +154,9 @@ export const SELF_TESTS_BY_ROUTE: Readonly<Record<string, Resolver>> = {
   },
   '/v2/pq/decapsulate': (body) => {
     const length = hexLength(body, 'secretKey');
-    return [pair('kem', length === undefined ? undefined : mlKemAlgorithmForSecretKey(length, numberField(body, 'level')))];
+    return [
+      pair('kem', length === undefined ? undefined : mlKemAlgorithmForSecretKey(length, numberField(body, 'level'))),
+    ];
   },
   '/v2/pq/hybrid/keygen': () => [XWING, `keyGeneration/${XWING_ALGORITHM}`],
   '/v2/pq/hybrid/encapsulate': hybrid,
@@ -159,11 +167,21 @@ export const SELF_TESTS_BY_ROUTE: Readonly<Record<string, Resolver>> = {
   },
   '/v2/pq/dsa/sign': (body) => {
     const length = hexLength(body, 'secretKey');
-    return [pair('signature', length === undefined ? undefined : mlDsaAlgorithmForSecretKey(length, numberField(body, 'level')))];
+    return [
+      pair(
+        'signature',
+        length === undefined ? undefined : mlDsaAlgorithmForSecretKey(length, numberField(body, 'level')),
+      ),
+    ];
   },
   '/v2/pq/dsa/verify': (body) => {
     const length = hexLength(body, 'publicKey');
-    return [pair('signature', length === undefined ? undefined : mlDsaAlgorithmForPublicKey(length, numberField(body, 'level')))];
+    return [
+      pair(
+        'signature',
+        length === undefined ? undefined : mlDsaAlgorithmForPublicKey(length, numberField(body, 'level')),
+      ),
+    ];
   },
   '/v2/pq/slh-dsa/keygen': slhDsaKeygen,
   '/v2/pq/slh-dsa/sign': slhDsaUse,
@@ -175,8 +193,10 @@ export const SELF_TESTS_BY_ROUTE: Readonly<Record<string, Resolver>> = {
 
 /** POST routes that depend on no self-test, and why (see the file comment). */
 export const ROUTES_WITHOUT_SELF_TESTS: Readonly<Record<string, string>> = Object.fromEntries(
-  ['/v1/generate', '/v1/encrypt', '/v1/decrypt', '/v1/sign', '/v1/verify', '/v1/revoke']
-    .map((url) => [url, 'OpenPGP.js, with its own implementations, not the core functions the self-tests check']),
+  ['/v1/generate', '/v1/encrypt', '/v1/decrypt', '/v1/sign', '/v1/verify', '/v1/revoke'].map((url) => [
+    url,
+    'OpenPGP.js, with its own implementations, not the core functions the self-tests check',
+  ]),
 );
 
 /**

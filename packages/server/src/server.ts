@@ -57,9 +57,15 @@ async function serve(config: Config): Promise<void> {
   if (!clusterWorker) for (const warning of config.warnings) app.log.warn(warning);
   if (clusterWorker) answerMetricsCollection(app.metricsRegistry);
   if (config.heavyWorkNice > 0 && loweredThreads === 0 && process.platform === 'linux') {
-    app.log.warn({ nice: config.heavyWorkNice }, 'HEAVY_WORK_NICE: no thread of libuv\'s pool could be lowered in priority; heavy work runs at the event loop\'s priority');
+    app.log.warn(
+      { nice: config.heavyWorkNice },
+      "HEAVY_WORK_NICE: no thread of libuv's pool could be lowered in priority; heavy work runs at the event loop's priority",
+    );
   } else {
-    app.log.debug({ threads: loweredThreads, nice: config.heavyWorkNice }, 'heavy-work threads lowered in priority (HEAVY_WORK_NICE)');
+    app.log.debug(
+      { threads: loweredThreads, nice: config.heavyWorkNice },
+      'heavy-work threads lowered in priority (HEAVY_WORK_NICE)',
+    );
   }
 
   let shuttingDown = false;
@@ -91,7 +97,12 @@ async function serve(config: Config): Promise<void> {
     // A stop requested while listen() was under way: the shutdown under way decides the exit.
     if (shuttingDown) return;
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'EADDRINUSE' ? `port ${config.port} is already in use (PORT)` : code === 'EACCES' ? `no permission to listen on port ${config.port} (PORT)` : (error as Error).message;
+    const reason =
+      code === 'EADDRINUSE'
+        ? `port ${config.port} is already in use (PORT)`
+        : code === 'EACCES'
+          ? `no permission to listen on port ${config.port} (PORT)`
+          : (error as Error).message;
     fail(`cannot listen on ${config.protocol}://${config.host}:${config.port}: ${reason}`);
   }
 }

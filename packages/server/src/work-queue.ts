@@ -108,7 +108,13 @@ export class WorkQueue {
   readonly #waiting: Waiting[] = [];
 
   constructor(options: WorkQueueOptions, hooks: WorkQueueHooks = {}) {
-    for (const key of ['concurrency', 'maxQueued', 'memoryBudgetBytes', 'retryAfterSeconds', 'refusalDelayMs'] as const) {
+    for (const key of [
+      'concurrency',
+      'maxQueued',
+      'memoryBudgetBytes',
+      'retryAfterSeconds',
+      'refusalDelayMs',
+    ] as const) {
       const value = options[key] ?? 0;
       const min = key === 'maxQueued' || key === 'refusalDelayMs' ? 0 : 1;
       if (!Number.isSafeInteger(value) || value < min) {
@@ -118,7 +124,9 @@ export class WorkQueue {
     const refusalDelayMs = options.refusalDelayMs ?? 0;
     // Node turns a longer timer into 1 ms; no sensible delay comes near a minute.
     if (refusalDelayMs > MAX_REFUSAL_DELAY_MS) {
-      throw new RangeError(`work queue ${options.name}: refusalDelayMs must be at most ${MAX_REFUSAL_DELAY_MS} (got ${refusalDelayMs})`);
+      throw new RangeError(
+        `work queue ${options.name}: refusalDelayMs must be at most ${MAX_REFUSAL_DELAY_MS} (got ${refusalDelayMs})`,
+      );
     }
     this.options = { ...options, refusalDelayMs };
     this.#hooks = hooks;
@@ -156,7 +164,9 @@ export class WorkQueue {
   run<T>(memoryBytes: number, job: () => Promise<T>, stillWanted: () => boolean = alwaysWanted): Promise<T> {
     if (!Number.isSafeInteger(memoryBytes) || memoryBytes < 0) {
       // A programming error in the caller, not the client's fault: let it surface as a 500.
-      return Promise.reject(new RangeError(`work queue ${this.options.name}: memory cost must be a non-negative integer`));
+      return Promise.reject(
+        new RangeError(`work queue ${this.options.name}: memory cost must be a non-negative integer`),
+      );
     }
     if (memoryBytes > this.options.memoryBudgetBytes) {
       return Promise.reject(this.#refuse('this operation needs more memory than the server allows for such work'));
@@ -177,7 +187,8 @@ export class WorkQueue {
         cost: memoryBytes,
         wanted: stillWanted,
         start: () => void this.#start(memoryBytes, job).then(resolve, reject),
-        drop: () => reject(new ApiError('SERVICE_UNAVAILABLE', `the request ended before its turn came (${this.options.name})`)),
+        drop: () =>
+          reject(new ApiError('SERVICE_UNAVAILABLE', `the request ended before its turn came (${this.options.name})`)),
       });
     });
   }
@@ -250,8 +261,12 @@ export class WorkQueue {
     this.#rejected += 1;
     this.#hooks.onRefused?.();
     const seconds = this.options.retryAfterSeconds;
-    return new ApiError('SERVICE_UNAVAILABLE', `server busy: ${reason} (${this.options.name}); retry after ${seconds} s`, {
-      headers: { 'retry-after': String(seconds) },
-    });
+    return new ApiError(
+      'SERVICE_UNAVAILABLE',
+      `server busy: ${reason} (${this.options.name}); retry after ${seconds} s`,
+      {
+        headers: { 'retry-after': String(seconds) },
+      },
+    );
   }
 }

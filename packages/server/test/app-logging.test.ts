@@ -13,11 +13,19 @@ import { appLogging } from '../src/logging.ts';
 import metrics from '../src/plugins/metrics.ts';
 import { TEST_API_KEY, postJson, testApp, testConfig } from './helpers.ts';
 
-interface LogLine { level: number; msg: string; reqId?: string; err?: { message: string }; req?: { url?: string } }
+interface LogLine {
+  level: number;
+  msg: string;
+  reqId?: string;
+  err?: { message: string };
+  req?: { url?: string };
+}
 
 /** The app at `level`, writing its log lines into `lines`, with two routes of the test's own. */
 async function appAt(level: LogLevel, lines: string[]): Promise<FastifyInstance> {
-  const app = await buildApp(testConfig({ LOG_LEVEL: level, CRYPTO_API_KEY: TEST_API_KEY }), { logStream: { write: (line: string) => void lines.push(line) } });
+  const app = await buildApp(testConfig({ LOG_LEVEL: level, CRYPTO_API_KEY: TEST_API_KEY }), {
+    logStream: { write: (line: string) => void lines.push(line) },
+  });
   // Public (no credential) and uncounted by the rate limit, as /live is.
   const config = { public: true, rateLimitCost: false } as const;
   app.get('/test/listeners', { config }, async (_request, reply) => ({
@@ -65,7 +73,10 @@ describe('the app logging below info', () => {
     app.log.info('not at warn');
     app.log.warn({ headers: { 'x-api-key': 'secret-key-value' } }, 'a warning');
     const written = parse(lines.slice(before));
-    assert.deepEqual(written.map((line) => [line.level, line.msg]), [[40, 'a warning']]);
+    assert.deepEqual(
+      written.map((line) => [line.level, line.msg]),
+      [[40, 'a warning']],
+    );
     assert.ok(!lines.join('\n').includes('secret-key-value'));
   });
 
@@ -85,7 +96,9 @@ describe('the app logging below info', () => {
 
   test("every request's logger writes with its id at warn, a 404's too", async (t) => {
     const lines: string[] = [];
-    const app = await buildApp(testConfig({ LOG_LEVEL: 'warn', CRYPTO_API_KEY: TEST_API_KEY }), { logStream: { write: (line: string) => void lines.push(line) } });
+    const app = await buildApp(testConfig({ LOG_LEVEL: 'warn', CRYPTO_API_KEY: TEST_API_KEY }), {
+      logStream: { write: (line: string) => void lines.push(line) },
+    });
     t.after(() => app.close());
     // A hook of the test's, after the app's own: what a later stage or a route would log.
     app.addHook('onSend', (request, _reply, payload, done) => {
@@ -98,7 +111,13 @@ describe('the app logging below info', () => {
     assert.equal((await app.inject({ method: 'GET', url: '/live' })).statusCode, 200);
     assert.equal((await app.inject({ method: 'GET', url: '/no/such/path' })).statusCode, 404);
     const written = parse(lines.slice(before));
-    assert.deepEqual(written.map((line) => [line.level, line.msg]), [[40, 'from onSend'], [40, 'from onSend']]);
+    assert.deepEqual(
+      written.map((line) => [line.level, line.msg]),
+      [
+        [40, 'from onSend'],
+        [40, 'from onSend'],
+      ],
+    );
     assert.match(String(written[0]!.reqId), /^req-/);
     assert.match(String(written[1]!.reqId), /^req-/);
     assert.notEqual(written[0]!.reqId, written[1]!.reqId);
@@ -123,7 +142,10 @@ describe('the app logging below info', () => {
     request.log.info('below warn');
     reply.log.error('written');
     const written = parse(lines);
-    assert.deepEqual(written.map((line) => [line.level, line.msg, line.reqId]), [[50, 'written', 'req-42']]);
+    assert.deepEqual(
+      written.map((line) => [line.level, line.msg, line.reqId]),
+      [[50, 'written', 'req-42']],
+    );
   });
 
   test('at info, the same failure writes the error line and the access line', async (t) => {
@@ -133,7 +155,10 @@ describe('the app logging below info', () => {
     const before = lines.length;
     assert.equal((await app.inject({ method: 'GET', url: '/test/fails' })).statusCode, 500);
     const written = parse(lines.slice(before));
-    assert.deepEqual(written.map((line) => line.msg), ['unexpected failure', 'request completed']);
+    assert.deepEqual(
+      written.map((line) => line.msg),
+      ['unexpected failure', 'request completed'],
+    );
     assert.equal(written[0]!.reqId, written[1]!.reqId);
   });
 });
@@ -144,11 +169,24 @@ describe('request metrics from the hooks', () => {
       const app = await appAt(level, []);
       t.after(() => app.close());
       assert.equal(onResponseHookCount(app), 0);
-      for (let i = 0; i < 2; i++) assert.equal((await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 'abc' }, { 'x-api-key': TEST_API_KEY })).statusCode, 200);
+      for (let i = 0; i < 2; i++)
+        assert.equal(
+          (await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 'abc' }, { 'x-api-key': TEST_API_KEY }))
+            .statusCode,
+          200,
+        );
       const text = await app.metricsRegistry.metrics();
       assert.match(text, /^http_requests_total\{method="POST",route="\/v2\/hash",status_code="200"\} 2$/m, level);
-      assert.match(text, /^http_request_duration_seconds_count\{method="POST",route="\/v2\/hash",status_code="200"\} 2$/m, level);
-      const sum = Number(/^http_request_duration_seconds_sum\{method="POST",route="\/v2\/hash",status_code="200"\} (\S+)$/m.exec(text)?.[1]);
+      assert.match(
+        text,
+        /^http_request_duration_seconds_count\{method="POST",route="\/v2\/hash",status_code="200"\} 2$/m,
+        level,
+      );
+      const sum = Number(
+        /^http_request_duration_seconds_sum\{method="POST",route="\/v2\/hash",status_code="200"\} (\S+)$/m.exec(
+          text,
+        )?.[1],
+      );
       assert.ok(sum > 0 && sum < 10, `a latency was measured (${sum} s)`);
     }
   });
@@ -160,9 +198,16 @@ describe('request metrics from the hooks', () => {
     assert.equal((await app.inject({ method: 'GET', url: '/nowhere' })).statusCode, 404);
     const text = await app.metricsRegistry.metrics();
     assert.match(text, /^http_requests_total\{method="POST",route="\/v2\/hash",status_code="401"\} 1$/m);
-    assert.match(text, /^http_request_duration_seconds_count\{method="POST",route="\/v2\/hash",status_code="401"\} 1$/m);
+    assert.match(
+      text,
+      /^http_request_duration_seconds_count\{method="POST",route="\/v2\/hash",status_code="401"\} 1$/m,
+    );
     assert.match(text, /^http_requests_total\{method="GET",route="unmatched",status_code="404"\} 1$/m);
-    const sum = Number(/^http_request_duration_seconds_sum\{method="POST",route="\/v2\/hash",status_code="401"\} (\S+)$/m.exec(text)?.[1]);
+    const sum = Number(
+      /^http_request_duration_seconds_sum\{method="POST",route="\/v2\/hash",status_code="401"\} (\S+)$/m.exec(
+        text,
+      )?.[1],
+    );
     assert.ok(sum > 0, 'the 401 was timed from the first hook');
   });
 

@@ -46,13 +46,26 @@ console.log(JSON.stringify({ before, afterStartUp, after: Object.getPrototypeOf(
 `;
 }
 
-async function probe(settle: Settle, flags = FRAME_FLAGS): Promise<{ before: string; afterStartUp: string; after: string }> {
-  const { stdout } = await run(process.execPath, [...flags, '--expose-internals', '--input-type=module', '-e', startUpProbe(settle)]);
+async function probe(
+  settle: Settle,
+  flags = FRAME_FLAGS,
+): Promise<{ before: string; afterStartUp: string; after: string }> {
+  const { stdout } = await run(process.execPath, [
+    ...flags,
+    '--expose-internals',
+    '--input-type=module',
+    '-e',
+    startUpProbe(settle),
+  ]);
   return JSON.parse(stdout) as { before: string; afterStartUp: string; after: string };
 }
 
 test('left alone, Node still has the do-nothing frame after modules load and a tick runs (what the module changes)', async () => {
-  assert.deepEqual(await probe('none'), { before: 'InactiveAsyncContextFrame', afterStartUp: 'InactiveAsyncContextFrame', after: 'InactiveAsyncContextFrame' });
+  assert.deepEqual(await probe('none'), {
+    before: 'InactiveAsyncContextFrame',
+    afterStartUp: 'InactiveAsyncContextFrame',
+    after: 'InactiveAsyncContextFrame',
+  });
 });
 
 test('importing the module swaps in the working frame', async () => {
@@ -90,8 +103,14 @@ test('the server entry point settles it before reading the configuration: a star
   try {
     const preload = join(dir, 'frame-at-first-stderr-use.cjs');
     writeFileSync(preload, FRAME_AT_FIRST_STDERR_USE);
-    const refused = await run(process.execPath, [...FRAME_FLAGS, '--expose-internals', '--require', preload, serverEntry], { env: { PATH: process.env.PATH ?? '', PORT: 'not-a-port' } })
-      .then(() => assert.fail('the server started with PORT=not-a-port'), (error: unknown) => error as { code: number; stderr: string });
+    const refused = await run(
+      process.execPath,
+      [...FRAME_FLAGS, '--expose-internals', '--require', preload, serverEntry],
+      { env: { PATH: process.env.PATH ?? '', PORT: 'not-a-port' } },
+    ).then(
+      () => assert.fail('the server started with PORT=not-a-port'),
+      (error: unknown) => error as { code: number; stderr: string },
+    );
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /configuration error: PORT/);
     assert.match(refused.stderr, /frame=ActiveAsyncContextFrame/);

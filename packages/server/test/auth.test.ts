@@ -7,8 +7,13 @@ const secret = new TextEncoder().encode(TEST_JWT_SECRET);
 const HASH_BODY = { algorithm: 'sha256', data: 'abc' };
 const now = () => Math.floor(Date.now() / 1000);
 
-async function token(claims: Record<string, unknown> = {}, options: { alg?: string; exp?: number | null; typ?: string; key?: Uint8Array } = {}) {
-  const jwt = new SignJWT(claims).setProtectedHeader({ alg: options.alg ?? 'HS256', ...(options.typ ? { typ: options.typ } : {}) }).setIssuedAt();
+async function token(
+  claims: Record<string, unknown> = {},
+  options: { alg?: string; exp?: number | null; typ?: string; key?: Uint8Array } = {},
+) {
+  const jwt = new SignJWT(claims)
+    .setProtectedHeader({ alg: options.alg ?? 'HS256', ...(options.typ ? { typ: options.typ } : {}) })
+    .setIssuedAt();
   if (options.exp !== null) jwt.setExpirationTime(options.exp ?? now() + 300);
   return jwt.sign(options.key ?? secret);
 }
@@ -51,7 +56,11 @@ describe('API key mode', () => {
   test('a key in the query string is ignored', async (t) => {
     const app = await testApp(env);
     t.after(() => app.close());
-    const response = await app.inject({ method: 'POST', url: `/v2/hash?x-api-key=${TEST_API_KEY}&api_key=${TEST_API_KEY}`, payload: HASH_BODY });
+    const response = await app.inject({
+      method: 'POST',
+      url: `/v2/hash?x-api-key=${TEST_API_KEY}&api_key=${TEST_API_KEY}`,
+      payload: HASH_BODY,
+    });
     assert.equal(response.statusCode, 401);
     assert.equal(response.json().instance, '/v2/hash');
   });
@@ -60,15 +69,25 @@ describe('API key mode', () => {
     const app = await testApp({ CRYPTO_API_KEY: `${TEST_API_KEY},second-key-abcdefghijklmnop` });
     t.after(() => app.close());
     assert.equal((await postJson(app, '/v2/hash', HASH_BODY, { 'x-api-key': TEST_API_KEY })).statusCode, 200);
-    assert.equal((await postJson(app, '/v2/hash', HASH_BODY, { 'x-api-key': 'second-key-abcdefghijklmnop' })).statusCode, 200);
-    assert.equal((await postJson(app, '/v2/hash', HASH_BODY, { 'x-api-key': 'third-key-abcdefghijklmnopq' })).statusCode, 401);
+    assert.equal(
+      (await postJson(app, '/v2/hash', HASH_BODY, { 'x-api-key': 'second-key-abcdefghijklmnop' })).statusCode,
+      200,
+    );
+    assert.equal(
+      (await postJson(app, '/v2/hash', HASH_BODY, { 'x-api-key': 'third-key-abcdefghijklmnopq' })).statusCode,
+      401,
+    );
   });
 });
 
 describe('JWT mode', () => {
   const env = { JWT_SECRET: TEST_JWT_SECRET };
 
-  async function call(authorization: string | undefined, extraEnv: Record<string, string> = {}, headers: Record<string, string> = {}) {
+  async function call(
+    authorization: string | undefined,
+    extraEnv: Record<string, string> = {},
+    headers: Record<string, string> = {},
+  ) {
     const app = await testApp({ ...env, ...extraEnv });
     try {
       return await postJson(app, '/v2/hash', HASH_BODY, { ...(authorization ? { authorization } : {}), ...headers });
@@ -150,7 +169,10 @@ describe('JWT mode', () => {
   test('a token from either secret of a rotation window is accepted', async () => {
     const old = 'the-old-secret-that-is-also-32-bytes-or-more';
     const rotation = { JWT_SECRET: `${TEST_JWT_SECRET},${old}` };
-    assert.equal((await call(`Bearer ${await token({}, { key: new TextEncoder().encode(old) })}`, rotation)).statusCode, 200);
+    assert.equal(
+      (await call(`Bearer ${await token({}, { key: new TextEncoder().encode(old) })}`, rotation)).statusCode,
+      200,
+    );
     assert.equal((await call(`Bearer ${await token()}`, rotation)).statusCode, 200);
   });
 });
@@ -161,9 +183,13 @@ describe('scopes', () => {
   test('a token with the needed scope passes; one without it is 403', async (t) => {
     const app = await testApp(env);
     t.after(() => app.close());
-    const withScope = await postJson(app, '/v2/hash', HASH_BODY, { authorization: `Bearer ${await token({ scope: 'crypto:sign crypto:hash' })}` });
+    const withScope = await postJson(app, '/v2/hash', HASH_BODY, {
+      authorization: `Bearer ${await token({ scope: 'crypto:sign crypto:hash' })}`,
+    });
     assert.equal(withScope.statusCode, 200);
-    const without = await postJson(app, '/v2/hash', HASH_BODY, { authorization: `Bearer ${await token({ scope: 'crypto:sign' })}` });
+    const without = await postJson(app, '/v2/hash', HASH_BODY, {
+      authorization: `Bearer ${await token({ scope: 'crypto:sign' })}`,
+    });
     assert.equal(without.statusCode, 403);
     assert.equal(without.json().code, 'FORBIDDEN');
     assert.match(without.json().detail, /crypto:hash/);
@@ -194,13 +220,19 @@ describe('both modes together', () => {
     const app = await testApp(env);
     t.after(() => app.close());
     assert.equal((await postJson(app, '/v2/hash', HASH_BODY, { 'x-api-key': TEST_API_KEY })).statusCode, 200);
-    assert.equal((await postJson(app, '/v2/hash', HASH_BODY, { authorization: `Bearer ${await token()}` })).statusCode, 200);
+    assert.equal(
+      (await postJson(app, '/v2/hash', HASH_BODY, { authorization: `Bearer ${await token()}` })).statusCode,
+      200,
+    );
   });
 
   test('an invalid Bearer token beside a valid API key is 401', async (t) => {
     const app = await testApp(env);
     t.after(() => app.close());
-    const response = await postJson(app, '/v2/hash', HASH_BODY, { 'x-api-key': TEST_API_KEY, authorization: 'Bearer invalid.token.here' });
+    const response = await postJson(app, '/v2/hash', HASH_BODY, {
+      'x-api-key': TEST_API_KEY,
+      authorization: 'Bearer invalid.token.here',
+    });
     assert.equal(response.statusCode, 401);
     const challenges = String(response.headers['www-authenticate']);
     assert.match(challenges, /Bearer/);
@@ -210,7 +242,10 @@ describe('both modes together', () => {
   test('an invalid API key beside a valid token is 401', async (t) => {
     const app = await testApp(env);
     t.after(() => app.close());
-    const response = await postJson(app, '/v2/hash', HASH_BODY, { 'x-api-key': 'wrong-key-wrong-key-wrong', authorization: `Bearer ${await token()}` });
+    const response = await postJson(app, '/v2/hash', HASH_BODY, {
+      'x-api-key': 'wrong-key-wrong-key-wrong',
+      authorization: `Bearer ${await token()}`,
+    });
     assert.equal(response.statusCode, 401);
   });
 
@@ -235,7 +270,10 @@ describe('public routes and development mode', () => {
     const app = await testApp({ CRYPTO_API_KEY: TEST_API_KEY });
     t.after(() => app.close());
     assert.equal((await app.inject({ method: 'GET', url: '/v2/algorithms' })).statusCode, 401);
-    assert.equal((await app.inject({ method: 'GET', url: '/v2/algorithms', headers: { 'x-api-key': TEST_API_KEY } })).statusCode, 200);
+    assert.equal(
+      (await app.inject({ method: 'GET', url: '/v2/algorithms', headers: { 'x-api-key': TEST_API_KEY } })).statusCode,
+      200,
+    );
   });
 
   test('with neither variable set every request is allowed', async (t) => {

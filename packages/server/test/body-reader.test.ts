@@ -21,7 +21,11 @@ interface Outcome {
 }
 
 /** Runs readBody over a PassThrough; `feed` writes to it. Resolves once done has been called. */
-function read(headers: Record<string, string>, limit: number, feed: (stream: PassThrough & PayloadStream) => void): Promise<Outcome & { stream: PassThrough }> {
+function read(
+  headers: Record<string, string>,
+  limit: number,
+  feed: (stream: PassThrough & PayloadStream) => void,
+): Promise<Outcome & { stream: PassThrough }> {
   const stream = new PassThrough() as PassThrough & PayloadStream;
   const request = { headers } as unknown as FastifyRequest;
   return new Promise((resolve) => {
@@ -103,19 +107,28 @@ describe('readBody', () => {
   });
 
   test('a body shorter or longer than its Content-Length is a 400', async () => {
-    for (const [declared, sent] of [[10, 9], [10, 11]] as const) {
-      const outcome = await read({ 'content-length': String(declared) }, 100, (stream) => stream.end(Buffer.alloc(sent)));
+    for (const [declared, sent] of [
+      [10, 9],
+      [10, 11],
+    ] as const) {
+      const outcome = await read({ 'content-length': String(declared) }, 100, (stream) =>
+        stream.end(Buffer.alloc(sent)),
+      );
       assert.equal(outcome.error?.code, 'FST_ERR_CTP_INVALID_CONTENT_LENGTH');
       assert.equal(outcome.error?.statusCode, 400);
     }
   });
 
   test('a stream error is a 400 unless it carries a 4xx or 5xx status of its own', async () => {
-    const reset = await read({}, 100, (stream) => stream.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })));
+    const reset = await read({}, 100, (stream) =>
+      stream.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })),
+    );
     assert.equal(reset.error?.message, 'aborted');
     assert.equal(reset.error?.statusCode, 400);
     assert.equal(reset.calls, 1);
-    const own = await read({}, 100, (stream) => stream.destroy(Object.assign(new Error('too slow'), { statusCode: 408 })));
+    const own = await read({}, 100, (stream) =>
+      stream.destroy(Object.assign(new Error('too slow'), { statusCode: 408 })),
+    );
     assert.equal(own.error?.statusCode, 408);
     const late = await read({}, 100, (stream) => {
       stream.end(Buffer.from('{}'));
@@ -142,7 +155,11 @@ function exchange(port: number, bytes: (string | Buffer)[]): Promise<{ status: n
     socket.on('close', () => {
       const text = Buffer.concat(received).toString('utf8');
       const headEnd = text.indexOf('\r\n\r\n');
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? NaN), head: text.slice(0, headEnd).toLowerCase(), body: text.slice(headEnd + 4) });
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? NaN),
+        head: text.slice(0, headEnd).toLowerCase(),
+        body: text.slice(headEnd + 4),
+      });
     });
     socket.on('connect', async () => {
       for (const piece of bytes) {
@@ -159,7 +176,8 @@ const chunk = (bytes: string | Buffer) => {
   const data = Buffer.from(bytes);
   return Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]);
 };
-const CHUNKED_HEAD = 'POST /v2/hash HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n';
+const CHUNKED_HEAD =
+  'POST /v2/hash HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n';
 
 describe('the JSON body through the app, over real sockets', () => {
   test('a chunked body in several pieces is read whole; one that grows past BODY_LIMIT_BYTES is a 413 problem', async (t) => {
@@ -171,14 +189,26 @@ describe('the JSON body through the app, over real sockets', () => {
     // Three chunks, the cuts falling inside two-byte characters.
     const data = 'é'.repeat(300);
     const body = Buffer.from(JSON.stringify({ algorithm: 'sha256', data }));
-    const served = await exchange(port, [CHUNKED_HEAD, chunk(body.subarray(0, 101)), chunk(body.subarray(101, 400)), chunk(body.subarray(400)), '0\r\n\r\n']);
+    const served = await exchange(port, [
+      CHUNKED_HEAD,
+      chunk(body.subarray(0, 101)),
+      chunk(body.subarray(101, 400)),
+      chunk(body.subarray(400)),
+      '0\r\n\r\n',
+    ]);
     assert.equal(served.status, 200);
     // The chunked answer's body: size line, JSON, terminator.
     const digest = /"data":"([0-9a-f]{64})"/.exec(served.body)?.[1];
     assert.equal(digest, createHash('sha256').update(data).digest('hex'));
 
     const pieces = Array.from({ length: 5 }, () => chunk(`"${'x'.repeat(500)}",`));
-    const refused = await exchange(port, [CHUNKED_HEAD, chunk('{"algorithm":"sha256","data":['), ...pieces, chunk('"x"]}'), '0\r\n\r\n']);
+    const refused = await exchange(port, [
+      CHUNKED_HEAD,
+      chunk('{"algorithm":"sha256","data":['),
+      ...pieces,
+      chunk('"x"]}'),
+      '0\r\n\r\n',
+    ]);
     assert.equal(refused.status, 413);
     assert.match(refused.body, /PAYLOAD_TOO_LARGE/);
     assert.match(refused.head, /\r\nconnection: close\r\n/, 'the rest of a refused body is not read as a next request');
@@ -186,7 +216,9 @@ describe('the JSON body through the app, over real sockets', () => {
 
   test('a route with a body limit of its own is held to it, the others to BODY_LIMIT_BYTES', async (t) => {
     const app = await buildApp(testConfig({ BODY_LIMIT_BYTES: '4096' }), { quiet: true });
-    app.post('/test/small-body', { bodyLimit: 64, config: { public: true } }, async (request) => ({ echoed: request.body }));
+    app.post('/test/small-body', { bodyLimit: 64, config: { public: true } }, async (request) => ({
+      echoed: request.body,
+    }));
     app.post('/test/large-body', { bodyLimit: 8192, config: { public: true } }, async () => ({ ok: true }));
     await app.ready();
     await app.selfTests.done;
@@ -198,10 +230,18 @@ describe('the JSON body through the app, over real sockets', () => {
       const tooLarge = await postJson(app, '/test/small-body', { a: 'x'.repeat(100) });
       assert.equal(tooLarge.statusCode, 413);
       assert.equal(tooLarge.json().code, 'PAYLOAD_TOO_LARGE');
-      assert.equal((await postJson(app, '/test/large-body', { a: 'x'.repeat(6000) })).statusCode, 200, 'a route may allow more than the server');
+      assert.equal(
+        (await postJson(app, '/test/large-body', { a: 'x'.repeat(6000) })).statusCode,
+        200,
+        'a route may allow more than the server',
+      );
       assert.equal((await postJson(app, '/test/large-body', { a: 'x'.repeat(9000) })).statusCode, 413);
       assert.equal((await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 'x'.repeat(1000) })).statusCode, 200);
-      assert.equal((await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 'x'.repeat(5000) })).statusCode, 413, 'the others keep the server limit');
+      assert.equal(
+        (await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 'x'.repeat(5000) })).statusCode,
+        413,
+        'the others keep the server limit',
+      );
     }
   });
 });

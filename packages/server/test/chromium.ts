@@ -29,8 +29,8 @@ export function chromiumPath(): string {
     accessSync(path, constants.X_OK);
   } catch {
     throw new Error(
-      `Chromium is needed for the browser tests and was not found at ${path}: install Debian's chromium package `
-        + '(apt-get install chromium; .ci/run does so when it is missing) or set CHROMIUM_PATH to a Chromium or Chrome executable',
+      `Chromium is needed for the browser tests and was not found at ${path}: install Debian's chromium package ` +
+        '(apt-get install chromium; .ci/run does so when it is missing) or set CHROMIUM_PATH to a Chromium or Chrome executable',
     );
   }
   return path;

@@ -6,13 +6,16 @@ import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../src/config.ts';
 
 function failsOn(env: Record<string, string>, variable: string, pattern?: RegExp) {
-  assert.throws(() => loadConfig(env), (error: unknown) => {
-    assert.ok(error instanceof ConfigError, 'a ConfigError');
-    assert.equal(error.variable, variable);
-    assert.ok(error.message.startsWith(`${variable}:`), error.message);
-    if (pattern) assert.match(error.message, pattern);
-    return true;
-  });
+  assert.throws(
+    () => loadConfig(env),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError, 'a ConfigError');
+      assert.equal(error.variable, variable);
+      assert.ok(error.message.startsWith(`${variable}:`), error.message);
+      if (pattern) assert.match(error.message, pattern);
+      return true;
+    },
+  );
 }
 
 describe('configuration', () => {
@@ -27,7 +30,13 @@ describe('configuration', () => {
     assert.deepEqual(config.corsOrigins, []);
     assert.deepEqual(config.trustedProxyCidrs, []);
     assert.equal(config.shutdownTimeoutMs, 30000);
-    assert.deepEqual(config.rateLimit, { max: 1000, windowMs: 60000, redisUrl: undefined, failureMode: 'local', redisTimeoutMs: 200 });
+    assert.deepEqual(config.rateLimit, {
+      max: 1000,
+      windowMs: 60000,
+      redisUrl: undefined,
+      failureMode: 'local',
+      redisTimeoutMs: 200,
+    });
     assert.equal(config.bodyLimitBytes, 1048576);
     assert.equal(config.workers, 1);
     assert.deepEqual(config.timeouts, { headersMs: 10000, requestMs: 30000, handlerMs: 60000, keepAliveMs: 5000 });
@@ -53,16 +62,38 @@ describe('configuration', () => {
   test('every variable is read and typed', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
     const config = loadConfig({
-      PORT: '8443', HOST: '0.0.0.0', NODE_ENV: 'production', LOG_LEVEL: 'debug',
-      CRYPTO_API_KEY: 'a-long-enough-api-key-1234', JWT_SECRET: 'x'.repeat(32), JWT_ISSUER: 'iss', JWT_AUDIENCE: 'aud',
-      CORS_ORIGIN: 'https://a.example, http://localhost:5173', TRUSTED_PROXY_CIDRS: '10.0.0.0/8,::1,192.168.1.1',
-      CRYPTO_KEY_DIR: dir, CRYPTO_KEY_OUT_DIR: dir, SHUTDOWN_TIMEOUT_MS: '5000',
-      RATE_LIMIT_MAX: '50', RATE_LIMIT_WINDOW_MS: '1000', BODY_LIMIT_BYTES: '4096',
-      V1_DEPRECATION_DATE: '2025-06-30T23:59:59Z', V1_SUNSET_DATE: '2026-06-30', CRYPTO_KEY_PASSPHRASE: 'server key pass',
-      V1_WORKERS: '3', V1_QUEUE_LIMIT: '0', V1_JOB_TIMEOUT_MS: '5000',
-      REDIS_URL: 'redis://:s3cret@redis.internal:6379/2', RATE_LIMIT_FAILURE_MODE: 'closed', REDIS_TIMEOUT_MS: '500',
-      WORKERS: '3', HEADERS_TIMEOUT_MS: '2000', REQUEST_TIMEOUT_MS: '4000', HANDLER_TIMEOUT_MS: '9000', KEEP_ALIVE_TIMEOUT_MS: '1000',
-      HEAVY_WORK_NICE: '19', BUSY_REFUSAL_DELAY_MS: '0',
+      PORT: '8443',
+      HOST: '0.0.0.0',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'debug',
+      CRYPTO_API_KEY: 'a-long-enough-api-key-1234',
+      JWT_SECRET: 'x'.repeat(32),
+      JWT_ISSUER: 'iss',
+      JWT_AUDIENCE: 'aud',
+      CORS_ORIGIN: 'https://a.example, http://localhost:5173',
+      TRUSTED_PROXY_CIDRS: '10.0.0.0/8,::1,192.168.1.1',
+      CRYPTO_KEY_DIR: dir,
+      CRYPTO_KEY_OUT_DIR: dir,
+      SHUTDOWN_TIMEOUT_MS: '5000',
+      RATE_LIMIT_MAX: '50',
+      RATE_LIMIT_WINDOW_MS: '1000',
+      BODY_LIMIT_BYTES: '4096',
+      V1_DEPRECATION_DATE: '2025-06-30T23:59:59Z',
+      V1_SUNSET_DATE: '2026-06-30',
+      CRYPTO_KEY_PASSPHRASE: 'server key pass',
+      V1_WORKERS: '3',
+      V1_QUEUE_LIMIT: '0',
+      V1_JOB_TIMEOUT_MS: '5000',
+      REDIS_URL: 'redis://:s3cret@redis.internal:6379/2',
+      RATE_LIMIT_FAILURE_MODE: 'closed',
+      REDIS_TIMEOUT_MS: '500',
+      WORKERS: '3',
+      HEADERS_TIMEOUT_MS: '2000',
+      REQUEST_TIMEOUT_MS: '4000',
+      HANDLER_TIMEOUT_MS: '9000',
+      KEEP_ALIVE_TIMEOUT_MS: '1000',
+      HEAVY_WORK_NICE: '19',
+      BUSY_REFUSAL_DELAY_MS: '0',
     });
     assert.equal(config.heavyWorkNice, 19);
     assert.equal(config.busyRefusalDelayMs, 0);
@@ -80,7 +111,11 @@ describe('configuration', () => {
     assert.equal(config.keyOutDir, dir);
     assert.equal(config.shutdownTimeoutMs, 5000);
     assert.deepEqual(config.rateLimit, {
-      max: 50, windowMs: 1000, redisUrl: 'redis://:s3cret@redis.internal:6379/2', failureMode: 'closed', redisTimeoutMs: 500,
+      max: 50,
+      windowMs: 1000,
+      redisUrl: 'redis://:s3cret@redis.internal:6379/2',
+      failureMode: 'closed',
+      redisTimeoutMs: 500,
     });
     assert.equal(config.bodyLimitBytes, 4096);
     assert.equal(config.workers, 3);
@@ -102,11 +137,14 @@ describe('configuration', () => {
 
   test('a bad REDIS_URL is named without repeating the value, which may hold a password', () => {
     for (const value of ['redis//:hunter2-secret@host', 'http://:hunter2-secret@host:6379']) {
-      assert.throws(() => loadConfig({ REDIS_URL: value }), (error: Error) => {
-        assert.match(error.message, /^REDIS_URL: /);
-        assert.doesNotMatch(error.message, /hunter2-secret/);
-        return true;
-      });
+      assert.throws(
+        () => loadConfig({ REDIS_URL: value }),
+        (error: Error) => {
+          assert.match(error.message, /^REDIS_URL: /);
+          assert.doesNotMatch(error.message, /hunter2-secret/);
+          return true;
+        },
+      );
     }
   });
 
@@ -157,22 +195,52 @@ describe('configuration', () => {
       const { deprecationDate, sunsetDate } = loadConfig(env).v1;
       return [deprecationDate.toISOString(), sunsetDate.toISOString()];
     };
-    assert.deepEqual(dates({ V1_DEPRECATION_DATE: '2026-03-01', V1_SUNSET_DATE: '2026-03-01T12:30Z' }), ['2026-03-01T00:00:00.000Z', '2026-03-01T12:30:00.000Z']);
-    assert.deepEqual(dates({ V1_DEPRECATION_DATE: '2026-01-01T02:00:00+02:00' }), ['2026-01-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z']);
-    assert.deepEqual(dates({ V1_SUNSET_DATE: '2026-01-01' }), ['2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'], 'the same instant is allowed');
-    for (const bad of ['2026-02-30', '2026-13-01', '2026-1-1', 'tomorrow', '2026-01-01T00:00:00', '2026-01-01T24:00:00Z', '2026-01-01T00:00:00.5Z', '1969-12-31', '2026-01-01T00:00+25:00']) {
+    assert.deepEqual(dates({ V1_DEPRECATION_DATE: '2026-03-01', V1_SUNSET_DATE: '2026-03-01T12:30Z' }), [
+      '2026-03-01T00:00:00.000Z',
+      '2026-03-01T12:30:00.000Z',
+    ]);
+    assert.deepEqual(dates({ V1_DEPRECATION_DATE: '2026-01-01T02:00:00+02:00' }), [
+      '2026-01-01T00:00:00.000Z',
+      '2027-01-01T00:00:00.000Z',
+    ]);
+    assert.deepEqual(
+      dates({ V1_SUNSET_DATE: '2026-01-01' }),
+      ['2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'],
+      'the same instant is allowed',
+    );
+    for (const bad of [
+      '2026-02-30',
+      '2026-13-01',
+      '2026-1-1',
+      'tomorrow',
+      '2026-01-01T00:00:00',
+      '2026-01-01T24:00:00Z',
+      '2026-01-01T00:00:00.5Z',
+      '1969-12-31',
+      '2026-01-01T00:00+25:00',
+    ]) {
       failsOn({ V1_DEPRECATION_DATE: bad }, 'V1_DEPRECATION_DATE', /ISO 8601/);
     }
     failsOn({ V1_SUNSET_DATE: 'next year' }, 'V1_SUNSET_DATE', /ISO 8601/);
-    failsOn({ V1_DEPRECATION_DATE: '2026-06-01', V1_SUNSET_DATE: '2026-05-31' }, 'V1_SUNSET_DATE', /not be earlier than V1_DEPRECATION_DATE/);
+    failsOn(
+      { V1_DEPRECATION_DATE: '2026-06-01', V1_SUNSET_DATE: '2026-05-31' },
+      'V1_SUNSET_DATE',
+      /not be earlier than V1_DEPRECATION_DATE/,
+    );
   });
 
   test('CRYPTO_KEY_PASSPHRASE: used exactly as set, and only with CRYPTO_KEY_DIR', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
-    assert.equal(loadConfig({ CRYPTO_KEY_DIR: dir, CRYPTO_KEY_PASSPHRASE: '  spaced out  ' }).v1.keyPassphrase, '  spaced out  ');
+    assert.equal(
+      loadConfig({ CRYPTO_KEY_DIR: dir, CRYPTO_KEY_PASSPHRASE: '  spaced out  ' }).v1.keyPassphrase,
+      '  spaced out  ',
+    );
     assert.equal(loadConfig({ CRYPTO_KEY_DIR: dir, CRYPTO_KEY_PASSPHRASE: '' }).v1.keyPassphrase, undefined);
     failsOn({ CRYPTO_KEY_PASSPHRASE: 'no key to unlock' }, 'CRYPTO_KEY_PASSPHRASE', /CRYPTO_KEY_DIR is not/);
-    assert.throws(() => loadConfig({ CRYPTO_KEY_PASSPHRASE: 'no key to unlock' }), (error: Error) => !error.message.includes('no key to unlock'));
+    assert.throws(
+      () => loadConfig({ CRYPTO_KEY_PASSPHRASE: 'no key to unlock' }),
+      (error: Error) => !error.message.includes('no key to unlock'),
+    );
   });
 
   test('a key directory that is a file is refused', () => {
@@ -200,13 +268,24 @@ describe('configuration', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
     writeFileSync(join(dir, 'cert.pem'), 'cert');
     failsOn({ PROTOCOL: 'https', TLS_CERT_FILE: join(dir, 'cert.pem') }, 'TLS_KEY_FILE', /required/);
-    failsOn({ PROTOCOL: 'https', TLS_CERT_FILE: join(dir, 'cert.pem'), TLS_KEY_FILE: join(dir, 'missing.pem') }, 'TLS_KEY_FILE', /cannot read/);
+    failsOn(
+      { PROTOCOL: 'https', TLS_CERT_FILE: join(dir, 'cert.pem'), TLS_KEY_FILE: join(dir, 'missing.pem') },
+      'TLS_KEY_FILE',
+      /cannot read/,
+    );
   });
 
   test('an API key with a character outside printable ASCII stops the start, without repeating the key', () => {
-    for (const key of ['schlüssel-0123456789', 'tab\there-0123456789', `ok-key-0123456789,${'k'.repeat(20)}\u{1f511}`]) {
+    for (const key of [
+      'schlüssel-0123456789',
+      'tab\there-0123456789',
+      `ok-key-0123456789,${'k'.repeat(20)}\u{1f511}`,
+    ]) {
       failsOn({ CRYPTO_API_KEY: key }, 'CRYPTO_API_KEY', /printable ASCII/);
-      assert.throws(() => loadConfig({ CRYPTO_API_KEY: key }), (error: unknown) => !(error as Error).message.includes('0123456789'));
+      assert.throws(
+        () => loadConfig({ CRYPTO_API_KEY: key }),
+        (error: unknown) => !(error as Error).message.includes('0123456789'),
+      );
     }
     assert.doesNotThrow(() => loadConfig({ CRYPTO_API_KEY: 'with inner space ~!@#$%^&*()_+{}|:"<>?' }));
   });

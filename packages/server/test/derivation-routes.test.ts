@@ -22,7 +22,12 @@ const asciiHex = (text: string) => Buffer.from(text, 'utf8').toString('hex');
 /** Plenty of rate-limit units: these tests are about the routes, not the limiter. */
 const ROOMY = { RATE_LIMIT_MAX: '1000000' };
 
-function assertProblem(response: Awaited<ReturnType<typeof postJson>>, status: number, code: string, label = ''): Record<string, unknown> {
+function assertProblem(
+  response: Awaited<ReturnType<typeof postJson>>,
+  status: number,
+  code: string,
+  label = '',
+): Record<string, unknown> {
   assert.equal(response.statusCode, status, `${label}: ${response.body.slice(0, 300)}`);
   assert.match(String(response.headers['content-type']), /^application\/problem\+json/, label);
   const body = response.json();
@@ -40,12 +45,17 @@ describe('POST /v2/kdf', () => {
 
   test('scrypt: RFC 7914 §12 (P="pleaseletmein", S="SodiumChloride", N=16384, r=8, p=1, dkLen=64)', async () => {
     const response = await postJson(app, '/v2/kdf', {
-      algorithm: 'scrypt', password: 'pleaseletmein', salt: asciiHex('SodiumChloride'), keyLength: 64, params: { N: 16384, r: 8, p: 1 },
+      algorithm: 'scrypt',
+      password: 'pleaseletmein',
+      salt: asciiHex('SodiumChloride'),
+      keyLength: 64,
+      params: { N: 16384, r: 8, p: 1 },
     });
     assert.equal(response.statusCode, 200, response.body);
     assert.deepEqual(response.json(), {
       data: {
-        derivedKey: '7023bdcb3afd7348461c06cd81fd38ebfda8fbba904f8e3ea9b543f6545da1f2d5432955613f0fcf62d49705242a9af9e61e85dc0d651e40dfcf017b45575887',
+        derivedKey:
+          '7023bdcb3afd7348461c06cd81fd38ebfda8fbba904f8e3ea9b543f6545da1f2d5432955613f0fcf62d49705242a9af9e61e85dc0d651e40dfcf017b45575887',
         salt: asciiHex('SodiumChloride'),
         algorithm: 'scrypt',
         keyLength: 64,
@@ -58,17 +68,42 @@ describe('POST /v2/kdf', () => {
     const okm = '3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865';
     const ikm = '0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b';
     const info = 'f0f1f2f3f4f5f6f7f8f9';
-    const asHex = await postJson(app, '/v2/kdf', { algorithm: 'hkdf-sha256', password: ikm, encoding: 'hex', salt: '000102030405060708090A0B0C', keyLength: 42, params: { info } });
+    const asHex = await postJson(app, '/v2/kdf', {
+      algorithm: 'hkdf-sha256',
+      password: ikm,
+      encoding: 'hex',
+      salt: '000102030405060708090A0B0C',
+      keyLength: 42,
+      params: { info },
+    });
     assert.equal(asHex.statusCode, 200, asHex.body);
-    assert.deepEqual(asHex.json().data, { derivedKey: okm, salt: '000102030405060708090a0b0c', algorithm: 'hkdf-sha256', keyLength: 42, params: { info } });
+    assert.deepEqual(asHex.json().data, {
+      derivedKey: okm,
+      salt: '000102030405060708090a0b0c',
+      algorithm: 'hkdf-sha256',
+      keyLength: 42,
+      params: { info },
+    });
     const b64 = (hex: string) => Buffer.from(hex, 'hex').toString('base64');
-    const asBase64 = await postJson(app, '/v2/kdf', { algorithm: 'hkdf-sha256', password: b64(ikm), encoding: 'base64', salt: '000102030405060708090a0b0c', keyLength: 42, params: { info: b64(info) } });
+    const asBase64 = await postJson(app, '/v2/kdf', {
+      algorithm: 'hkdf-sha256',
+      password: b64(ikm),
+      encoding: 'base64',
+      salt: '000102030405060708090a0b0c',
+      keyLength: 42,
+      params: { info: b64(info) },
+    });
     assert.equal(asBase64.json().data.derivedKey, okm);
-    assert.equal(asBase64.json().data.params.info, b64(info), 'info is echoed in the request\'s encoding');
+    assert.equal(asBase64.json().data.params.info, b64(info), "info is echoed in the request's encoding");
   });
 
   test('hkdf-sha256: RFC 5869 A.3 (no salt, no info): the salt is reported empty, not generated', async () => {
-    const response = await postJson(app, '/v2/kdf', { algorithm: 'hkdf-sha256', password: '0b'.repeat(22), encoding: 'hex', keyLength: 42 });
+    const response = await postJson(app, '/v2/kdf', {
+      algorithm: 'hkdf-sha256',
+      password: '0b'.repeat(22),
+      encoding: 'hex',
+      keyLength: 42,
+    });
     assert.deepEqual(response.json().data, {
       derivedKey: '8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96c8',
       salt: '',
@@ -84,7 +119,9 @@ describe('POST /v2/kdf', () => {
     assert.equal(first.keyLength, 32);
     assert.match(first.salt, /^[0-9a-f]{32}$/);
     assert.match(first.derivedKey, /^[0-9a-f]{64}$/);
-    const again = (await postJson(app, '/v2/kdf', { algorithm: 'scrypt', password: 'hunter2', salt: first.salt })).json().data;
+    const again = (
+      await postJson(app, '/v2/kdf', { algorithm: 'scrypt', password: 'hunter2', salt: first.salt })
+    ).json().data;
     assert.equal(again.derivedKey, first.derivedKey);
   });
 
@@ -92,8 +129,16 @@ describe('POST /v2/kdf', () => {
     const defaults = (await postJson(app, '/v2/kdf', { algorithm: 'pbkdf2-sha256', password: 'hunter2' })).json().data;
     assert.deepEqual(defaults.params, { iterations: 600_000 });
     const salt = '00112233445566778899aabbccddeeff';
-    const response = await postJson(app, '/v2/kdf', { algorithm: 'pbkdf2-sha256', password: 'hunter2', salt, keyLength: 64, params: { iterations: 100_000 } });
-    const expected = Buffer.from(noblePbkdf2(sha256, 'hunter2', Buffer.from(salt, 'hex'), { c: 100_000, dkLen: 64 })).toString('hex');
+    const response = await postJson(app, '/v2/kdf', {
+      algorithm: 'pbkdf2-sha256',
+      password: 'hunter2',
+      salt,
+      keyLength: 64,
+      params: { iterations: 100_000 },
+    });
+    const expected = Buffer.from(
+      noblePbkdf2(sha256, 'hunter2', Buffer.from(salt, 'hex'), { c: 100_000, dkLen: 64 }),
+    ).toString('hex');
     assert.equal(response.json().data.derivedKey, expected);
   });
 
@@ -123,13 +168,22 @@ describe('POST /v2/hmac and /v2/hmac/verify', () => {
     const response = await postJson(app, '/v2/hmac', { algorithm: 'sha256', ...CASE_2 });
     assert.equal(response.statusCode, 200);
     assert.deepEqual(response.json(), { data: { mac: CASE_2_SHA256, algorithm: 'sha256' } });
-    const base64 = await postJson(app, '/v2/hmac', { algorithm: 'sha256', key: CASE_2.key, data: Buffer.from(CASE_2.data).toString('base64'), encoding: 'base64' });
+    const base64 = await postJson(app, '/v2/hmac', {
+      algorithm: 'sha256',
+      key: CASE_2.key,
+      data: Buffer.from(CASE_2.data).toString('base64'),
+      encoding: 'base64',
+    });
     assert.equal(base64.json().data.mac, CASE_2_SHA256);
   });
 
   test('NIST HMAC-SHA3-256 example (32-byte key 00…1f, "Sample message for keylen<blocklen")', async () => {
     const key = Buffer.from(Array.from({ length: 32 }, (_, i) => i)).toString('hex');
-    const response = await postJson(app, '/v2/hmac', { algorithm: 'sha3-256', key, data: 'Sample message for keylen<blocklen' });
+    const response = await postJson(app, '/v2/hmac', {
+      algorithm: 'sha3-256',
+      key,
+      data: 'Sample message for keylen<blocklen',
+    });
     assert.equal(response.json().data.mac, '4fe8e202c4f058e8dddc23d8c34e467343e23555e24fc2f025d598f558f67205');
   });
 
@@ -144,12 +198,18 @@ describe('POST /v2/hmac and /v2/hmac/verify', () => {
     assert.deepEqual(response.json(), { data: { valid: false, algorithm: 'sha256' } });
   });
 
-  test('a truncated MAC (RFC 4231 case 5\'s published 128 bits) is a 400 on /mac, not a prefix match', async () => {
+  test("a truncated MAC (RFC 4231 case 5's published 128 bits) is a 400 on /mac, not a prefix match", async () => {
     const response = await postJson(app, '/v2/hmac/verify', {
-      algorithm: 'sha256', key: '0c'.repeat(20), data: 'Test With Truncation', mac: 'a3b6167473100ee06e0c796c2955552b',
+      algorithm: 'sha256',
+      key: '0c'.repeat(20),
+      data: 'Test With Truncation',
+      mac: 'a3b6167473100ee06e0c796c2955552b',
     });
     const body = assertProblem(response, 400, 'INVALID_INPUT');
-    assert.deepEqual((body.errors as { field: string }[]).map((error) => error.field), ['/mac']);
+    assert.deepEqual(
+      (body.errors as { field: string }[]).map((error) => error.field),
+      ['/mac'],
+    );
   });
 });
 
@@ -182,13 +242,17 @@ describe('POST /v2/password/*', () => {
     assert.deepEqual(verified.json(), { data: { valid: true, needsRehash: false } });
   });
 
-  test('verify: the Argon2 reference implementation\'s argon2id vector', async () => {
+  test("verify: the Argon2 reference implementation's argon2id vector", async () => {
     const hash = '$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$CTFhFdXPJO1aFaMaO6Mm5c8y7cJHAph8ArZWb2GRPPc';
-    assert.deepEqual((await postJson(app, '/v2/password/verify', { password: 'password', hash })).json(), { data: { valid: true, needsRehash: true } });
-    assert.deepEqual((await postJson(app, '/v2/password/verify', { password: 'passwore', hash })).json(), { data: { valid: false, needsRehash: true } });
+    assert.deepEqual((await postJson(app, '/v2/password/verify', { password: 'password', hash })).json(), {
+      data: { valid: true, needsRehash: true },
+    });
+    assert.deepEqual((await postJson(app, '/v2/password/verify', { password: 'passwore', hash })).json(), {
+      data: { valid: false, needsRehash: true },
+    });
   });
 
-  test('encrypt then decrypt; the blob\'s header carries the default parameters', async () => {
+  test("encrypt then decrypt; the blob's header carries the default parameters", async () => {
     const encrypted = await postJson(app, '/v2/password/encrypt', { password: 'pw', plaintext: 'attack at dawn ☀' });
     assert.equal(encrypted.statusCode, 200, encrypted.body);
     const { data } = encrypted.json();
@@ -203,8 +267,14 @@ describe('POST /v2/password/*', () => {
 
   test('binary plaintext goes in and comes back as base64; asked for as utf8 it is a 400 that says so', async () => {
     const binary = Buffer.from([0xff, 0xfe, 0x00, 0x80]).toString('base64');
-    const { data } = (await postJson(app, '/v2/password/encrypt', { password: 'pw', plaintext: binary, encoding: 'base64' })).json();
-    const back = await postJson(app, '/v2/password/decrypt', { password: 'pw', ciphertext: data.encrypted, encoding: 'base64' });
+    const { data } = (
+      await postJson(app, '/v2/password/encrypt', { password: 'pw', plaintext: binary, encoding: 'base64' })
+    ).json();
+    const back = await postJson(app, '/v2/password/decrypt', {
+      password: 'pw',
+      ciphertext: data.encrypted,
+      encoding: 'base64',
+    });
     assert.deepEqual(back.json(), { data: binary });
     const asText = await postJson(app, '/v2/password/decrypt', { password: 'pw', ciphertext: data.encrypted });
     const body = assertProblem(asText, 400, 'INVALID_INPUT');
@@ -216,8 +286,18 @@ describe('POST /v2/password/*', () => {
     const blob = Buffer.from(data.encrypted, 'base64');
     blob[20]! ^= 1; // inside the salt
     const bodies = [
-      assertProblem(await postJson(app, '/v2/password/decrypt', { password: 'pW', ciphertext: data.encrypted }), 400, 'DECRYPTION_FAILED', 'wrong password'),
-      assertProblem(await postJson(app, '/v2/password/decrypt', { password: 'pw', ciphertext: blob.toString('base64') }), 400, 'DECRYPTION_FAILED', 'tampered'),
+      assertProblem(
+        await postJson(app, '/v2/password/decrypt', { password: 'pW', ciphertext: data.encrypted }),
+        400,
+        'DECRYPTION_FAILED',
+        'wrong password',
+      ),
+      assertProblem(
+        await postJson(app, '/v2/password/decrypt', { password: 'pw', ciphertext: blob.toString('base64') }),
+        400,
+        'DECRYPTION_FAILED',
+        'tampered',
+      ),
     ];
     for (const body of bodies) {
       assert.equal(body.detail, 'decryption failed');
@@ -274,15 +354,45 @@ describe('wrong inputs are 4xx problems, never 500', () => {
     ['kdf: N not a power of two', '/v2/kdf', { algorithm: 'scrypt', password: 'x', params: { N: 3 * 2 ** 14 } }, I],
     ['kdf: r = 0', '/v2/kdf', { algorithm: 'scrypt', password: 'x', params: { r: 0 } }, V],
     ['kdf: p = 17', '/v2/kdf', { algorithm: 'scrypt', password: 'x', params: { p: 17 } }, V],
-    ['kdf: scrypt memory over 256 MiB', '/v2/kdf', { algorithm: 'scrypt', password: 'x', params: { N: 2 ** 18, r: 16 } }, I],
+    [
+      'kdf: scrypt memory over 256 MiB',
+      '/v2/kdf',
+      { algorithm: 'scrypt', password: 'x', params: { N: 2 ** 18, r: 16 } },
+      I,
+    ],
     ['kdf: scrypt work over 2^22', '/v2/kdf', { algorithm: 'scrypt', password: 'x', params: { p: 16 } }, I],
-    ['kdf: iterations below the floor', '/v2/kdf', { algorithm: 'pbkdf2-sha256', password: 'x', params: { iterations: 99_999 } }, V],
-    ['kdf: iterations above the cap', '/v2/kdf', { algorithm: 'pbkdf2-sha256', password: 'x', params: { iterations: 2_000_001 } }, V],
+    [
+      'kdf: iterations below the floor',
+      '/v2/kdf',
+      { algorithm: 'pbkdf2-sha256', password: 'x', params: { iterations: 99_999 } },
+      V,
+    ],
+    [
+      'kdf: iterations above the cap',
+      '/v2/kdf',
+      { algorithm: 'pbkdf2-sha256', password: 'x', params: { iterations: 2_000_001 } },
+      V,
+    ],
     ['kdf: N on PBKDF2', '/v2/kdf', { algorithm: 'pbkdf2-sha256', password: 'x', params: { N: 16384 } }, I],
     ['kdf: info on scrypt', '/v2/kdf', { algorithm: 'scrypt', password: 'x', params: { info: 'ctx' } }, I],
-    ['kdf: info over 1024 bytes', '/v2/kdf', { algorithm: 'hkdf-sha256', password: 'x', params: { info: 'i'.repeat(1025) } }, I],
-    ['kdf: password not hex under encoding hex', '/v2/kdf', { algorithm: 'hkdf-sha256', password: 'xyz', encoding: 'hex' }, I],
-    ['kdf: info not base64 under encoding base64', '/v2/kdf', { algorithm: 'hkdf-sha256', password: 'eA==', encoding: 'base64', params: { info: '***' } }, I],
+    [
+      'kdf: info over 1024 bytes',
+      '/v2/kdf',
+      { algorithm: 'hkdf-sha256', password: 'x', params: { info: 'i'.repeat(1025) } },
+      I,
+    ],
+    [
+      'kdf: password not hex under encoding hex',
+      '/v2/kdf',
+      { algorithm: 'hkdf-sha256', password: 'xyz', encoding: 'hex' },
+      I,
+    ],
+    [
+      'kdf: info not base64 under encoding base64',
+      '/v2/kdf',
+      { algorithm: 'hkdf-sha256', password: 'eA==', encoding: 'base64', params: { info: '***' } },
+      I,
+    ],
     ['kdf: unknown encoding', '/v2/kdf', { algorithm: 'hkdf-sha256', password: 'x', encoding: 'latin1' }, V],
     ['kdf: unknown field', '/v2/kdf', { algorithm: 'hkdf-sha256', password: 'x', iterations: 5 }, V],
     // /v2/hmac and /v2/hmac/verify
@@ -294,8 +404,18 @@ describe('wrong inputs are 4xx problems, never 500', () => {
     ['hmac: data as an object', '/v2/hmac', { algorithm: 'sha256', key: '00', data: { a: 1 } }, V],
     ['hmac: unknown field', '/v2/hmac', { algorithm: 'sha256', key: '00', data: 'x', mac: '00' }, V],
     ['hmac/verify: missing mac', '/v2/hmac/verify', { algorithm: 'sha256', key: '00', data: 'x' }, V],
-    ['hmac/verify: mac not hex', '/v2/hmac/verify', { algorithm: 'sha256', key: '00', data: 'x', mac: 'g'.repeat(64) }, V],
-    ['hmac/verify: mac of the wrong length', '/v2/hmac/verify', { algorithm: 'sha512', key: '00', data: 'x', mac: '00'.repeat(32) }, I],
+    [
+      'hmac/verify: mac not hex',
+      '/v2/hmac/verify',
+      { algorithm: 'sha256', key: '00', data: 'x', mac: 'g'.repeat(64) },
+      V,
+    ],
+    [
+      'hmac/verify: mac of the wrong length',
+      '/v2/hmac/verify',
+      { algorithm: 'sha512', key: '00', data: 'x', mac: '00'.repeat(32) },
+      I,
+    ],
     ['hmac/verify: empty mac', '/v2/hmac/verify', { algorithm: 'sha256', key: '00', data: 'x', mac: '' }, I],
     // /v2/password/hash
     ['password/hash: missing password', '/v2/password/hash', { ...FLOOR }, V],
@@ -315,32 +435,127 @@ describe('wrong inputs are 4xx problems, never 500', () => {
     ['password/verify: missing hash', '/v2/password/verify', { password: 'x' }, V],
     ['password/verify: empty hash', '/v2/password/verify', { password: 'x', hash: '' }, I],
     ['password/verify: not a PHC string', '/v2/password/verify', { password: 'x', hash: 'hunter2' }, I],
-    ['password/verify: bcrypt hash', '/v2/password/verify', { password: 'x', hash: '$2b$12$R9h/cIPz0gi.URNNX3kh2OPST9/PgBkqquzi.Ss7KIUgO2t0jWMUW' }, I],
-    ['password/verify: m of 4 GiB', '/v2/password/verify', { password: 'x', hash: `$argon2id$v=19$m=4194304,t=2,p=1$${salt}$${tag}` }, I],
-    ['password/verify: m one over the cap', '/v2/password/verify', { password: 'x', hash: `$argon2id$v=19$m=262145,t=2,p=1$${salt}$${tag}` }, I],
-    ['password/verify: t over the cap', '/v2/password/verify', { password: 'x', hash: `$argon2id$v=19$m=65536,t=1000,p=1$${salt}$${tag}` }, I],
-    ['password/verify: p over the cap', '/v2/password/verify', { password: 'x', hash: `$argon2id$v=19$m=65536,t=2,p=255$${salt}$${tag}` }, I],
-    ['password/verify: version 16', '/v2/password/verify', { password: 'x', hash: `$argon2id$v=16$m=65536,t=2,p=1$${salt}$${tag}` }, I],
-    ['password/verify: no version', '/v2/password/verify', { password: 'x', hash: `$argon2id$m=65536,t=2,p=1$${salt}$${tag}` }, I],
-    ['password/verify: a huge number', '/v2/password/verify', { password: 'x', hash: `$argon2id$v=19$m=99999999999999999999,t=2,p=1$${salt}$${tag}` }, I],
-    ['password/verify: salt too short', '/v2/password/verify', { password: 'x', hash: `$argon2id$v=19$m=65536,t=2,p=1$c29tZQ$${tag}` }, I],
-    ['password/verify: longer than any valid string', '/v2/password/verify', { password: 'x', hash: `$argon2id$v=19$m=65536,t=2,p=1$${salt}$${'A'.repeat(300)}` }, V],
+    [
+      'password/verify: bcrypt hash',
+      '/v2/password/verify',
+      { password: 'x', hash: '$2b$12$R9h/cIPz0gi.URNNX3kh2OPST9/PgBkqquzi.Ss7KIUgO2t0jWMUW' },
+      I,
+    ],
+    [
+      'password/verify: m of 4 GiB',
+      '/v2/password/verify',
+      { password: 'x', hash: `$argon2id$v=19$m=4194304,t=2,p=1$${salt}$${tag}` },
+      I,
+    ],
+    [
+      'password/verify: m one over the cap',
+      '/v2/password/verify',
+      { password: 'x', hash: `$argon2id$v=19$m=262145,t=2,p=1$${salt}$${tag}` },
+      I,
+    ],
+    [
+      'password/verify: t over the cap',
+      '/v2/password/verify',
+      { password: 'x', hash: `$argon2id$v=19$m=65536,t=1000,p=1$${salt}$${tag}` },
+      I,
+    ],
+    [
+      'password/verify: p over the cap',
+      '/v2/password/verify',
+      { password: 'x', hash: `$argon2id$v=19$m=65536,t=2,p=255$${salt}$${tag}` },
+      I,
+    ],
+    [
+      'password/verify: version 16',
+      '/v2/password/verify',
+      { password: 'x', hash: `$argon2id$v=16$m=65536,t=2,p=1$${salt}$${tag}` },
+      I,
+    ],
+    [
+      'password/verify: no version',
+      '/v2/password/verify',
+      { password: 'x', hash: `$argon2id$m=65536,t=2,p=1$${salt}$${tag}` },
+      I,
+    ],
+    [
+      'password/verify: a huge number',
+      '/v2/password/verify',
+      { password: 'x', hash: `$argon2id$v=19$m=99999999999999999999,t=2,p=1$${salt}$${tag}` },
+      I,
+    ],
+    [
+      'password/verify: salt too short',
+      '/v2/password/verify',
+      { password: 'x', hash: `$argon2id$v=19$m=65536,t=2,p=1$c29tZQ$${tag}` },
+      I,
+    ],
+    [
+      'password/verify: longer than any valid string',
+      '/v2/password/verify',
+      { password: 'x', hash: `$argon2id$v=19$m=65536,t=2,p=1$${salt}$${'A'.repeat(300)}` },
+      V,
+    ],
     ['password/verify: hash as a number', '/v2/password/verify', { password: 'x', hash: 5 }, V],
     // /v2/password/encrypt and /v2/password/decrypt
     ['password/encrypt: missing plaintext', '/v2/password/encrypt', { password: 'x' }, V],
     ['password/encrypt: empty password', '/v2/password/encrypt', { password: '', plaintext: 'x' }, V],
-    ['password/encrypt: plaintext not base64 under encoding base64', '/v2/password/encrypt', { password: 'x', plaintext: 'abc', encoding: 'base64' }, I],
-    ['password/encrypt: unknown encoding', '/v2/password/encrypt', { password: 'x', plaintext: 'x', encoding: 'utf16' }, V],
-    ['password/encrypt: parameters may not be chosen', '/v2/password/encrypt', { password: 'x', plaintext: 'x', timeCost: 2 }, V],
+    [
+      'password/encrypt: plaintext not base64 under encoding base64',
+      '/v2/password/encrypt',
+      { password: 'x', plaintext: 'abc', encoding: 'base64' },
+      I,
+    ],
+    [
+      'password/encrypt: unknown encoding',
+      '/v2/password/encrypt',
+      { password: 'x', plaintext: 'x', encoding: 'utf16' },
+      V,
+    ],
+    [
+      'password/encrypt: parameters may not be chosen',
+      '/v2/password/encrypt',
+      { password: 'x', plaintext: 'x', timeCost: 2 },
+      V,
+    ],
     ['password/decrypt: missing ciphertext', '/v2/password/decrypt', { password: 'x' }, V],
-    ['password/decrypt: ciphertext not base64', '/v2/password/decrypt', { password: 'x', ciphertext: 'not base64!' }, I],
+    [
+      'password/decrypt: ciphertext not base64',
+      '/v2/password/decrypt',
+      { password: 'x', ciphertext: 'not base64!' },
+      I,
+    ],
     ['password/decrypt: empty ciphertext', '/v2/password/decrypt', { password: 'x', ciphertext: '' }, D],
     ['password/decrypt: shorter than a header', '/v2/password/decrypt', { password: 'x', ciphertext: 'AQAAAAI=' }, D],
-    ['password/decrypt: unknown format version', '/v2/password/decrypt', { password: 'x', ciphertext: envelope(2, 2, 19456, 1) }, D],
-    ['password/decrypt: header with m of 4 TiB', '/v2/password/decrypt', { password: 'x', ciphertext: envelope(1, 2, 0xffffffff, 1) }, D],
-    ['password/decrypt: header with t over the cap', '/v2/password/decrypt', { password: 'x', ciphertext: envelope(1, 0xffffffff, 19456, 1) }, D],
-    ['password/decrypt: header below the floor', '/v2/password/decrypt', { password: 'x', ciphertext: envelope(1, 1, 8, 1) }, D],
-    ['password/decrypt: a well-formed header, garbage after it', '/v2/password/decrypt', { password: 'x', ciphertext: envelope(1, 2, 19456, 1) }, D],
+    [
+      'password/decrypt: unknown format version',
+      '/v2/password/decrypt',
+      { password: 'x', ciphertext: envelope(2, 2, 19456, 1) },
+      D,
+    ],
+    [
+      'password/decrypt: header with m of 4 TiB',
+      '/v2/password/decrypt',
+      { password: 'x', ciphertext: envelope(1, 2, 0xffffffff, 1) },
+      D,
+    ],
+    [
+      'password/decrypt: header with t over the cap',
+      '/v2/password/decrypt',
+      { password: 'x', ciphertext: envelope(1, 0xffffffff, 19456, 1) },
+      D,
+    ],
+    [
+      'password/decrypt: header below the floor',
+      '/v2/password/decrypt',
+      { password: 'x', ciphertext: envelope(1, 1, 8, 1) },
+      D,
+    ],
+    [
+      'password/decrypt: a well-formed header, garbage after it',
+      '/v2/password/decrypt',
+      { password: 'x', ciphertext: envelope(1, 2, 19456, 1) },
+      D,
+    ],
   ];
 
   for (const [name, url, body, code] of cases) {
@@ -351,26 +566,60 @@ describe('wrong inputs are 4xx problems, never 500', () => {
 
   test('a lone surrogate in a password is refused rather than replaced', async () => {
     for (const url of ['/v2/password/hash', '/v2/password/verify', '/v2/kdf']) {
-      const payload = url === '/v2/kdf'
-        ? '{"algorithm":"hkdf-sha256","password":"\\ud800"}'
-        : url === '/v2/password/verify'
-          ? `{"password":"\\ud800","hash":"$argon2id$v=19$m=19456,t=2,p=1$${salt}$${tag}"}`
-          : '{"password":"\\ud800"}';
-      const response = await app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json' } });
+      const payload =
+        url === '/v2/kdf'
+          ? '{"algorithm":"hkdf-sha256","password":"\\ud800"}'
+          : url === '/v2/password/verify'
+            ? `{"password":"\\ud800","hash":"$argon2id$v=19$m=19456,t=2,p=1$${salt}$${tag}"}`
+            : '{"password":"\\ud800"}';
+      const response = await app.inject({
+        method: 'POST',
+        url,
+        payload,
+        headers: { 'content-type': 'application/json' },
+      });
       const problem = assertProblem(response, 400, 'INVALID_INPUT', url);
-      assert.deepEqual((problem.errors as { field: string }[]).map((error) => error.field), ['/password'], url);
+      assert.deepEqual(
+        (problem.errors as { field: string }[]).map((error) => error.field),
+        ['/password'],
+        url,
+      );
     }
   });
 
   test('a body that is not JSON, or not JSON at all by its type, is 400 / 415', async () => {
     for (const url of ['/v2/kdf', '/v2/hmac', '/v2/password/hash', '/v2/password/decrypt']) {
-      assertProblem(await app.inject({ method: 'POST', url, payload: '{"password":', headers: { 'content-type': 'application/json' } }), 400, 'MALFORMED_JSON', url);
-      assertProblem(await app.inject({ method: 'POST', url, payload: 'password=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'UNSUPPORTED_MEDIA_TYPE', url);
+      assertProblem(
+        await app.inject({
+          method: 'POST',
+          url,
+          payload: '{"password":',
+          headers: { 'content-type': 'application/json' },
+        }),
+        400,
+        'MALFORMED_JSON',
+        url,
+      );
+      assertProblem(
+        await app.inject({
+          method: 'POST',
+          url,
+          payload: 'password=x',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        }),
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+        url,
+      );
     }
   });
 
   test('no error names a secret it was given', async () => {
-    const response = await postJson(app, '/v2/kdf', { algorithm: 'hkdf-sha256', password: 'SUPERSECRETVALUE', encoding: 'hex' });
+    const response = await postJson(app, '/v2/kdf', {
+      algorithm: 'hkdf-sha256',
+      password: 'SUPERSECRETVALUE',
+      encoding: 'hex',
+    });
     assertProblem(response, 400, 'INVALID_INPUT');
     assert.doesNotMatch(response.body, /SUPERSECRETVALUE/);
   });
@@ -383,7 +632,9 @@ describe('overload: a full queue answers 503 with Retry-After', () => {
     const gate = new Promise<void>((resolve) => {
       open = resolve;
     });
-    const fillers = Array.from({ length: queue.options.concurrency + queue.options.maxQueued }, () => queue.run(0, () => gate));
+    const fillers = Array.from({ length: queue.options.concurrency + queue.options.maxQueued }, () =>
+      queue.run(0, () => gate),
+    );
     assert.equal(queue.running, queue.options.concurrency);
     assert.equal(queue.queued, queue.options.maxQueued);
     return {
@@ -402,7 +653,13 @@ describe('overload: a full queue answers 503 with Retry-After', () => {
     try {
       const requests: [string, unknown][] = [
         ['/v2/password/hash', { password: 'x', ...FLOOR }],
-        ['/v2/password/verify', { password: 'x', hash: '$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$CTFhFdXPJO1aFaMaO6Mm5c8y7cJHAph8ArZWb2GRPPc' }],
+        [
+          '/v2/password/verify',
+          {
+            password: 'x',
+            hash: '$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$CTFhFdXPJO1aFaMaO6Mm5c8y7cJHAph8ArZWb2GRPPc',
+          },
+        ],
         ['/v2/password/encrypt', { password: 'x', plaintext: 'x' }],
         ['/v2/password/decrypt', { password: 'pw', ciphertext: sealed.encrypted }],
       ];
@@ -413,9 +670,16 @@ describe('overload: a full queue answers 503 with Retry-After', () => {
         assert.match(String(problem.detail), /busy/);
       }
       // A bad request is still told what is wrong with it: checks come before the queue.
-      assertProblem(await postJson(app, '/v2/password/verify', { password: 'x', hash: 'nonsense' }), 400, 'INVALID_INPUT');
+      assertProblem(
+        await postJson(app, '/v2/password/verify', { password: 'x', hash: 'nonsense' }),
+        400,
+        'INVALID_INPUT',
+      );
       // The other queue and the cheap routes are unaffected.
-      assert.equal((await postJson(app, '/v2/kdf', { algorithm: 'scrypt', password: 'x', params: { N: 16384, r: 8 } })).statusCode, 200);
+      assert.equal(
+        (await postJson(app, '/v2/kdf', { algorithm: 'scrypt', password: 'x', params: { N: 16384, r: 8 } })).statusCode,
+        200,
+      );
       assert.equal((await postJson(app, '/v2/hmac', { algorithm: 'sha256', key: '00', data: 'x' })).statusCode, 200);
       const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
       assert.match(metrics, /crypto_work_queue_rejected_total\{queue="password"\} 4/);
@@ -432,7 +696,10 @@ describe('overload: a full queue answers 503 with Retry-After', () => {
     t.after(() => app.close());
     const full = fill(app.workQueues.kdf);
     try {
-      for (const body of [{ algorithm: 'scrypt', password: 'x' }, { algorithm: 'pbkdf2-sha256', password: 'x' }]) {
+      for (const body of [
+        { algorithm: 'scrypt', password: 'x' },
+        { algorithm: 'pbkdf2-sha256', password: 'x' },
+      ]) {
         const response = await postJson(app, '/v2/kdf', body);
         assertProblem(response, 503, 'SERVICE_UNAVAILABLE', body.algorithm);
         assert.equal(response.headers['retry-after'], '1');
@@ -441,24 +708,41 @@ describe('overload: a full queue answers 503 with Retry-After', () => {
       assert.equal((await postJson(app, '/v2/password/hash', { password: 'x', ...FLOOR })).statusCode, 200);
       // Turned away is not a bug: the operations metric says `unavailable`, never `error`.
       const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
-      assert.match(metrics, /crypto_operations_total\{operation="kdf.derive",algorithm="scrypt",outcome="unavailable"\} 1/);
+      assert.match(
+        metrics,
+        /crypto_operations_total\{operation="kdf.derive",algorithm="scrypt",outcome="unavailable"\} 1/,
+      );
       assert.doesNotMatch(metrics, /outcome="error"/);
     } finally {
       await full.release();
     }
-    assert.equal((await postJson(app, '/v2/kdf', { algorithm: 'pbkdf2-sha256', password: 'x', params: { iterations: 100_000 } })).statusCode, 200);
+    assert.equal(
+      (await postJson(app, '/v2/kdf', { algorithm: 'pbkdf2-sha256', password: 'x', params: { iterations: 100_000 } }))
+        .statusCode,
+      200,
+    );
   });
 });
 
 describe('scopes', () => {
   const secret = new TextEncoder().encode(TEST_JWT_SECRET);
-  const token = (scope: string) => new SignJWT({ scope }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime(Math.floor(Date.now() / 1000) + 300).sign(secret);
+  const token = (scope: string) =>
+    new SignJWT({ scope })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt()
+      .setExpirationTime(Math.floor(Date.now() / 1000) + 300)
+      .sign(secret);
 
   // A body that passes the scope check but fails validation (so no work is done), and one that is valid.
   const routes: [string, string, unknown, unknown][] = [
     ['/v2/kdf', 'crypto:kdf', { algorithm: 'scrypt' }, { algorithm: 'hkdf-sha256', password: 'x' }],
     ['/v2/hmac', 'crypto:mac', { algorithm: 'sha256' }, { algorithm: 'sha256', key: '00', data: 'x' }],
-    ['/v2/hmac/verify', 'crypto:mac', { algorithm: 'sha256' }, { algorithm: 'sha256', key: '00', data: 'x', mac: '00'.repeat(32) }],
+    [
+      '/v2/hmac/verify',
+      'crypto:mac',
+      { algorithm: 'sha256' },
+      { algorithm: 'sha256', key: '00', data: 'x', mac: '00'.repeat(32) },
+    ],
     ['/v2/password/hash', 'crypto:kdf', {}, { password: 'x', ...FLOOR }],
     ['/v2/password/verify', 'crypto:kdf', {}, { password: 'x', hash: 'x' }],
     ['/v2/password/encrypt', 'crypto:encrypt', {}, { password: 'x', plaintext: 'x' }],
@@ -478,7 +762,7 @@ describe('scopes', () => {
 });
 
 describe('the listing and the OpenAPI document agree with the routes', () => {
-  test('every listed kdf and mac identifier is accepted; the schemas\' enums are the registry lists', async (t) => {
+  test("every listed kdf and mac identifier is accepted; the schemas' enums are the registry lists", async (t) => {
     const app = await testApp(ROOMY);
     t.after(() => app.close());
     const { data } = (await app.inject({ method: 'GET', url: '/v2/algorithms' })).json();
@@ -489,14 +773,23 @@ describe('the listing and the OpenAPI document agree with the routes', () => {
       assert.equal((await postJson(app, '/v2/hmac', { algorithm, key: '00', data: 'x' })).statusCode, 200, algorithm);
     }
     for (const algorithm of data.kdf) {
-      const params = algorithm === 'scrypt' ? { N: 16384, r: 8 } : algorithm === 'pbkdf2-sha256' ? { iterations: 100_000 } : {};
+      const params =
+        algorithm === 'scrypt' ? { N: 16384, r: 8 } : algorithm === 'pbkdf2-sha256' ? { iterations: 100_000 } : {};
       assert.equal((await postJson(app, '/v2/kdf', { algorithm, password: 'x', params })).statusCode, 200, algorithm);
     }
     const openapi = (await app.inject({ method: 'GET', url: '/docs/json' })).json();
     const bodySchema = (path: string) => openapi.paths[path].post.requestBody.content['application/json'].schema;
     assert.deepEqual(bodySchema('/v2/kdf').properties.algorithm.enum, data.kdf);
     assert.deepEqual(bodySchema('/v2/hmac').properties.algorithm.enum, data.mac);
-    for (const path of ['/v2/kdf', '/v2/hmac', '/v2/hmac/verify', '/v2/password/hash', '/v2/password/verify', '/v2/password/encrypt', '/v2/password/decrypt']) {
+    for (const path of [
+      '/v2/kdf',
+      '/v2/hmac',
+      '/v2/hmac/verify',
+      '/v2/password/hash',
+      '/v2/password/verify',
+      '/v2/password/encrypt',
+      '/v2/password/decrypt',
+    ]) {
       assert.ok(openapi.paths[path]?.post, path);
     }
   });
@@ -504,7 +797,14 @@ describe('the listing and the OpenAPI document agree with the routes', () => {
 
 describe('queue sizes come from the configuration', () => {
   test('PASSWORD_* and KDF_* variables size the queues; BUSY_REFUSAL_DELAY_MS delays their refusals', async (t) => {
-    const app = await testApp({ PASSWORD_CONCURRENCY: '3', PASSWORD_QUEUE_LIMIT: '5', PASSWORD_MEMORY_BUDGET_MIB: '512', KDF_CONCURRENCY: '2', KDF_QUEUE_LIMIT: '7', BUSY_REFUSAL_DELAY_MS: '40' });
+    const app = await testApp({
+      PASSWORD_CONCURRENCY: '3',
+      PASSWORD_QUEUE_LIMIT: '5',
+      PASSWORD_MEMORY_BUDGET_MIB: '512',
+      KDF_CONCURRENCY: '2',
+      KDF_QUEUE_LIMIT: '7',
+      BUSY_REFUSAL_DELAY_MS: '40',
+    });
     t.after(() => app.close());
     assert.equal(app.workQueues.password.options.refusalDelayMs, 40);
     assert.equal(app.workQueues.kdf.options.refusalDelayMs, 40);

@@ -26,24 +26,27 @@ function watchProblems(page: Page): string[] {
     if (message.type() === 'error') problems.push(`console: ${message.text()}`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} (${request.failure()?.errorText ?? '?'})`));
+  page.on('requestfailed', (request) =>
+    problems.push(`request failed: ${request.url()} (${request.failure()?.errorText ?? '?'})`),
+  );
   return problems;
 }
 
 /** Runs "Try it out" on POST /v2/hash with the body given and returns the text of the response panel. */
 async function tryHash(page: Page, body: string): Promise<{ code: string; text: string }> {
   const operation = page.locator('#operations-hash-post_v2_hash');
-  if ((await operation.getAttribute('class'))?.includes('is-open') !== true) await operation.locator('.opblock-summary').click();
+  if ((await operation.getAttribute('class'))?.includes('is-open') !== true)
+    await operation.locator('.opblock-summary').click();
   // A response from an earlier run is cleared first, so that the one read below is this run's.
   const clear = operation.locator('button.btn-clear');
-  if (await clear.count() > 0) {
+  if ((await clear.count()) > 0) {
     await clear.click();
     await operation.locator('.live-responses-table').waitFor({ state: 'detached' });
   }
   // The UI is configured with tryItOutEnabled (the editor is on at once); should that change,
   // this button turns it on.
   const tryItOut = operation.locator('button.try-out__btn', { hasText: 'Try it out' });
-  if (await tryItOut.count() > 0) await tryItOut.click();
+  if ((await tryItOut.count()) > 0) await tryItOut.click();
   const editor = operation.locator('textarea.body-param__text');
   await editor.fill(body);
   await operation.locator('button.execute').click();
@@ -76,16 +79,23 @@ describe('the /docs page in headless Chromium', () => {
     assert.equal(response?.status(), 200);
     await page.locator('.opblock').first().waitFor({ timeout: 20_000 });
 
-    const document = (await (await fetch(`${baseUrl}/docs/json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const document = (await (await fetch(`${baseUrl}/docs/json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     const documented = Object.entries(document.paths).flatMap(([path, item]) =>
-      Object.keys(item).filter((key) => HTTP_METHODS.includes(key)).map((method) => `${method.toUpperCase()} ${path}`));
+      Object.keys(item)
+        .filter((key) => HTTP_METHODS.includes(key))
+        .map((method) => `${method.toUpperCase()} ${path}`),
+    );
     assert.ok(documented.length >= 40, `the document lists ${documented.length} operations`);
-    const listed = await page.$$eval('.opblock', (blocks) => blocks.map((block) => {
-      const method = block.querySelector('.opblock-summary-method')?.textContent ?? '';
-      // Deprecated operations (/v1) are drawn with another class; data-path is on both.
-      const path = block.querySelector('.opblock-summary [data-path]')?.getAttribute('data-path') ?? '';
-      return `${method.trim().toUpperCase()} ${path}`;
-    }));
+    const listed = await page.$$eval('.opblock', (blocks) =>
+      blocks.map((block) => {
+        const method = block.querySelector('.opblock-summary-method')?.textContent ?? '';
+        // Deprecated operations (/v1) are drawn with another class; data-path is on both.
+        const path = block.querySelector('.opblock-summary [data-path]')?.getAttribute('data-path') ?? '';
+        return `${method.trim().toUpperCase()} ${path}`;
+      }),
+    );
     assert.deepEqual([...listed].sort(), [...documented].sort());
 
     const result = await tryHash(page, JSON.stringify({ algorithm: 'sha256', data: 'abc' }));
@@ -126,5 +136,8 @@ test('a missing Chromium fails with a message that says how to get one', (t) => 
     else process.env.CHROMIUM_PATH = saved;
   });
   process.env.CHROMIUM_PATH = '/nonexistent/chromium';
-  assert.throws(() => chromiumPath(), /not found at \/nonexistent\/chromium: install Debian's chromium package .*CHROMIUM_PATH/);
+  assert.throws(
+    () => chromiumPath(),
+    /not found at \/nonexistent\/chromium: install Debian's chromium package .*CHROMIUM_PATH/,
+  );
 });

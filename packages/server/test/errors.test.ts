@@ -7,7 +7,11 @@ import { ApiError } from '../src/errors.ts';
 import { postJson, testApp, testConfig } from './helpers.ts';
 import type { FastifyInstance } from 'fastify';
 
-function assertProblem(response: { statusCode: number; headers: Record<string, unknown>; json: () => any }, status: number, code: string) {
+function assertProblem(
+  response: { statusCode: number; headers: Record<string, unknown>; json: () => any },
+  status: number,
+  code: string,
+) {
   assert.equal(response.statusCode, status);
   assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
   const body = response.json();
@@ -46,7 +50,11 @@ describe('error statuses', () => {
   test.after(() => app.close());
 
   test('unknown route: 404, and instance never echoes the query string', async () => {
-    const body = assertProblem(await app.inject({ method: 'GET', url: '/v2/nothing?token=secret-value' }), 404, 'NOT_FOUND');
+    const body = assertProblem(
+      await app.inject({ method: 'GET', url: '/v2/nothing?token=secret-value' }),
+      404,
+      'NOT_FOUND',
+    );
     assert.equal(body.instance, '/v2/nothing');
     assert.doesNotMatch(JSON.stringify(body), /secret-value/);
   });
@@ -58,18 +66,32 @@ describe('error statuses', () => {
   });
 
   test('a body over the limit: 413', async () => {
-    assertProblem(await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 'x'.repeat(4096) }), 413, 'PAYLOAD_TOO_LARGE');
+    assertProblem(
+      await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 'x'.repeat(4096) }),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    );
   });
 
   test('a content type other than JSON: 415', async () => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
-      const response = await app.inject({ method: 'POST', url: '/v2/hash', payload: 'algorithm=sha256', headers: { 'content-type': type } });
+      const response = await app.inject({
+        method: 'POST',
+        url: '/v2/hash',
+        payload: 'algorithm=sha256',
+        headers: { 'content-type': type },
+      });
       assertProblem(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
     }
   });
 
   test('a compressed request body: 415', async () => {
-    const response = await app.inject({ method: 'POST', url: '/v2/hash', payload: '{}', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/v2/hash',
+      payload: '{}',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
     assertProblem(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 
@@ -92,31 +114,63 @@ describe('error statuses', () => {
 
   test('a JSON value that is not an object: 400 validation', async () => {
     for (const payload of ['[]', '"sha256"', '42', 'null']) {
-      const response = await app.inject({ method: 'POST', url: '/v2/hash', payload, headers: { 'content-type': 'application/json' } });
+      const response = await app.inject({
+        method: 'POST',
+        url: '/v2/hash',
+        payload,
+        headers: { 'content-type': 'application/json' },
+      });
       assertProblem(response, 400, 'VALIDATION_FAILED');
     }
   });
 
   test('schema violations: 400 with errors[] naming each field', async () => {
     const missing = assertProblem(await postJson(app, '/v2/hash', { algorithm: 'sha256' }), 400, 'VALIDATION_FAILED');
-    assert.deepEqual(missing.errors.map((e: { field: string }) => e.field), ['/data']);
-    const unknown = assertProblem(await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 'x', extra: 1 }), 400, 'VALIDATION_FAILED');
+    assert.deepEqual(
+      missing.errors.map((e: { field: string }) => e.field),
+      ['/data'],
+    );
+    const unknown = assertProblem(
+      await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 'x', extra: 1 }),
+      400,
+      'VALIDATION_FAILED',
+    );
     assert.equal(unknown.errors[0].field, '/extra');
-    const wrongType = assertProblem(await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 42 }), 400, 'VALIDATION_FAILED');
+    const wrongType = assertProblem(
+      await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 42 }),
+      400,
+      'VALIDATION_FAILED',
+    );
     assert.equal(wrongType.errors[0].field, '/data');
   });
 
   test('an unsupported or insecure algorithm: 400 UNSUPPORTED_ALGORITHM that says so', async () => {
-    const md5 = assertProblem(await postJson(app, '/v2/hash', { algorithm: 'md5', data: 'x' }), 400, 'UNSUPPORTED_ALGORITHM');
+    const md5 = assertProblem(
+      await postJson(app, '/v2/hash', { algorithm: 'md5', data: 'x' }),
+      400,
+      'UNSUPPORTED_ALGORITHM',
+    );
     assert.match(md5.detail, /md5.*insecure/);
-    const sha1 = assertProblem(await postJson(app, '/v2/hash', { algorithm: 'sha1', data: 'x' }), 400, 'UNSUPPORTED_ALGORITHM');
+    const sha1 = assertProblem(
+      await postJson(app, '/v2/hash', { algorithm: 'sha1', data: 'x' }),
+      400,
+      'UNSUPPORTED_ALGORITHM',
+    );
     assert.match(sha1.detail, /insecure/);
-    const unknown = assertProblem(await postJson(app, '/v2/hash', { algorithm: 'whirlpool', data: 'x' }), 400, 'UNSUPPORTED_ALGORITHM');
+    const unknown = assertProblem(
+      await postJson(app, '/v2/hash', { algorithm: 'whirlpool', data: 'x' }),
+      400,
+      'UNSUPPORTED_ALGORITHM',
+    );
     assert.match(unknown.detail, /unsupported algorithm 'whirlpool'/);
   });
 
   test('an algorithm value that is not a plain identifier is not echoed back', async () => {
-    const body = assertProblem(await postJson(app, '/v2/hash', { algorithm: '<script>alert(1)</script>', data: 'x' }), 400, 'UNSUPPORTED_ALGORITHM');
+    const body = assertProblem(
+      await postJson(app, '/v2/hash', { algorithm: '<script>alert(1)</script>', data: 'x' }),
+      400,
+      'UNSUPPORTED_ALGORITHM',
+    );
     assert.doesNotMatch(JSON.stringify(body), /script/);
   });
 });
@@ -135,7 +189,11 @@ describe('expected failures capture no stack trace', () => {
     });
     await app.ready();
     await app.selfTests.done;
-    assertProblem(await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 'x', extra: 1 }), 400, 'VALIDATION_FAILED');
+    assertProblem(
+      await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 'x', extra: 1 }),
+      400,
+      'VALIDATION_FAILED',
+    );
     assertProblem(await postJson(app, '/v2/encrypt', { key: '00', plaintext: 'x' }), 400, 'INVALID_INPUT');
     assertProblem(await app.inject({ method: 'GET', url: '/boom' }), 500, 'INTERNAL_ERROR');
     // A stack without frames is its header line alone; V8 writes frames as "\n    at …".
@@ -153,7 +211,9 @@ describe('expected failures capture no stack trace', () => {
 describe('500s never leak internals', () => {
   test('an unexpected error is a generic 500 problem; its message stays in the log, out of the body', async (t) => {
     const lines: string[] = [];
-    const app = await buildApp(testConfig({ LOG_LEVEL: 'error' }), { logStream: { write: (line: string) => lines.push(line) } });
+    const app = await buildApp(testConfig({ LOG_LEVEL: 'error' }), {
+      logStream: { write: (line: string) => lines.push(line) },
+    });
     t.after(() => app.close());
     // A route added for this test only, before the app is ready, that fails like a bug would.
     app.get('/boom', { config: { public: true } }, async () => {
@@ -162,7 +222,10 @@ describe('500s never leak internals', () => {
     const response = await app.inject({ method: 'GET', url: '/boom' });
     assertProblem(response, 500, 'INTERNAL_ERROR');
     assert.doesNotMatch(response.body, /hunter2|secret|path\.ts|stack/);
-    assert.ok(lines.some((line) => line.includes('hunter2')), 'the cause is logged for the operator');
+    assert.ok(
+      lines.some((line) => line.includes('hunter2')),
+      'the cause is logged for the operator',
+    );
   });
 });
 

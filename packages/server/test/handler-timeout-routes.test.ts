@@ -25,12 +25,34 @@ test('the timed routes are the queued, post-quantum-signing, multi-recipient and
   const timedInApp = await timedRoutes();
   const hasHandlerTimeout = (url: string) => timedInApp.has(url);
   const timed = [
-    '/v1/sign', '/v1/generate', '/v2/password/hash', '/v2/password/decrypt', '/v2/kdf', '/v2/multi-recipient/encrypt',
-    '/v2/pq/dsa/sign', '/v2/pq/slh-dsa/keygen', '/v2/pq/hash-sign/sign', '/v2/sign', '/v2/verify', '/v2/keys/generate',
+    '/v1/sign',
+    '/v1/generate',
+    '/v2/password/hash',
+    '/v2/password/decrypt',
+    '/v2/kdf',
+    '/v2/multi-recipient/encrypt',
+    '/v2/pq/dsa/sign',
+    '/v2/pq/slh-dsa/keygen',
+    '/v2/pq/hash-sign/sign',
+    '/v2/sign',
+    '/v2/verify',
+    '/v2/keys/generate',
   ];
   const untimed = [
-    '/v2/hash', '/v2/encrypt', '/v2/hmac', '/v2/keys/wrap', '/v2/sealedbox/seal', '/v2/pq/encapsulate', '/v2/pq/hybrid/keygen',
-    '/v2/signature', '/v2/kdfx', '/v2/keys/generator', '/v10/sign', '/live', '/metrics', '/docs/json',
+    '/v2/hash',
+    '/v2/encrypt',
+    '/v2/hmac',
+    '/v2/keys/wrap',
+    '/v2/sealedbox/seal',
+    '/v2/pq/encapsulate',
+    '/v2/pq/hybrid/keygen',
+    '/v2/signature',
+    '/v2/kdfx',
+    '/v2/keys/generator',
+    '/v10/sign',
+    '/live',
+    '/metrics',
+    '/docs/json',
   ];
   for (const url of timed) assert.equal(hasHandlerTimeout(url), true, url);
   for (const url of untimed) assert.equal(hasHandlerTimeout(url), false, url);

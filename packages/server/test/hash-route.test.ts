@@ -20,14 +20,24 @@ describe('POST /v2/hash', () => {
   });
 
   test('the three encodings of the same bytes give the same digest', async () => {
-    for (const [data, encoding] of [['abc', 'utf8'], ['YWJj', 'base64'], ['616263', 'hex'], ['616263'.toUpperCase(), 'hex']]) {
+    for (const [data, encoding] of [
+      ['abc', 'utf8'],
+      ['YWJj', 'base64'],
+      ['616263', 'hex'],
+      ['616263'.toUpperCase(), 'hex'],
+    ]) {
       const response = await postJson(app, '/v2/hash', { algorithm: 'sha256', data, encoding });
       assert.equal(response.json().data, SHA256_ABC, `${encoding} ${data}`);
     }
   });
 
   test('bad hex or base64 is a 400 that names the field', async () => {
-    for (const [data, encoding] of [['abc', 'hex'], ['zz', 'hex'], ['YWJj=', 'base64'], ['YW Jj', 'base64']]) {
+    for (const [data, encoding] of [
+      ['abc', 'hex'],
+      ['zz', 'hex'],
+      ['YWJj=', 'base64'],
+      ['YW Jj', 'base64'],
+    ]) {
       const response = await postJson(app, '/v2/hash', { algorithm: 'sha256', data, encoding });
       assert.equal(response.statusCode, 400, `${encoding} ${data}`);
       assert.equal(response.json().code, 'INVALID_INPUT');
@@ -37,7 +47,9 @@ describe('POST /v2/hash', () => {
 
   test('a lone surrogate in utf8 data is refused rather than silently replaced', async () => {
     const response = await app.inject({
-      method: 'POST', url: '/v2/hash', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      url: '/v2/hash',
+      headers: { 'content-type': 'application/json' },
       payload: '{"algorithm":"sha256","data":"\\ud800"}',
     });
     assert.equal(response.statusCode, 400);
@@ -83,9 +95,32 @@ describe('GET /v2/algorithms', () => {
     const app = await testApp();
     t.after(() => app.close());
     const { data } = (await app.inject({ method: 'GET', url: '/v2/algorithms' })).json();
-    assert.deepEqual(Object.keys(data).sort(), ['aead', 'hash', 'kdf', 'kem', 'keyGeneration', 'keyWrap', 'mac', 'password', 'sealedBox', 'signature']);
+    assert.deepEqual(Object.keys(data).sort(), [
+      'aead',
+      'hash',
+      'kdf',
+      'kem',
+      'keyGeneration',
+      'keyWrap',
+      'mac',
+      'password',
+      'sealedBox',
+      'signature',
+    ]);
     assert.ok(data.hash.length >= 12);
-    for (const id of ['sha256', 'sha384', 'sha512', 'sha512-256', 'sha3-256', 'sha3-384', 'sha3-512', 'blake2b-256', 'blake2b-512', 'blake2b', 'blake3']) {
+    for (const id of [
+      'sha256',
+      'sha384',
+      'sha512',
+      'sha512-256',
+      'sha3-256',
+      'sha3-384',
+      'sha3-512',
+      'blake2b-256',
+      'blake2b-512',
+      'blake2b',
+      'blake3',
+    ]) {
       assert.ok(data.hash.includes(id), id);
     }
     for (const id of ['md5', 'sha1']) assert.ok(!data.hash.includes(id), id);

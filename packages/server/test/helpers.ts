@@ -28,5 +28,10 @@ export async function appWithConfig(config: Config, options: AppOptions = {}): P
 
 /** POST a JSON body the way a client would. */
 export function postJson(app: FastifyInstance, url: string, body: unknown, headers: Record<string, string> = {}) {
-  return app.inject({ method: 'POST', url, payload: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } });
+  return app.inject({
+    method: 'POST',
+    url,
+    payload: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', ...headers },
+  });
 }

@@ -26,7 +26,13 @@ const OBSERVATIONS: [Record<string, string>, number][] = [
 
 function bothRegistries() {
   const reference = new Registry();
-  const histogram = new Histogram({ name: NAME, help: HELP, labelNames: ['method', 'route', 'status_code'], buckets: BOUNDS, registers: [reference] });
+  const histogram = new Histogram({
+    name: NAME,
+    help: HELP,
+    labelNames: ['method', 'route', 'status_code'],
+    buckets: BOUNDS,
+    registers: [reference],
+  });
   const ours = new Registry();
   const latency = new LatencyHistogram(NAME, HELP, BOUNDS).registerIn(ours);
   const series = new Map<string, ReturnType<typeof latency.series>>();
@@ -49,8 +55,14 @@ test("the exposition text is prom-client's, line for line", async () => {
 test('the JSON a cluster primary aggregates adds up to the same text', async () => {
   const one = bothRegistries();
   const two = bothRegistries();
-  const expected = await AggregatorRegistry.aggregate([await one.reference.getMetricsAsJSON(), await two.reference.getMetricsAsJSON()]).metrics();
-  const actual = await AggregatorRegistry.aggregate([await one.ours.getMetricsAsJSON(), await two.ours.getMetricsAsJSON()]).metrics();
+  const expected = await AggregatorRegistry.aggregate([
+    await one.reference.getMetricsAsJSON(),
+    await two.reference.getMetricsAsJSON(),
+  ]).metrics();
+  const actual = await AggregatorRegistry.aggregate([
+    await one.ours.getMetricsAsJSON(),
+    await two.ours.getMetricsAsJSON(),
+  ]).metrics();
   assert.match(expected, /_count\{method="POST",route="\/v2\/hash",status_code="200"\} 8$/m);
   assert.equal(actual, expected);
 });

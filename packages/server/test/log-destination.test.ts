@@ -48,7 +48,11 @@ test('a write carries whole lines and at most 4 KiB (PIPE_BUF): one that would g
   for (let i = 0; i < 4; i++) writer.write(line);
   assert.equal(readFileSync(path, 'utf8'), '', '4004 bytes wait for the end of the turn');
   writer.write(line);
-  assert.equal(readFileSync(path, 'utf8'), line.repeat(4), 'the fifth line would make 5005 bytes: the four go out first');
+  assert.equal(
+    readFileSync(path, 'utf8'),
+    line.repeat(4),
+    'the fifth line would make 5005 bytes: the four go out first',
+  );
   const long = `${JSON.stringify({ msg: 'é'.repeat(3000) })}\n`; // 6000+ bytes: alone, and counted in bytes, not characters
   writer.write(long);
   assert.equal(readFileSync(path, 'utf8'), line.repeat(5));
@@ -56,7 +60,7 @@ test('a write carries whole lines and at most 4 KiB (PIPE_BUF): one that would g
   assert.equal(readFileSync(path, 'utf8'), line.repeat(5) + long);
 });
 
-test('several processes writing to one pipe never split each other\'s lines (cluster mode)', () => {
+test("several processes writing to one pipe never split each other's lines (cluster mode)", () => {
   const module = new URL('../src/log-destination.ts', import.meta.url).href;
   // Four writers at once through one shared stdout pipe, each turn's lines (≈ 100 KB) more than the
   // pipe holds (64 KiB), so that writes larger than PIPE_BUF would be split and interleaved.
@@ -71,7 +75,10 @@ test('several processes writing to one pipe never split each other\'s lines (clu
       };
       tick();`)};
     for (let w = 0; w < 4; w++) spawn(process.execPath, ['--input-type=module', '-e', writer, String(w)], { stdio: ['ignore', 'inherit', 'inherit'] });`;
-  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   assert.equal(result.stderr, '');
   const lines = result.stdout.trim().split('\n');
   assert.equal(lines.length, 4 * 10 * 400);

@@ -32,7 +32,10 @@ function flipFirstBit(base64: string): string {
   return bytes.toString('base64');
 }
 
-function expectProblem(response: { statusCode: number; headers: Record<string, unknown>; json: () => any }, label: string) {
+function expectProblem(
+  response: { statusCode: number; headers: Record<string, unknown>; json: () => any },
+  label: string,
+) {
   assert.ok(response.statusCode >= 400 && response.statusCode < 500, `${label}: status ${response.statusCode}`);
   assert.match(String(response.headers['content-type']), /^application\/problem\+json/, label);
   const body = response.json();
@@ -82,47 +85,111 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
       assert.equal(response.statusCode, 200, response.body);
       assert.deepEqual(response.json(), { data: plaintext });
     }
-    const upper = await postJson(app, DECRYPT, { ciphertext: data.ciphertext, recipients: data.recipients, recipientSecretKey: pairs[1]!.secretKey.toUpperCase() });
+    const upper = await postJson(app, DECRYPT, {
+      ciphertext: data.ciphertext,
+      recipients: data.recipients,
+      recipientSecretKey: pairs[1]!.secretKey.toUpperCase(),
+    });
     assert.deepEqual(upper.json(), { data: plaintext });
   });
 
   test('binary data passes as base64 or hex; a non-UTF-8 plaintext asked for as utf8 is a 400 that says to ask for base64', async () => {
     const bytes = Buffer.from([0xff, 0xfe, 0x00, 0x80, 0x41]);
-    const data = await encrypt({ plaintext: bytes.toString('base64'), encoding: 'base64', recipients: [{ type: 'x25519', publicKey: pairs[0]!.publicKey }] });
+    const data = await encrypt({
+      plaintext: bytes.toString('base64'),
+      encoding: 'base64',
+      recipients: [{ type: 'x25519', publicKey: pairs[0]!.publicKey }],
+    });
     const base = { ciphertext: data.ciphertext, recipients: data.recipients, recipientSecretKey: pairs[0]!.secretKey };
-    assert.deepEqual((await postJson(app, DECRYPT, { ...base, encoding: 'base64' })).json(), { data: bytes.toString('base64') });
-    assert.deepEqual((await postJson(app, DECRYPT, { ...base, encoding: 'hex' })).json(), { data: bytes.toString('hex') });
+    assert.deepEqual((await postJson(app, DECRYPT, { ...base, encoding: 'base64' })).json(), {
+      data: bytes.toString('base64'),
+    });
+    assert.deepEqual((await postJson(app, DECRYPT, { ...base, encoding: 'hex' })).json(), {
+      data: bytes.toString('hex'),
+    });
     const asText = await postJson(app, DECRYPT, base);
     const problem = expectProblem(asText, 'utf8 of binary');
     assert.equal(problem.code, 'INVALID_INPUT');
     assert.match(problem.detail, /base64/);
-    const fromHex = await encrypt({ plaintext: bytes.toString('hex'), encoding: 'hex', recipients: [{ type: 'x25519', publicKey: pairs[1]!.publicKey }] });
-    assert.deepEqual((await postJson(app, DECRYPT, { ciphertext: fromHex.ciphertext, recipients: fromHex.recipients, recipientSecretKey: pairs[1]!.secretKey, encoding: 'hex' })).json(), { data: bytes.toString('hex') });
+    const fromHex = await encrypt({
+      plaintext: bytes.toString('hex'),
+      encoding: 'hex',
+      recipients: [{ type: 'x25519', publicKey: pairs[1]!.publicKey }],
+    });
+    assert.deepEqual(
+      (
+        await postJson(app, DECRYPT, {
+          ciphertext: fromHex.ciphertext,
+          recipients: fromHex.recipients,
+          recipientSecretKey: pairs[1]!.secretKey,
+          encoding: 'hex',
+        })
+      ).json(),
+      { data: bytes.toString('hex') },
+    );
   });
 
   test('the empty plaintext round-trips', async () => {
     const data = await encrypt({ plaintext: '', recipients: [{ type: 'x25519', publicKey: pairs[2]!.publicKey }] });
-    assert.deepEqual((await postJson(app, DECRYPT, { ...data, recipientSecretKey: pairs[2]!.secretKey })).json(), { data: '' });
+    assert.deepEqual((await postJson(app, DECRYPT, { ...data, recipientSecretKey: pairs[2]!.secretKey })).json(), {
+      data: '',
+    });
   });
 
   test('every cause of decryption failure gives the identical 400, with no field and no hint', async () => {
-    const data = await encrypt({ plaintext: 'secret', recipients: [{ type: 'x25519', publicKey: pairs[0]!.publicKey }, { type: 'x25519', publicKey: pairs[1]!.publicKey }] });
+    const data = await encrypt({
+      plaintext: 'secret',
+      recipients: [
+        { type: 'x25519', publicKey: pairs[0]!.publicKey },
+        { type: 'x25519', publicKey: pairs[1]!.publicKey },
+      ],
+    });
     const [first, second] = data.recipients;
     const valid = { ciphertext: data.ciphertext, recipients: data.recipients, recipientSecretKey: pairs[0]!.secretKey };
     const zero32 = Buffer.alloc(32).toString('base64');
     const causes: [string, Record<string, unknown>][] = [
-      ['a key that is not a recipient\'s', { ...valid, recipientSecretKey: pairs[2]!.secretKey }],
+      ["a key that is not a recipient's", { ...valid, recipientSecretKey: pairs[2]!.secretKey }],
       ['a tampered payload', { ...valid, ciphertext: flipFirstBit(data.ciphertext) }],
-      ['a truncated payload', { ...valid, ciphertext: Buffer.from(data.ciphertext, 'base64').subarray(0, 39).toString('base64') }],
+      [
+        'a truncated payload',
+        { ...valid, ciphertext: Buffer.from(data.ciphertext, 'base64').subarray(0, 39).toString('base64') },
+      ],
       ['an empty payload', { ...valid, ciphertext: '' }],
       ['a tampered enc', { ...valid, recipients: [{ ...first, enc: flipFirstBit(first.enc) }, second] }],
-      ['a tampered wrappedKey', { ...valid, recipients: [{ ...first, wrappedKey: flipFirstBit(first.wrappedKey) }, second] }],
-      ['the slots swapped between recipients\' encs', { ...valid, recipients: [{ ...first, enc: second.enc }, { ...second, enc: first.enc }] }],
+      [
+        'a tampered wrappedKey',
+        { ...valid, recipients: [{ ...first, wrappedKey: flipFirstBit(first.wrappedKey) }, second] },
+      ],
+      [
+        "the slots swapped between recipients' encs",
+        {
+          ...valid,
+          recipients: [
+            { ...first, enc: second.enc },
+            { ...second, enc: first.enc },
+          ],
+        },
+      ],
       ['a low-order (all-zero) enc', { ...valid, recipients: [{ ...first, enc: zero32 }] }],
-      ['an enc of the wrong length', { ...valid, recipients: [{ ...first, enc: Buffer.alloc(31, 1).toString('base64') }] }],
-      ['a wrappedKey of the wrong length', { ...valid, recipients: [{ ...first, wrappedKey: Buffer.alloc(47, 1).toString('base64') }] }],
-      ['no slot of the recipient\'s type', { ...valid, recipients: [{ ...first, type: 'pq' }, { ...second, type: 'x25519-ml-kem-768' }] }],
-      ['only the other recipient\'s slot', { ...valid, recipients: [second] }],
+      [
+        'an enc of the wrong length',
+        { ...valid, recipients: [{ ...first, enc: Buffer.alloc(31, 1).toString('base64') }] },
+      ],
+      [
+        'a wrappedKey of the wrong length',
+        { ...valid, recipients: [{ ...first, wrappedKey: Buffer.alloc(47, 1).toString('base64') }] },
+      ],
+      [
+        "no slot of the recipient's type",
+        {
+          ...valid,
+          recipients: [
+            { ...first, type: 'pq' },
+            { ...second, type: 'x25519-ml-kem-768' },
+          ],
+        },
+      ],
+      ["only the other recipient's slot", { ...valid, recipients: [second] }],
     ];
     const bodies = [];
     for (const [label, body] of causes) {
@@ -133,7 +200,8 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
       assert.equal(problem.errors, undefined, label);
       bodies.push({ label, body: response.body });
     }
-    for (const { label, body } of bodies) assert.equal(body, bodies[0]!.body, `${label} answers differently from ${bodies[0]!.label}`);
+    for (const { label, body } of bodies)
+      assert.equal(body, bodies[0]!.body, `${label} answers differently from ${bodies[0]!.label}`);
     assert.deepEqual(JSON.parse(bodies[0]!.body), {
       type: 'urn:crypto-service:problem:decryption-failed',
       title: 'Decryption failed',
@@ -163,9 +231,18 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
         { type: 'pq', publicKey: bob.x25519PublicKey, mlKemPublicKey: bob.mlKemPublicKey!.toUpperCase() },
       ],
     });
-    assert.deepEqual(data.recipients.map((slot: { type: string; enc: string; wrappedKey: string }) => [slot.type, Buffer.from(slot.enc, 'base64').byteLength, Buffer.from(slot.wrappedKey, 'base64').byteLength]), [
-      ['x25519-ml-kem-768', 1120, 48], ['x25519', 32, 48], ['x25519-ml-kem-768', 1120, 48],
-    ]);
+    assert.deepEqual(
+      data.recipients.map((slot: { type: string; enc: string; wrappedKey: string }) => [
+        slot.type,
+        Buffer.from(slot.enc, 'base64').byteLength,
+        Buffer.from(slot.wrappedKey, 'base64').byteLength,
+      ]),
+      [
+        ['x25519-ml-kem-768', 1120, 48],
+        ['x25519', 32, 48],
+        ['x25519-ml-kem-768', 1120, 48],
+      ],
+    );
     const credentials = (keys: Record<string, string>) => [
       { secretKey: keys.secretKey },
       { x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey },
@@ -177,7 +254,9 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
         assert.deepEqual(response.json(), { data: plaintext });
       }
     }
-    assert.deepEqual((await postJson(app, DECRYPT, { ...data, recipientSecretKey: pairs[0]!.secretKey })).json(), { data: plaintext });
+    assert.deepEqual((await postJson(app, DECRYPT, { ...data, recipientSecretKey: pairs[0]!.secretKey })).json(), {
+      data: plaintext,
+    });
     // A hybrid credential tries only the hybrid slots: without them it fails like any wrong key.
     const onlyClassical = { ...data, recipients: [data.recipients[1]] };
     const refused = await postJson(app, DECRYPT, { ...onlyClassical, secretKey: alice.secretKey });
@@ -191,13 +270,37 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
     const expected = 'give recipientSecretKey, or x25519SecretKey and mlKemSecretKey, or secretKey';
     const cases: [string, Record<string, unknown>, RegExp, string][] = [
       ['no credential', {}, /^no key given/, '/'],
-      ['recipientSecretKey and secretKey', { recipientSecretKey: pairs[0]!.secretKey, secretKey: alice.secretKey }, /cannot be mixed/, '/secretKey'],
-      ['secretKey and x25519SecretKey', { secretKey: alice.secretKey, x25519SecretKey: alice.x25519PrivateKey }, /cannot be mixed/, '/secretKey'],
-      ['x25519SecretKey alone', { x25519SecretKey: alice.x25519PrivateKey }, /^mlKemSecretKey is missing/, '/mlKemSecretKey'],
-      ['mlKemSecretKey alone', { mlKemSecretKey: alice.mlKemSecretKey }, /^x25519SecretKey is missing/, '/x25519SecretKey'],
+      [
+        'recipientSecretKey and secretKey',
+        { recipientSecretKey: pairs[0]!.secretKey, secretKey: alice.secretKey },
+        /cannot be mixed/,
+        '/secretKey',
+      ],
+      [
+        'secretKey and x25519SecretKey',
+        { secretKey: alice.secretKey, x25519SecretKey: alice.x25519PrivateKey },
+        /cannot be mixed/,
+        '/secretKey',
+      ],
+      [
+        'x25519SecretKey alone',
+        { x25519SecretKey: alice.x25519PrivateKey },
+        /^mlKemSecretKey is missing/,
+        '/mlKemSecretKey',
+      ],
+      [
+        'mlKemSecretKey alone',
+        { mlKemSecretKey: alice.mlKemSecretKey },
+        /^x25519SecretKey is missing/,
+        '/x25519SecretKey',
+      ],
     ];
     for (const [label, credential, detail, field] of cases) {
-      const response = await postJson(app, DECRYPT, { ciphertext: data.ciphertext, recipients: data.recipients, ...credential });
+      const response = await postJson(app, DECRYPT, {
+        ciphertext: data.ciphertext,
+        recipients: data.recipients,
+        ...credential,
+      });
       const problem = expectProblem(response, label);
       assert.equal(response.statusCode, 400, label);
       assert.equal(problem.code, 'INVALID_INPUT', label);
@@ -215,15 +318,28 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
       [{ publicKey: alice.publicKey!.slice(2) }, '/recipients/0/publicKey'],
       [{ publicKey: alice.x25519PublicKey }, '/recipients/0/publicKey'],
       [{ publicKey: alice.publicKey, mlKemPublicKey: alice.mlKemPublicKey }, '/recipients/0/publicKey'],
-      [{ publicKey: alice.x25519PublicKey, mlKemPublicKey: alice.mlKemPublicKey!.slice(2) }, '/recipients/0/mlKemPublicKey'],
+      [
+        { publicKey: alice.x25519PublicKey, mlKemPublicKey: alice.mlKemPublicKey!.slice(2) },
+        '/recipients/0/mlKemPublicKey',
+      ],
       [{ publicKey: lowOrder, mlKemPublicKey: alice.mlKemPublicKey }, '/recipients/0/publicKey'],
-      [{ publicKey: alice.x25519PublicKey, mlKemPublicKey: `ffff${alice.mlKemPublicKey!.slice(4)}` }, '/recipients/0/mlKemPublicKey'],
+      [
+        { publicKey: alice.x25519PublicKey, mlKemPublicKey: `ffff${alice.mlKemPublicKey!.slice(4)}` },
+        '/recipients/0/mlKemPublicKey',
+      ],
     ];
     for (const [recipient, field] of encryptCases) {
-      const response = await postJson(app, ENCRYPT, { plaintext: 'x', recipients: [{ type: 'x25519-ml-kem-768', ...recipient }] });
+      const response = await postJson(app, ENCRYPT, {
+        plaintext: 'x',
+        recipients: [{ type: 'x25519-ml-kem-768', ...recipient }],
+      });
       const problem = expectProblem(response, field);
       assert.equal(response.statusCode, 400, `${field}: ${response.body}`);
-      assert.deepEqual(problem.errors.map((error: { field: string }) => error.field), [field], JSON.stringify(Object.keys(recipient)));
+      assert.deepEqual(
+        problem.errors.map((error: { field: string }) => error.field),
+        [field],
+        JSON.stringify(Object.keys(recipient)),
+      );
     }
     const decryptCases: [Record<string, unknown>, string][] = [
       [{ secretKey: alice.secretKey!.slice(2) }, '/secretKey'],
@@ -235,7 +351,11 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
       [{ x25519SecretKey: 'zz'.repeat(32), mlKemSecretKey: alice.mlKemSecretKey }, '/x25519SecretKey'],
     ];
     for (const [credential, field] of decryptCases) {
-      const response = await postJson(app, DECRYPT, { ciphertext: data.ciphertext, recipients: data.recipients, ...credential });
+      const response = await postJson(app, DECRYPT, {
+        ciphertext: data.ciphertext,
+        recipients: data.recipients,
+        ...credential,
+      });
       const problem = expectProblem(response, field);
       assert.equal(response.statusCode, 400, field);
       assert.notEqual(problem.code, 'DECRYPTION_FAILED', field);
@@ -245,11 +365,23 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
     const slot = data.recipients[0];
     const failures: [string, Record<string, unknown>][] = [
       ['another hybrid key', { ...data, secretKey: other.secretKey }],
-      ['another key as parts', { ...data, x25519SecretKey: other.x25519PrivateKey, mlKemSecretKey: other.mlKemSecretKey }],
+      [
+        'another key as parts',
+        { ...data, x25519SecretKey: other.x25519PrivateKey, mlKemSecretKey: other.mlKemSecretKey },
+      ],
       ['parts of two keys', { ...data, x25519SecretKey: alice.x25519PrivateKey, mlKemSecretKey: other.mlKemSecretKey }],
-      ['a tampered enc', { ...data, recipients: [{ ...slot, enc: flipFirstBit(slot.enc) }], secretKey: alice.secretKey }],
-      ['a tampered wrappedKey', { ...data, recipients: [{ ...slot, wrappedKey: flipFirstBit(slot.wrappedKey) }], secretKey: alice.secretKey }],
-      ['an X25519-sized enc in a hybrid slot', { ...data, recipients: [{ ...slot, enc: Buffer.alloc(32, 9).toString('base64') }], secretKey: alice.secretKey }],
+      [
+        'a tampered enc',
+        { ...data, recipients: [{ ...slot, enc: flipFirstBit(slot.enc) }], secretKey: alice.secretKey },
+      ],
+      [
+        'a tampered wrappedKey',
+        { ...data, recipients: [{ ...slot, wrappedKey: flipFirstBit(slot.wrappedKey) }], secretKey: alice.secretKey },
+      ],
+      [
+        'an X25519-sized enc in a hybrid slot',
+        { ...data, recipients: [{ ...slot, enc: Buffer.alloc(32, 9).toString('base64') }], secretKey: alice.secretKey },
+      ],
       ['a tampered payload', { ...data, ciphertext: flipFirstBit(data.ciphertext), secretKey: alice.secretKey }],
     ];
     const bodies = new Set<string>();
@@ -264,16 +396,38 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
 
   test('a repeated public key, a low-order key and a stray mlKemPublicKey are 400s that name the entry', async () => {
     const cases: [string, Record<string, unknown>[], string][] = [
-      ['repeated key', [{ type: 'x25519', publicKey: pairs[0]!.publicKey }, { type: 'classical', publicKey: pairs[0]!.publicKey.toUpperCase() }], '/recipients/1/publicKey'],
-      ['low-order key', [{ type: 'x25519', publicKey: pairs[0]!.publicKey }, { type: 'x25519', publicKey: '01'.padEnd(64, '0') }], '/recipients/1/publicKey'],
-      ['mlKemPublicKey on x25519', [{ type: 'x25519', publicKey: pairs[0]!.publicKey, mlKemPublicKey: 'ab'.repeat(1184) }], '/recipients/0/mlKemPublicKey'],
+      [
+        'repeated key',
+        [
+          { type: 'x25519', publicKey: pairs[0]!.publicKey },
+          { type: 'classical', publicKey: pairs[0]!.publicKey.toUpperCase() },
+        ],
+        '/recipients/1/publicKey',
+      ],
+      [
+        'low-order key',
+        [
+          { type: 'x25519', publicKey: pairs[0]!.publicKey },
+          { type: 'x25519', publicKey: '01'.padEnd(64, '0') },
+        ],
+        '/recipients/1/publicKey',
+      ],
+      [
+        'mlKemPublicKey on x25519',
+        [{ type: 'x25519', publicKey: pairs[0]!.publicKey, mlKemPublicKey: 'ab'.repeat(1184) }],
+        '/recipients/0/mlKemPublicKey',
+      ],
     ];
     for (const [label, recipients, field] of cases) {
       const response = await postJson(app, ENCRYPT, { plaintext: 'x', recipients });
       const problem = expectProblem(response, label);
       assert.equal(response.statusCode, 400, label);
       assert.equal(problem.code, 'INVALID_INPUT', label);
-      assert.deepEqual(problem.errors.map((error: { field: string }) => error.field), [field], label);
+      assert.deepEqual(
+        problem.errors.map((error: { field: string }) => error.field),
+        [field],
+        label,
+      );
     }
   });
 
@@ -306,20 +460,33 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
       ['publicKey not hex', { plaintext: 'x', recipients: [{ ...one, publicKey: 'zz'.repeat(32) }] }],
       ['publicKey odd length', { plaintext: 'x', recipients: [{ ...one, publicKey: key.slice(1) }] }],
       ['publicKey a number', { plaintext: 'x', recipients: [{ ...one, publicKey: 1 }] }],
-      ['publicKey as base64', { plaintext: 'x', recipients: [{ ...one, publicKey: Buffer.from(key, 'hex').toString('base64') }] }],
+      [
+        'publicKey as base64',
+        { plaintext: 'x', recipients: [{ ...one, publicKey: Buffer.from(key, 'hex').toString('base64') }] },
+      ],
       ['publicKey longer than any key', { plaintext: 'x', recipients: [{ ...one, publicKey: 'ab'.repeat(1217) }] }],
       ['mlKemPublicKey not hex', { plaintext: 'x', recipients: [{ ...one, type: 'pq', mlKemPublicKey: 'xy' }] }],
-      ['mlKemPublicKey too long', { plaintext: 'x', recipients: [{ ...one, type: 'pq', mlKemPublicKey: 'ab'.repeat(1185) }] }],
+      [
+        'mlKemPublicKey too long',
+        { plaintext: 'x', recipients: [{ ...one, type: 'pq', mlKemPublicKey: 'ab'.repeat(1185) }] },
+      ],
       ['unknown encoding', { plaintext: 'x', recipients: [one], encoding: 'latin1' }],
       ['plaintext not base64', { plaintext: 'not base64!', encoding: 'base64', recipients: [one] }],
       ['plaintext not canonical base64', { plaintext: 'YR==', encoding: 'base64', recipients: [one] }],
       ['plaintext not hex', { plaintext: 'abc', encoding: 'hex', recipients: [one] }],
     ];
     for (let bytes = 0; bytes <= 66; bytes++) {
-      if (bytes !== 32) bodies.push([`publicKey of ${bytes} bytes`, { plaintext: 'x', recipients: [{ ...one, publicKey: 'a1'.repeat(bytes) }] }]);
+      if (bytes !== 32)
+        bodies.push([
+          `publicKey of ${bytes} bytes`,
+          { plaintext: 'x', recipients: [{ ...one, publicKey: 'a1'.repeat(bytes) }] },
+        ]);
     }
     for (const bytes of [1184, 1216]) {
-      bodies.push([`publicKey of ${bytes} bytes`, { plaintext: 'x', recipients: [{ ...one, publicKey: 'a1'.repeat(bytes) }] }]);
+      bodies.push([
+        `publicKey of ${bytes} bytes`,
+        { plaintext: 'x', recipients: [{ ...one, publicKey: 'a1'.repeat(bytes) }] },
+      ]);
     }
     for (const [label, body] of bodies) {
       const response = await postJson(app, ENCRYPT, body);
@@ -327,7 +494,9 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
       expectProblem(response, label);
     }
     const surrogate = await app.inject({
-      method: 'POST', url: ENCRYPT, headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      url: ENCRYPT,
+      headers: { 'content-type': 'application/json' },
       payload: `{"plaintext":"\\ud800","recipients":[{"type":"x25519","publicKey":"${key}"}]}`,
     });
     assert.equal(surrogate.statusCode, 400);
@@ -346,7 +515,10 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
       ['missing recipients', { ciphertext: valid.ciphertext, recipientSecretKey: valid.recipientSecretKey }],
       ['missing recipientSecretKey', { ciphertext: valid.ciphertext, recipients: valid.recipients }],
       ['unknown field', { ...valid, note: 'x' }],
-      ['an x25519 credential mixed with a hybrid one', { ...valid, x25519SecretKey: valid.recipientSecretKey, mlKemSecretKey: 'ab'.repeat(64) }],
+      [
+        'an x25519 credential mixed with a hybrid one',
+        { ...valid, x25519SecretKey: valid.recipientSecretKey, mlKemSecretKey: 'ab'.repeat(64) },
+      ],
       ['another algorithm', { ...valid, algorithm: 'xchacha20-poly1305' }],
       ['ciphertext a number', { ...valid, ciphertext: 5 }],
       ['ciphertext not base64', { ...valid, ciphertext: 'not base64!' }],
@@ -361,16 +533,26 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
       ['unknown field in a slot', { ...valid, recipients: [{ ...slot, publicKey: pairs[0]!.publicKey }] }],
       ['unknown slot type', { ...valid, recipients: [{ ...slot, type: 'x448' }] }],
       ['enc not base64', { ...valid, recipients: [{ ...slot, enc: 'abc' }] }],
-      ['enc as unpadded base64url', { ...valid, recipients: [{ ...slot, enc: Buffer.from(slot.enc, 'base64').toString('base64url') }] }],
-      ['enc longer than any KEM\'s', { ...valid, recipients: [{ ...slot, enc: Buffer.alloc(1123).toString('base64') }] }],
-      ['wrappedKey longer than a wrapped key', { ...valid, recipients: [{ ...slot, wrappedKey: Buffer.alloc(49).toString('base64') }] }],
+      [
+        'enc as unpadded base64url',
+        { ...valid, recipients: [{ ...slot, enc: Buffer.from(slot.enc, 'base64').toString('base64url') }] },
+      ],
+      [
+        "enc longer than any KEM's",
+        { ...valid, recipients: [{ ...slot, enc: Buffer.alloc(1123).toString('base64') }] },
+      ],
+      [
+        'wrappedKey longer than a wrapped key',
+        { ...valid, recipients: [{ ...slot, wrappedKey: Buffer.alloc(49).toString('base64') }] },
+      ],
       ['wrappedKey not canonical base64', { ...valid, recipients: [{ ...slot, wrappedKey: 'YR==' }] }],
       ['recipientSecretKey not hex', { ...valid, recipientSecretKey: 'zz'.repeat(32) }],
       ['recipientSecretKey a number', { ...valid, recipientSecretKey: 1 }],
       ['unknown encoding', { ...valid, encoding: 'utf16' }],
     ];
     for (let bytes = 0; bytes <= 40; bytes++) {
-      if (bytes !== 32) bodies.push([`recipientSecretKey of ${bytes} bytes`, { ...valid, recipientSecretKey: '5a'.repeat(bytes) }]);
+      if (bytes !== 32)
+        bodies.push([`recipientSecretKey of ${bytes} bytes`, { ...valid, recipientSecretKey: '5a'.repeat(bytes) }]);
     }
     for (const [label, body] of bodies) {
       const response = await postJson(app, DECRYPT, body);
@@ -384,10 +566,20 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
   });
 
   test('a body that is not JSON, or not sent as JSON, is a 4xx problem', async () => {
-    const malformed = await app.inject({ method: 'POST', url: ENCRYPT, headers: { 'content-type': 'application/json' }, payload: '{"plaintext":' });
+    const malformed = await app.inject({
+      method: 'POST',
+      url: ENCRYPT,
+      headers: { 'content-type': 'application/json' },
+      payload: '{"plaintext":',
+    });
     assert.equal(malformed.statusCode, 400);
     expectProblem(malformed, 'malformed JSON');
-    const text = await app.inject({ method: 'POST', url: DECRYPT, headers: { 'content-type': 'text/plain' }, payload: 'x' });
+    const text = await app.inject({
+      method: 'POST',
+      url: DECRYPT,
+      headers: { 'content-type': 'text/plain' },
+      payload: 'x',
+    });
     assert.equal(text.statusCode, 415);
     expectProblem(text, 'text/plain');
   });
@@ -428,15 +620,32 @@ describe('multi-recipient metrics', () => {
     const app = await testApp();
     t.after(() => app.close());
     const pair = x25519Pair();
-    const encrypted = await postJson(app, ENCRYPT, { plaintext: 'counted', recipients: [{ type: 'x25519', publicKey: pair.publicKey }] });
+    const encrypted = await postJson(app, ENCRYPT, {
+      plaintext: 'counted',
+      recipients: [{ type: 'x25519', publicKey: pair.publicKey }],
+    });
     const data = encrypted.json().data;
     assert.equal((await postJson(app, DECRYPT, { ...data, recipientSecretKey: pair.secretKey })).statusCode, 200);
-    assert.equal((await postJson(app, DECRYPT, { ...data, recipientSecretKey: x25519Pair().secretKey })).statusCode, 400);
-    assert.equal((await postJson(app, ENCRYPT, { plaintext: 'x', recipients: [{ type: 'x25519', publicKey: '00'.repeat(31) }] })).statusCode, 400);
+    assert.equal(
+      (await postJson(app, DECRYPT, { ...data, recipientSecretKey: x25519Pair().secretKey })).statusCode,
+      400,
+    );
+    assert.equal(
+      (await postJson(app, ENCRYPT, { plaintext: 'x', recipients: [{ type: 'x25519', publicKey: '00'.repeat(31) }] }))
+        .statusCode,
+      400,
+    );
     const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
     const count = (operation: string, outcome: string) => {
-      const line = metrics.split('\n').find((entry) => entry.startsWith('crypto_operations_total{')
-        && entry.includes(`operation="${operation}"`) && entry.includes('algorithm="hpke-xchacha20-poly1305"') && entry.includes(`outcome="${outcome}"`));
+      const line = metrics
+        .split('\n')
+        .find(
+          (entry) =>
+            entry.startsWith('crypto_operations_total{') &&
+            entry.includes(`operation="${operation}"`) &&
+            entry.includes('algorithm="hpke-xchacha20-poly1305"') &&
+            entry.includes(`outcome="${outcome}"`),
+        );
       return line === undefined ? 0 : Number(line.split(' ').at(-1));
     };
     assert.equal(count('multi-recipient.encrypt', 'success'), 1);

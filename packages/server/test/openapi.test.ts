@@ -12,7 +12,12 @@ test('/docs/json is an OpenAPI 3.1 document describing every route, with securit
   assert.ok(document.components.securitySchemes.apiKey);
   assert.ok(document.components.securitySchemes.bearer);
   const expected: [string, string][] = [
-    ['post', '/v2/hash'], ['get', '/v2/algorithms'], ['get', '/live'], ['get', '/ready'], ['get', '/health'], ['get', '/metrics'],
+    ['post', '/v2/hash'],
+    ['get', '/v2/algorithms'],
+    ['get', '/live'],
+    ['get', '/ready'],
+    ['get', '/health'],
+    ['get', '/metrics'],
   ];
   for (const [method, path] of expected) {
     assert.ok(document.paths[path]?.[method], `${method.toUpperCase()} ${path}`);

@@ -69,7 +69,8 @@ describe('pipeline order', () => {
   test('clients are counted apart by address', async (t) => {
     const app = await testApp({ RATE_LIMIT_MAX: '1' });
     t.after(() => app.close());
-    const from = (remoteAddress: string) => app.inject({ method: 'POST', url: '/v2/hash', payload: HASH_BODY, remoteAddress });
+    const from = (remoteAddress: string) =>
+      app.inject({ method: 'POST', url: '/v2/hash', payload: HASH_BODY, remoteAddress });
     assert.equal((await from('10.0.0.1')).statusCode, 200);
     assert.equal((await from('10.0.0.1')).statusCode, 429);
     assert.equal((await from('10.0.0.2')).statusCode, 200);
@@ -99,7 +100,11 @@ describe('pipeline order', () => {
     const response = await app.inject({
       method: 'OPTIONS',
       url: '/v2/hash',
-      headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-api-key' },
+      headers: {
+        origin: ORIGIN,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, x-api-key',
+      },
     });
     assert.equal(response.statusCode, 204);
     assert.equal(response.headers['access-control-allow-origin'], ORIGIN);
@@ -136,7 +141,16 @@ describe('security headers', () => {
     assert.equal(api.headers['x-frame-options'], 'DENY');
     assert.equal(api.headers['cache-control'], 'no-store');
     assert.equal(api.headers['x-content-type-options'], 'nosniff');
-    for (const documentOnly of ['referrer-policy', 'cross-origin-resource-policy', 'cross-origin-opener-policy', 'origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection']) {
+    for (const documentOnly of [
+      'referrer-policy',
+      'cross-origin-resource-policy',
+      'cross-origin-opener-policy',
+      'origin-agent-cluster',
+      'x-dns-prefetch-control',
+      'x-download-options',
+      'x-permitted-cross-domain-policies',
+      'x-xss-protection',
+    ]) {
       assert.equal(api.headers[documentOnly], undefined, documentOnly);
     }
     // An error, and a route that does not exist, get the same set.
@@ -179,13 +193,22 @@ describe('HSTS', () => {
     assert.match(String(page.headers['strict-transport-security']), /^max-age=\d+/);
     // The scheme is case-insensitive; the last entry (the nearest proxy's) is the one that counts.
     for (const proto of ['HTTPS', 'http, https']) {
-      const response = await postJson(app, '/v2/hash', HASH_BODY, { 'x-forwarded-proto': proto, 'x-api-key': TEST_API_KEY });
+      const response = await postJson(app, '/v2/hash', HASH_BODY, {
+        'x-forwarded-proto': proto,
+        'x-api-key': TEST_API_KEY,
+      });
       assert.equal(response.headers['strict-transport-security'], HSTS, proto);
     }
-    const spoofedFirst = await postJson(app, '/v2/hash', HASH_BODY, { 'x-forwarded-proto': 'https, http', 'x-api-key': TEST_API_KEY });
+    const spoofedFirst = await postJson(app, '/v2/hash', HASH_BODY, {
+      'x-forwarded-proto': 'https, http',
+      'x-api-key': TEST_API_KEY,
+    });
     assert.equal(spoofedFirst.headers['strict-transport-security'], undefined);
     // The same proxy forwarding plain HTTP: none.
-    const plain = await postJson(app, '/v2/hash', HASH_BODY, { 'x-forwarded-proto': 'http', 'x-api-key': TEST_API_KEY });
+    const plain = await postJson(app, '/v2/hash', HASH_BODY, {
+      'x-forwarded-proto': 'http',
+      'x-api-key': TEST_API_KEY,
+    });
     assert.equal(plain.statusCode, 200);
     assert.equal(plain.headers['strict-transport-security'], undefined);
   });
@@ -254,7 +277,12 @@ describe('compression', () => {
     const app = await testApp();
     t.after(() => app.close());
     // 600 bytes of SHAKE256 output: 1,200 hex characters in a 1,211-byte body.
-    const xof = await postJson(app, '/v2/hash', { algorithm: 'shake256', data: 'abc', length: 600 }, { 'accept-encoding': 'gzip' });
+    const xof = await postJson(
+      app,
+      '/v2/hash',
+      { algorithm: 'shake256', data: 'abc', length: 600 },
+      { 'accept-encoding': 'gzip' },
+    );
     assert.equal(xof.headers['content-encoding'], 'gzip');
     assert.equal(JSON.parse(gunzipSync(xof.rawPayload).toString('utf8')).data.length, 1200);
     // 400 euro signs: a 410-character body of 1,210 bytes.
@@ -266,7 +294,12 @@ describe('compression', () => {
     assert.equal(opened.headers['content-encoding'], 'gzip');
     assert.equal(JSON.parse(gunzipSync(opened.rawPayload).toString('utf8')).data, plaintext);
     // Just under the threshold: passed through, with its exact length.
-    const under = await postJson(app, '/v2/hash', { algorithm: 'shake256', data: 'abc', length: 500 }, { 'accept-encoding': 'gzip' });
+    const under = await postJson(
+      app,
+      '/v2/hash',
+      { algorithm: 'shake256', data: 'abc', length: 500 },
+      { 'accept-encoding': 'gzip' },
+    );
     assert.equal(under.headers['content-encoding'], undefined);
     assert.equal(Number(under.headers['content-length']), under.rawPayload.byteLength);
   });
@@ -288,7 +321,11 @@ describe('compression', () => {
       [null, false],
     ];
     for (const [payload, expected] of cases) {
-      assert.equal(isUnderThreshold(payload), expected, `${typeof payload === 'string' ? `${payload.length} code units` : String(payload)}`);
+      assert.equal(
+        isUnderThreshold(payload),
+        expected,
+        `${typeof payload === 'string' ? `${payload.length} code units` : String(payload)}`,
+      );
     }
   });
 

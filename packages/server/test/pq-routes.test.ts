@@ -46,18 +46,29 @@ describe('post-quantum routes', () => {
   after(() => app.close());
 
   test('ML-KEM: keygen, encapsulate and decapsulate at every level', async () => {
-    for (const [level, publicKeyBytes, ciphertextBytes] of [[512, 800, 768], [768, 1184, 1088], [1024, 1568, 1568]] as const) {
+    for (const [level, publicKeyBytes, ciphertextBytes] of [
+      [512, 800, 768],
+      [768, 1184, 1088],
+      [1024, 1568, 1568],
+    ] as const) {
       const algorithm = `ml-kem-${level}`;
       const keys = ok(await postJson(app, '/v2/pq/keygen', { level }), ['publicKey', 'secretKey', 'algorithm']);
       assert.equal(keys.algorithm, algorithm);
       assert.match(keys.publicKey ?? '', HEX);
       assert.equal(keys.publicKey?.length, publicKeyBytes * 2);
       assert.equal(keys.secretKey?.length, 128);
-      const sent = ok(await postJson(app, '/v2/pq/encapsulate', { publicKey: keys.publicKey }), ['ciphertext', 'sharedSecret', 'algorithm']);
+      const sent = ok(await postJson(app, '/v2/pq/encapsulate', { publicKey: keys.publicKey }), [
+        'ciphertext',
+        'sharedSecret',
+        'algorithm',
+      ]);
       assert.equal(sent.algorithm, algorithm);
       assert.equal(sent.ciphertext?.length, ciphertextBytes * 2);
       assert.equal(sent.sharedSecret?.length, 64);
-      const received = ok(await postJson(app, '/v2/pq/decapsulate', { secretKey: keys.secretKey, ciphertext: sent.ciphertext, level }), ['sharedSecret', 'algorithm']);
+      const received = ok(
+        await postJson(app, '/v2/pq/decapsulate', { secretKey: keys.secretKey, ciphertext: sent.ciphertext, level }),
+        ['sharedSecret', 'algorithm'],
+      );
       assert.deepEqual(received, { sharedSecret: sent.sharedSecret, algorithm });
     }
   });
@@ -65,26 +76,51 @@ describe('post-quantum routes', () => {
   test('ML-KEM: level 768 by default; hex in upper case is accepted; the expanded key decapsulates', async () => {
     const keys = ok(await postJson(app, '/v2/pq/keygen', {}), ['publicKey', 'secretKey', 'algorithm']);
     assert.equal(keys.algorithm, 'ml-kem-768');
-    const sent = ok(await postJson(app, '/v2/pq/encapsulate', { publicKey: keys.publicKey?.toUpperCase() }), ['ciphertext', 'sharedSecret', 'algorithm']);
-    const bySeed = ok(await postJson(app, '/v2/pq/decapsulate', { secretKey: keys.secretKey, ciphertext: sent.ciphertext }), ['sharedSecret', 'algorithm']);
+    const sent = ok(await postJson(app, '/v2/pq/encapsulate', { publicKey: keys.publicKey?.toUpperCase() }), [
+      'ciphertext',
+      'sharedSecret',
+      'algorithm',
+    ]);
+    const bySeed = ok(
+      await postJson(app, '/v2/pq/decapsulate', { secretKey: keys.secretKey, ciphertext: sent.ciphertext }),
+      ['sharedSecret', 'algorithm'],
+    );
     assert.equal(bySeed.sharedSecret, sent.sharedSecret);
     const expanded = toHex(ml_kem768.keygen(fromHex(keys.secretKey ?? '')).secretKey);
-    const byExpanded = ok(await postJson(app, '/v2/pq/decapsulate', { secretKey: expanded, ciphertext: sent.ciphertext }), ['sharedSecret', 'algorithm']);
+    const byExpanded = ok(
+      await postJson(app, '/v2/pq/decapsulate', { secretKey: expanded, ciphertext: sent.ciphertext }),
+      ['sharedSecret', 'algorithm'],
+    );
     assert.equal(byExpanded.sharedSecret, sent.sharedSecret);
   });
 
   test('ML-KEM: a tampered ciphertext of the right length is a 200 with another secret (implicit rejection)', async () => {
     const keys = ok(await postJson(app, '/v2/pq/keygen', {}), ['publicKey', 'secretKey', 'algorithm']);
-    const sent = ok(await postJson(app, '/v2/pq/encapsulate', { publicKey: keys.publicKey }), ['ciphertext', 'sharedSecret', 'algorithm']);
+    const sent = ok(await postJson(app, '/v2/pq/encapsulate', { publicKey: keys.publicKey }), [
+      'ciphertext',
+      'sharedSecret',
+      'algorithm',
+    ]);
     const tampered = `${sent.ciphertext?.slice(0, -2)}${sent.ciphertext?.endsWith('00') ? '01' : '00'}`;
-    const received = ok(await postJson(app, '/v2/pq/decapsulate', { secretKey: keys.secretKey, ciphertext: tampered }), ['sharedSecret', 'algorithm']);
+    const received = ok(
+      await postJson(app, '/v2/pq/decapsulate', { secretKey: keys.secretKey, ciphertext: tampered }),
+      ['sharedSecret', 'algorithm'],
+    );
     assert.notEqual(received.sharedSecret, sent.sharedSecret);
     assert.equal(received.sharedSecret?.length, 64);
   });
 
   test('X-Wing: keygen with no body at all, or {}; the parts are those of the combined keys', async () => {
     const bare = await app.inject({ method: 'POST', url: '/v2/pq/hybrid/keygen' });
-    const fields = ['x25519PublicKey', 'x25519PrivateKey', 'mlKemPublicKey', 'mlKemSecretKey', 'publicKey', 'secretKey', 'algorithm'];
+    const fields = [
+      'x25519PublicKey',
+      'x25519PrivateKey',
+      'mlKemPublicKey',
+      'mlKemSecretKey',
+      'publicKey',
+      'secretKey',
+      'algorithm',
+    ];
     for (const response of [bare, await postJson(app, '/v2/pq/hybrid/keygen', {})]) {
       const keys = ok(response, fields);
       assert.equal(keys.algorithm, 'x25519-ml-kem-768');
@@ -98,38 +134,97 @@ describe('post-quantum routes', () => {
   });
 
   test('X-Wing: both field forms encapsulate and decapsulate, in every combination', async () => {
-    const keys = ok(await app.inject({ method: 'POST', url: '/v2/pq/hybrid/keygen' }), ['x25519PublicKey', 'x25519PrivateKey', 'mlKemPublicKey', 'mlKemSecretKey', 'publicKey', 'secretKey', 'algorithm']);
+    const keys = ok(await app.inject({ method: 'POST', url: '/v2/pq/hybrid/keygen' }), [
+      'x25519PublicKey',
+      'x25519PrivateKey',
+      'mlKemPublicKey',
+      'mlKemSecretKey',
+      'publicKey',
+      'secretKey',
+      'algorithm',
+    ]);
     const encapsulations = [
       await postJson(app, '/v2/pq/hybrid/encapsulate', { publicKey: keys.publicKey }),
-      await postJson(app, '/v2/pq/hybrid/encapsulate', { x25519PublicKey: keys.x25519PublicKey, mlKemPublicKey: keys.mlKemPublicKey }),
+      await postJson(app, '/v2/pq/hybrid/encapsulate', {
+        x25519PublicKey: keys.x25519PublicKey,
+        mlKemPublicKey: keys.mlKemPublicKey,
+      }),
     ];
     for (const response of encapsulations) {
-      const sent = ok(response, ['x25519EphemeralPublic', 'mlKemCiphertext', 'ciphertext', 'sharedSecret', 'algorithm']);
+      const sent = ok(response, [
+        'x25519EphemeralPublic',
+        'mlKemCiphertext',
+        'ciphertext',
+        'sharedSecret',
+        'algorithm',
+      ]);
       assert.equal(sent.ciphertext, `${sent.mlKemCiphertext}${sent.x25519EphemeralPublic}`);
       assert.equal(sent.ciphertext?.length, 2240);
-      const bySeed = ok(await postJson(app, '/v2/pq/hybrid/decapsulate', { secretKey: keys.secretKey, ciphertext: sent.ciphertext }), ['sharedSecret', 'algorithm']);
-      const byParts = ok(await postJson(app, '/v2/pq/hybrid/decapsulate', {
-        x25519PrivateKey: keys.x25519PrivateKey,
-        mlKemSecretKey: keys.mlKemSecretKey,
-        x25519EphemeralPublic: sent.x25519EphemeralPublic,
-        mlKemCiphertext: sent.mlKemCiphertext,
-      }), ['sharedSecret', 'algorithm']);
+      const bySeed = ok(
+        await postJson(app, '/v2/pq/hybrid/decapsulate', { secretKey: keys.secretKey, ciphertext: sent.ciphertext }),
+        ['sharedSecret', 'algorithm'],
+      );
+      const byParts = ok(
+        await postJson(app, '/v2/pq/hybrid/decapsulate', {
+          x25519PrivateKey: keys.x25519PrivateKey,
+          mlKemSecretKey: keys.mlKemSecretKey,
+          x25519EphemeralPublic: sent.x25519EphemeralPublic,
+          mlKemCiphertext: sent.mlKemCiphertext,
+        }),
+        ['sharedSecret', 'algorithm'],
+      );
       assert.deepEqual(bySeed, { sharedSecret: sent.sharedSecret, algorithm: 'x25519-ml-kem-768' });
       assert.deepEqual(byParts, bySeed);
       // And the independent implementation agrees.
-      assert.equal(toHex(ml_kem768_x25519.decapsulate(fromHex(sent.ciphertext ?? ''), fromHex(keys.secretKey ?? ''))), sent.sharedSecret);
+      assert.equal(
+        toHex(ml_kem768_x25519.decapsulate(fromHex(sent.ciphertext ?? ''), fromHex(keys.secretKey ?? ''))),
+        sent.sharedSecret,
+      );
     }
   });
 
   test('X-Wing: mixing the two forms, or giving part of one, is a 400 that says which fields are expected', async () => {
-    const keys = ok(await app.inject({ method: 'POST', url: '/v2/pq/hybrid/keygen' }), ['x25519PublicKey', 'x25519PrivateKey', 'mlKemPublicKey', 'mlKemSecretKey', 'publicKey', 'secretKey', 'algorithm']);
+    const keys = ok(await app.inject({ method: 'POST', url: '/v2/pq/hybrid/keygen' }), [
+      'x25519PublicKey',
+      'x25519PrivateKey',
+      'mlKemPublicKey',
+      'mlKemSecretKey',
+      'publicKey',
+      'secretKey',
+      'algorithm',
+    ]);
     const cases: [string, Record<string, unknown>, RegExp, string][] = [
       ['/v2/pq/hybrid/encapsulate', {}, /no key given: give x25519PublicKey and mlKemPublicKey, or publicKey/, '/'],
-      ['/v2/pq/hybrid/encapsulate', { x25519PublicKey: keys.x25519PublicKey }, /mlKemPublicKey is missing: give x25519PublicKey and mlKemPublicKey, or publicKey/, '/mlKemPublicKey'],
-      ['/v2/pq/hybrid/encapsulate', { publicKey: keys.publicKey, mlKemPublicKey: keys.mlKemPublicKey }, /cannot be mixed: give x25519PublicKey and mlKemPublicKey, or publicKey/, '/publicKey'],
-      ['/v2/pq/hybrid/decapsulate', { secretKey: keys.secretKey }, /ciphertext is missing: give x25519PrivateKey, mlKemSecretKey, x25519EphemeralPublic and mlKemCiphertext, or secretKey and ciphertext/, '/ciphertext'],
-      ['/v2/pq/hybrid/decapsulate', { x25519PrivateKey: keys.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey }, /x25519EphemeralPublic and mlKemCiphertext are missing/, '/x25519EphemeralPublic'],
-      ['/v2/pq/hybrid/decapsulate', { secretKey: keys.secretKey, ciphertext: hexOf(1120), x25519PrivateKey: keys.x25519PrivateKey }, /cannot be mixed/, '/secretKey'],
+      [
+        '/v2/pq/hybrid/encapsulate',
+        { x25519PublicKey: keys.x25519PublicKey },
+        /mlKemPublicKey is missing: give x25519PublicKey and mlKemPublicKey, or publicKey/,
+        '/mlKemPublicKey',
+      ],
+      [
+        '/v2/pq/hybrid/encapsulate',
+        { publicKey: keys.publicKey, mlKemPublicKey: keys.mlKemPublicKey },
+        /cannot be mixed: give x25519PublicKey and mlKemPublicKey, or publicKey/,
+        '/publicKey',
+      ],
+      [
+        '/v2/pq/hybrid/decapsulate',
+        { secretKey: keys.secretKey },
+        /ciphertext is missing: give x25519PrivateKey, mlKemSecretKey, x25519EphemeralPublic and mlKemCiphertext, or secretKey and ciphertext/,
+        '/ciphertext',
+      ],
+      [
+        '/v2/pq/hybrid/decapsulate',
+        { x25519PrivateKey: keys.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey },
+        /x25519EphemeralPublic and mlKemCiphertext are missing/,
+        '/x25519EphemeralPublic',
+      ],
+      [
+        '/v2/pq/hybrid/decapsulate',
+        { secretKey: keys.secretKey, ciphertext: hexOf(1120), x25519PrivateKey: keys.x25519PrivateKey },
+        /cannot be mixed/,
+        '/secretKey',
+      ],
       ['/v2/pq/hybrid/decapsulate', {}, /no key given/, '/'],
     ];
     for (const [url, body, detail, field] of cases) {
@@ -142,33 +237,80 @@ describe('post-quantum routes', () => {
   });
 
   test('ML-DSA: keygen, sign and verify at every level, with a context and every message encoding', async () => {
-    for (const [level, publicKeyBytes, signatureBytes] of [[44, 1312, 2420], [65, 1952, 3309], [87, 2592, 4627]] as const) {
+    for (const [level, publicKeyBytes, signatureBytes] of [
+      [44, 1312, 2420],
+      [65, 1952, 3309],
+      [87, 2592, 4627],
+    ] as const) {
       const algorithm = `ml-dsa-${level}`;
       const keys = ok(await postJson(app, '/v2/pq/dsa/keygen', { level }), ['publicKey', 'secretKey', 'algorithm']);
       assert.equal(keys.algorithm, algorithm);
       assert.equal(keys.publicKey?.length, publicKeyBytes * 2);
       assert.equal(keys.secretKey?.length, 64);
-      const signed = ok(await postJson(app, '/v2/pq/dsa/sign', { secretKey: keys.secretKey, message: 'héllo', level, context: 'ctx ✓' }), ['signature', 'algorithm']);
+      const signed = ok(
+        await postJson(app, '/v2/pq/dsa/sign', {
+          secretKey: keys.secretKey,
+          message: 'héllo',
+          level,
+          context: 'ctx ✓',
+        }),
+        ['signature', 'algorithm'],
+      );
       assert.equal(signed.algorithm, algorithm);
       assert.equal(signed.signature?.length, signatureBytes * 2);
       const message = Buffer.from('héllo');
-      for (const [text, encoding] of [['héllo', undefined], ['héllo', 'utf8'], [message.toString('base64'), 'base64'], [message.toString('hex'), 'hex']]) {
-        const verified = ok(await postJson(app, '/v2/pq/dsa/verify', { publicKey: keys.publicKey, message: text, signature: signed.signature, context: 'ctx ✓', ...(encoding ? { encoding } : {}) }), ['valid', 'algorithm']);
+      for (const [text, encoding] of [
+        ['héllo', undefined],
+        ['héllo', 'utf8'],
+        [message.toString('base64'), 'base64'],
+        [message.toString('hex'), 'hex'],
+      ]) {
+        const verified = ok(
+          await postJson(app, '/v2/pq/dsa/verify', {
+            publicKey: keys.publicKey,
+            message: text,
+            signature: signed.signature,
+            context: 'ctx ✓',
+            ...(encoding ? { encoding } : {}),
+          }),
+          ['valid', 'algorithm'],
+        );
         assert.deepEqual(verified, { valid: true, algorithm });
       }
-      const noContext = ok(await postJson(app, '/v2/pq/dsa/verify', { publicKey: keys.publicKey, message: 'héllo', signature: signed.signature }), ['valid', 'algorithm']);
+      const noContext = ok(
+        await postJson(app, '/v2/pq/dsa/verify', {
+          publicKey: keys.publicKey,
+          message: 'héllo',
+          signature: signed.signature,
+        }),
+        ['valid', 'algorithm'],
+      );
       assert.equal(noContext.valid, false);
-      const otherMessage = ok(await postJson(app, '/v2/pq/dsa/verify', { publicKey: keys.publicKey, message: 'hello', signature: signed.signature, context: 'ctx ✓' }), ['valid', 'algorithm']);
+      const otherMessage = ok(
+        await postJson(app, '/v2/pq/dsa/verify', {
+          publicKey: keys.publicKey,
+          message: 'hello',
+          signature: signed.signature,
+          context: 'ctx ✓',
+        }),
+        ['valid', 'algorithm'],
+      );
       assert.equal(otherMessage.valid, false);
     }
   });
 
   test('ML-DSA: a seed is level 65 by default; an expanded key gives its own level; the independent implementation verifies', async () => {
     const seed = hexOf(32, 7);
-    const signed = ok(await postJson(app, '/v2/pq/dsa/sign', { secretKey: seed, message: 'm' }), ['signature', 'algorithm']);
+    const signed = ok(await postJson(app, '/v2/pq/dsa/sign', { secretKey: seed, message: 'm' }), [
+      'signature',
+      'algorithm',
+    ]);
     assert.equal(signed.algorithm, 'ml-dsa-65');
     const { publicKey, secretKey } = ml_dsa44.keygen(fromHex(hexOf(32, 8)));
-    const byExpanded = ok(await postJson(app, '/v2/pq/dsa/sign', { secretKey: toHex(secretKey), message: 'm' }), ['signature', 'algorithm']);
+    const byExpanded = ok(await postJson(app, '/v2/pq/dsa/sign', { secretKey: toHex(secretKey), message: 'm' }), [
+      'signature',
+      'algorithm',
+    ]);
     assert.equal(byExpanded.algorithm, 'ml-dsa-44');
     assert.equal(ml_dsa44.verify(fromHex(byExpanded.signature ?? ''), new TextEncoder().encode('m'), publicKey), true);
   });
@@ -179,19 +321,61 @@ describe('post-quantum routes', () => {
       assert.equal(keys.algorithm, 'slh-dsa-sha2-128f');
       assert.equal(keys.publicKey?.length, 64);
       assert.equal(keys.secretKey?.length, 128);
-      const signed = ok(await postJson(app, `${prefix}/sign`, { secretKey: keys.secretKey, message: 'aGk=', encoding: 'base64', context: 'c' }), ['signature', 'algorithm']);
+      const signed = ok(
+        await postJson(app, `${prefix}/sign`, {
+          secretKey: keys.secretKey,
+          message: 'aGk=',
+          encoding: 'base64',
+          context: 'c',
+        }),
+        ['signature', 'algorithm'],
+      );
       assert.equal(signed.signature?.length, 17088 * 2);
-      assert.equal(slh_dsa_sha2_128f.verify(fromHex(signed.signature ?? ''), new TextEncoder().encode('hi'), fromHex(keys.publicKey ?? ''), { context: new TextEncoder().encode('c') }), true);
-      const verified = ok(await postJson(app, `${prefix}/verify`, { publicKey: keys.publicKey, message: 'hi', signature: signed.signature, context: 'c' }), ['valid', 'algorithm']);
+      assert.equal(
+        slh_dsa_sha2_128f.verify(
+          fromHex(signed.signature ?? ''),
+          new TextEncoder().encode('hi'),
+          fromHex(keys.publicKey ?? ''),
+          { context: new TextEncoder().encode('c') },
+        ),
+        true,
+      );
+      const verified = ok(
+        await postJson(app, `${prefix}/verify`, {
+          publicKey: keys.publicKey,
+          message: 'hi',
+          signature: signed.signature,
+          context: 'c',
+        }),
+        ['valid', 'algorithm'],
+      );
       assert.deepEqual(verified, { valid: true, algorithm: 'slh-dsa-sha2-128f' });
-      const wrong = ok(await postJson(app, `${prefix}/verify`, { publicKey: keys.publicKey, message: 'hi', signature: signed.signature, context: 'd' }), ['valid', 'algorithm']);
+      const wrong = ok(
+        await postJson(app, `${prefix}/verify`, {
+          publicKey: keys.publicKey,
+          message: 'hi',
+          signature: signed.signature,
+          context: 'd',
+        }),
+        ['valid', 'algorithm'],
+      );
       assert.equal(wrong.valid, false);
     });
   }
 
   test('SLH-DSA: variant picks the parameter set (keygen of every f set)', async () => {
-    for (const [variant, n] of [['sha2-192f', 24], ['sha2-256f', 32], ['shake-128f', 16], ['shake-192f', 24], ['shake-256f', 32]] as const) {
-      const keys = ok(await postJson(app, '/v2/pq/slh-dsa/keygen', { variant }), ['publicKey', 'secretKey', 'algorithm']);
+    for (const [variant, n] of [
+      ['sha2-192f', 24],
+      ['sha2-256f', 32],
+      ['shake-128f', 16],
+      ['shake-192f', 24],
+      ['shake-256f', 32],
+    ] as const) {
+      const keys = ok(await postJson(app, '/v2/pq/slh-dsa/keygen', { variant }), [
+        'publicKey',
+        'secretKey',
+        'algorithm',
+      ]);
       assert.equal(keys.algorithm, `slh-dsa-${variant}`);
       assert.equal(keys.publicKey?.length, 4 * n);
       assert.equal(keys.secretKey?.length, 8 * n);
@@ -200,9 +384,20 @@ describe('post-quantum routes', () => {
 
   test('wrong inputs of every kind are 4xx problems that name the field, never a 5xx', async () => {
     const kem = ok(await postJson(app, '/v2/pq/keygen', {}), ['publicKey', 'secretKey', 'algorithm']);
-    const xw = ok(await app.inject({ method: 'POST', url: '/v2/pq/hybrid/keygen' }), ['x25519PublicKey', 'x25519PrivateKey', 'mlKemPublicKey', 'mlKemSecretKey', 'publicKey', 'secretKey', 'algorithm']);
+    const xw = ok(await app.inject({ method: 'POST', url: '/v2/pq/hybrid/keygen' }), [
+      'x25519PublicKey',
+      'x25519PrivateKey',
+      'mlKemPublicKey',
+      'mlKemSecretKey',
+      'publicKey',
+      'secretKey',
+      'algorithm',
+    ]);
     const dsa = ok(await postJson(app, '/v2/pq/dsa/keygen', { level: 44 }), ['publicKey', 'secretKey', 'algorithm']);
-    const dsaSig = ok(await postJson(app, '/v2/pq/dsa/sign', { secretKey: dsa.secretKey, message: 'm', level: 44 }), ['signature', 'algorithm']).signature;
+    const dsaSig = ok(await postJson(app, '/v2/pq/dsa/sign', { secretKey: dsa.secretKey, message: 'm', level: 44 }), [
+      'signature',
+      'algorithm',
+    ]).signature;
     const slh = ok(await postJson(app, '/v2/pq/slh-dsa/keygen', {}), ['publicKey', 'secretKey', 'algorithm']);
     const unreduced = `ffff${kem.publicKey?.slice(4)}`;
     const longContext = 'x'.repeat(256);
@@ -235,19 +430,80 @@ describe('post-quantum routes', () => {
       ['/v2/pq/hybrid/keygen', { seed: hexOf(32) }, '/seed'],
       ['/v2/pq/hybrid/encapsulate', { publicKey: hexOf(1215) }, '/publicKey'],
       ['/v2/pq/hybrid/encapsulate', { publicKey: `${xw.mlKemPublicKey}${hexOf(32)}` }, '/publicKey'],
-      ['/v2/pq/hybrid/encapsulate', { x25519PublicKey: hexOf(31), mlKemPublicKey: xw.mlKemPublicKey }, '/x25519PublicKey'],
-      ['/v2/pq/hybrid/encapsulate', { x25519PublicKey: hexOf(32), mlKemPublicKey: xw.mlKemPublicKey }, '/x25519PublicKey'],
-      ['/v2/pq/hybrid/encapsulate', { x25519PublicKey: xw.x25519PublicKey, mlKemPublicKey: unreduced }, '/mlKemPublicKey'],
-      ['/v2/pq/hybrid/encapsulate', { x25519PublicKey: xw.x25519PublicKey, mlKemPublicKey: kem.publicKey?.slice(2) }, '/mlKemPublicKey'],
+      [
+        '/v2/pq/hybrid/encapsulate',
+        { x25519PublicKey: hexOf(31), mlKemPublicKey: xw.mlKemPublicKey },
+        '/x25519PublicKey',
+      ],
+      [
+        '/v2/pq/hybrid/encapsulate',
+        { x25519PublicKey: hexOf(32), mlKemPublicKey: xw.mlKemPublicKey },
+        '/x25519PublicKey',
+      ],
+      [
+        '/v2/pq/hybrid/encapsulate',
+        { x25519PublicKey: xw.x25519PublicKey, mlKemPublicKey: unreduced },
+        '/mlKemPublicKey',
+      ],
+      [
+        '/v2/pq/hybrid/encapsulate',
+        { x25519PublicKey: xw.x25519PublicKey, mlKemPublicKey: kem.publicKey?.slice(2) },
+        '/mlKemPublicKey',
+      ],
       ['/v2/pq/hybrid/encapsulate', { publicKey: xw.publicKey, extra: 1 }, '/extra'],
       ['/v2/pq/hybrid/decapsulate', { secretKey: hexOf(31), ciphertext: hexOf(1120) }, '/secretKey'],
       ['/v2/pq/hybrid/decapsulate', { secretKey: xw.secretKey, ciphertext: hexOf(1119) }, '/ciphertext'],
       ['/v2/pq/hybrid/decapsulate', { secretKey: xw.secretKey, ciphertext: hexOf(1120) }, '/ciphertext'],
-      ['/v2/pq/hybrid/decapsulate', { x25519PrivateKey: xw.x25519PrivateKey, mlKemSecretKey: hexOf(63), x25519EphemeralPublic: xw.x25519PublicKey, mlKemCiphertext: hexOf(1088) }, '/mlKemSecretKey'],
-      ['/v2/pq/hybrid/decapsulate', { x25519PrivateKey: hexOf(33), mlKemSecretKey: xw.mlKemSecretKey, x25519EphemeralPublic: xw.x25519PublicKey, mlKemCiphertext: hexOf(1088) }, '/x25519PrivateKey'],
-      ['/v2/pq/hybrid/decapsulate', { x25519PrivateKey: xw.x25519PrivateKey, mlKemSecretKey: xw.mlKemSecretKey, x25519EphemeralPublic: hexOf(32), mlKemCiphertext: hexOf(1088) }, '/x25519EphemeralPublic'],
-      ['/v2/pq/hybrid/decapsulate', { x25519PrivateKey: xw.x25519PrivateKey, mlKemSecretKey: xw.mlKemSecretKey, x25519EphemeralPublic: xw.x25519PublicKey, mlKemCiphertext: hexOf(1120) }, '/mlKemCiphertext'],
-      ['/v2/pq/hybrid/decapsulate', { x25519PrivateKey: 'xyz', mlKemSecretKey: xw.mlKemSecretKey, x25519EphemeralPublic: xw.x25519PublicKey, mlKemCiphertext: hexOf(1088) }, '/x25519PrivateKey'],
+      [
+        '/v2/pq/hybrid/decapsulate',
+        {
+          x25519PrivateKey: xw.x25519PrivateKey,
+          mlKemSecretKey: hexOf(63),
+          x25519EphemeralPublic: xw.x25519PublicKey,
+          mlKemCiphertext: hexOf(1088),
+        },
+        '/mlKemSecretKey',
+      ],
+      [
+        '/v2/pq/hybrid/decapsulate',
+        {
+          x25519PrivateKey: hexOf(33),
+          mlKemSecretKey: xw.mlKemSecretKey,
+          x25519EphemeralPublic: xw.x25519PublicKey,
+          mlKemCiphertext: hexOf(1088),
+        },
+        '/x25519PrivateKey',
+      ],
+      [
+        '/v2/pq/hybrid/decapsulate',
+        {
+          x25519PrivateKey: xw.x25519PrivateKey,
+          mlKemSecretKey: xw.mlKemSecretKey,
+          x25519EphemeralPublic: hexOf(32),
+          mlKemCiphertext: hexOf(1088),
+        },
+        '/x25519EphemeralPublic',
+      ],
+      [
+        '/v2/pq/hybrid/decapsulate',
+        {
+          x25519PrivateKey: xw.x25519PrivateKey,
+          mlKemSecretKey: xw.mlKemSecretKey,
+          x25519EphemeralPublic: xw.x25519PublicKey,
+          mlKemCiphertext: hexOf(1120),
+        },
+        '/mlKemCiphertext',
+      ],
+      [
+        '/v2/pq/hybrid/decapsulate',
+        {
+          x25519PrivateKey: 'xyz',
+          mlKemSecretKey: xw.mlKemSecretKey,
+          x25519EphemeralPublic: xw.x25519PublicKey,
+          mlKemCiphertext: hexOf(1088),
+        },
+        '/x25519PrivateKey',
+      ],
       ['/v2/pq/dsa/keygen', { level: 50 }, '/level'],
       ['/v2/pq/dsa/keygen', { level: '65' }, '/level'],
       ['/v2/pq/dsa/sign', { secretKey: dsa.secretKey }, '/message'],
@@ -264,7 +520,11 @@ describe('post-quantum routes', () => {
       ['/v2/pq/dsa/verify', { publicKey: dsa.publicKey, message: 'm', signature: dsaSig?.slice(2) }, '/signature'],
       ['/v2/pq/dsa/verify', { publicKey: dsa.publicKey?.slice(2), message: 'm', signature: dsaSig }, '/publicKey'],
       ['/v2/pq/dsa/verify', { publicKey: dsa.publicKey, message: 'm', signature: dsaSig, level: 87 }, '/publicKey'],
-      ['/v2/pq/dsa/verify', { publicKey: dsa.publicKey, message: 'm', signature: dsaSig, context: wideContext }, '/context'],
+      [
+        '/v2/pq/dsa/verify',
+        { publicKey: dsa.publicKey, message: 'm', signature: dsaSig, context: wideContext },
+        '/context',
+      ],
       ['/v2/pq/dsa/verify', { publicKey: dsa.publicKey, message: 'm' }, '/signature'],
       ['/v2/pq/slh-dsa/keygen', { variant: 'sha2-128x' }, '/variant'],
       ['/v2/pq/slh-dsa/keygen', { variant: 5 }, '/variant'],
@@ -274,7 +534,11 @@ describe('post-quantum routes', () => {
       ['/v2/pq/slh-dsa/sign', { secretKey: slh.secretKey, message: 'm', level: 65 }, '/level'],
       ['/v2/pq/slh-dsa/verify', { publicKey: slh.publicKey, message: 'm', signature: hexOf(17087) }, '/signature'],
       ['/v2/pq/slh-dsa/verify', { publicKey: hexOf(31), message: 'm', signature: hexOf(17088) }, '/publicKey'],
-      ['/v2/pq/slh-dsa/verify', { publicKey: slh.publicKey, message: 'm', signature: hexOf(17088), context: longContext }, '/context'],
+      [
+        '/v2/pq/slh-dsa/verify',
+        { publicKey: slh.publicKey, message: 'm', signature: hexOf(17088), context: longContext },
+        '/context',
+      ],
       ['/v2/pq/hash-sign/keygen', { level: 44 }, '/level'],
       ['/v2/pq/hash-sign/sign', { secretKey: slh.secretKey }, '/message'],
       ['/v2/pq/hash-sign/verify', { publicKey: slh.publicKey, message: 'm', signature: hexOf(7856) }, '/signature'],
@@ -282,16 +546,27 @@ describe('post-quantum routes', () => {
     for (const [url, body, field] of cases) {
       const label = `${url} ${JSON.stringify(body)?.slice(0, 120)}`;
       const response = await postJson(app, url, body);
-      assert.ok(response.statusCode >= 400 && response.statusCode < 500, `${label}: ${response.statusCode} ${response.body.slice(0, 200)}`);
+      assert.ok(
+        response.statusCode >= 400 && response.statusCode < 500,
+        `${label}: ${response.statusCode} ${response.body.slice(0, 200)}`,
+      );
       assert.equal(response.statusCode, 400, label);
       assert.match(String(response.headers['content-type']), /^application\/problem\+json/, label);
       const problem = response.json();
       assert.equal(problem.status, 400, label);
-      assert.ok(['VALIDATION_FAILED', 'INVALID_INPUT', 'MALFORMED_JSON'].includes(problem.code), `${label}: ${problem.code}`);
+      assert.ok(
+        ['VALIDATION_FAILED', 'INVALID_INPUT', 'MALFORMED_JSON'].includes(problem.code),
+        `${label}: ${problem.code}`,
+      );
       if (field !== undefined) assert.equal(problem.errors?.[0]?.field, field, `${label}: ${problem.detail}`);
     }
     // Not JSON at all.
-    const text = await app.inject({ method: 'POST', url: '/v2/pq/dsa/sign', payload: 'secretKey=00', headers: { 'content-type': 'text/plain' } });
+    const text = await app.inject({
+      method: 'POST',
+      url: '/v2/pq/dsa/sign',
+      payload: 'secretKey=00',
+      headers: { 'content-type': 'text/plain' },
+    });
     assert.equal(text.statusCode, 415);
   });
 
@@ -299,10 +574,17 @@ describe('post-quantum routes', () => {
     const secured = await testApp({ JWT_SECRET: TEST_JWT_SECRET });
     t.after(() => secured.close());
     const secret = new TextEncoder().encode(TEST_JWT_SECRET);
-    const token = (scope: string) => new SignJWT({ scope }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('5m').sign(secret);
+    const token = (scope: string) =>
+      new SignJWT({ scope }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('5m').sign(secret);
     const hashOnly = await token('crypto:hash');
     const pq = await token('crypto:pq');
-    for (const url of ['/v2/pq/keygen', '/v2/pq/hybrid/keygen', '/v2/pq/dsa/keygen', '/v2/pq/slh-dsa/keygen', '/v2/pq/hash-sign/keygen']) {
+    for (const url of [
+      '/v2/pq/keygen',
+      '/v2/pq/hybrid/keygen',
+      '/v2/pq/dsa/keygen',
+      '/v2/pq/slh-dsa/keygen',
+      '/v2/pq/hash-sign/keygen',
+    ]) {
       const refused = await postJson(secured, url, {}, { authorization: `Bearer ${hashOnly}` });
       assert.equal(refused.statusCode, 403, url);
       const allowed = await postJson(secured, url, {}, { authorization: `Bearer ${pq}` });
@@ -313,12 +595,20 @@ describe('post-quantum routes', () => {
   test('SLH-DSA signing and key generation cost more units of the rate limit', async (t) => {
     const limited = await testApp({ RATE_LIMIT_MAX: '1000' });
     t.after(() => limited.close());
-    const remaining = (response: { headers: Record<string, unknown> }) => Number(/;r=(\d+);/.exec(String(response.headers.ratelimit))?.[1]);
+    const remaining = (response: { headers: Record<string, unknown> }) =>
+      Number(/;r=(\d+);/.exec(String(response.headers.ratelimit))?.[1]);
     const keygen = await postJson(limited, '/v2/pq/slh-dsa/keygen', {});
     assert.equal(remaining(keygen), 1000 - PQ_RATE_LIMIT_COSTS.slhDsaKeygen);
-    const sign = await postJson(limited, '/v2/pq/hash-sign/sign', { secretKey: keygen.json().data.secretKey, message: 'm' });
+    const sign = await postJson(limited, '/v2/pq/hash-sign/sign', {
+      secretKey: keygen.json().data.secretKey,
+      message: 'm',
+    });
     assert.equal(remaining(sign), 1000 - PQ_RATE_LIMIT_COSTS.slhDsaKeygen - PQ_RATE_LIMIT_COSTS.slhDsaSign);
-    const verify = await postJson(limited, '/v2/pq/slh-dsa/verify', { publicKey: keygen.json().data.publicKey, message: 'm', signature: sign.json().data.signature });
+    const verify = await postJson(limited, '/v2/pq/slh-dsa/verify', {
+      publicKey: keygen.json().data.publicKey,
+      message: 'm',
+      signature: sign.json().data.signature,
+    });
     assert.equal(remaining(verify), remaining(sign) - 1);
     assert.ok(PQ_RATE_LIMIT_COSTS.slhDsaSign > 1 && PQ_RATE_LIMIT_COSTS.slhDsaKeygen > 1);
   });
@@ -330,17 +620,30 @@ describe('post-quantum routes', () => {
     // The code detects the API by trying it; this pins what that must find on the two runtimes the
     // project supports, so that a broken probe cannot silently send Node 24 to the slow backend.
     const major = Number(process.versions.node.split('.')[0]);
-    assert.deepEqual(PQ_NATIVE_SUPPORT, major >= 24 ? { mlKem: true, mlDsa: true, slhDsa: true } : { mlKem: false, mlDsa: false, slhDsa: false });
+    assert.deepEqual(
+      PQ_NATIVE_SUPPORT,
+      major >= 24 ? { mlKem: true, mlDsa: true, slhDsa: true } : { mlKem: false, mlDsa: false, slhDsa: false },
+    );
   });
 
   test('the OpenAPI document lists every post-quantum route under the post-quantum tag', async () => {
     const document = (await app.inject({ method: 'GET', url: '/docs/json' })).json();
     const routes = [
-      '/v2/pq/keygen', '/v2/pq/encapsulate', '/v2/pq/decapsulate',
-      '/v2/pq/hybrid/keygen', '/v2/pq/hybrid/encapsulate', '/v2/pq/hybrid/decapsulate',
-      '/v2/pq/dsa/keygen', '/v2/pq/dsa/sign', '/v2/pq/dsa/verify',
-      '/v2/pq/slh-dsa/keygen', '/v2/pq/slh-dsa/sign', '/v2/pq/slh-dsa/verify',
-      '/v2/pq/hash-sign/keygen', '/v2/pq/hash-sign/sign', '/v2/pq/hash-sign/verify',
+      '/v2/pq/keygen',
+      '/v2/pq/encapsulate',
+      '/v2/pq/decapsulate',
+      '/v2/pq/hybrid/keygen',
+      '/v2/pq/hybrid/encapsulate',
+      '/v2/pq/hybrid/decapsulate',
+      '/v2/pq/dsa/keygen',
+      '/v2/pq/dsa/sign',
+      '/v2/pq/dsa/verify',
+      '/v2/pq/slh-dsa/keygen',
+      '/v2/pq/slh-dsa/sign',
+      '/v2/pq/slh-dsa/verify',
+      '/v2/pq/hash-sign/keygen',
+      '/v2/pq/hash-sign/sign',
+      '/v2/pq/hash-sign/verify',
     ];
     for (const route of routes) {
       const operation = document.paths[route]?.post;
@@ -348,14 +651,17 @@ describe('post-quantum routes', () => {
       assert.deepEqual(operation.tags, ['post-quantum'], route);
       assert.ok(operation.responses['200'], route);
     }
-    const variants = document.paths['/v2/pq/slh-dsa/sign'].post.requestBody.content['application/json'].schema.properties.variant.enum;
+    const variants =
+      document.paths['/v2/pq/slh-dsa/sign'].post.requestBody.content['application/json'].schema.properties.variant.enum;
     assert.equal(variants.length, 12);
   });
 });
 
 /** A minimal app around the routes with a given offload, with the service's error handling. */
 async function appWith(offload: PqOffload): Promise<FastifyInstance> {
-  const app = Fastify({ ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false } } });
+  const app = Fastify({
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false } },
+  });
   app.setErrorHandler(handleError);
   await app.register(metrics);
   await app.register(jsonBody);
@@ -376,12 +682,15 @@ describe('post-quantum offload', () => {
     const second = offload.run('ml-dsa.sign', new Uint8Array(32).fill(1), message, { level: 44 });
     assert.equal(offload.running, 1);
     assert.equal(offload.queued, 1);
-    await assert.rejects(offload.run('ml-dsa.sign', new Uint8Array(32).fill(1), message, { level: 44 }), (error: unknown) => {
-      assert.ok(error instanceof ApiError);
-      assert.equal(error.code, 'SERVICE_UNAVAILABLE');
-      assert.equal(error.headers['retry-after'], '1');
-      return true;
-    });
+    await assert.rejects(
+      offload.run('ml-dsa.sign', new Uint8Array(32).fill(1), message, { level: 44 }),
+      (error: unknown) => {
+        assert.ok(error instanceof ApiError);
+        assert.equal(error.code, 'SERVICE_UNAVAILABLE');
+        assert.equal(error.headers['retry-after'], '1');
+        return true;
+      },
+    );
     assert.equal(offload.rejected, 1);
     // ML-KEM is never queued: it runs on the event loop whatever the queue holds.
     const kem = await offload.run('ml-kem.keygen', 512);
@@ -411,7 +720,10 @@ describe('post-quantum offload', () => {
     const signed = await postJson(app, '/v2/pq/dsa/sign', { secretKey: '01'.repeat(32), message: 'm', level: 44 });
     assert.equal(signed.statusCode, 200);
     const keys = ml_dsa44.keygen(new Uint8Array(32).fill(1));
-    assert.equal(ml_dsa44.verify(fromHex(signed.json().data.signature), new TextEncoder().encode('m'), keys.publicKey), true);
+    assert.equal(
+      ml_dsa44.verify(fromHex(signed.json().data.signature), new TextEncoder().encode('m'), keys.publicKey),
+      true,
+    );
   });
 
   test('worker mode: closing fails the jobs still running or waiting', async () => {
@@ -456,16 +768,29 @@ describe('post-quantum offload', () => {
     assert.match(String(refused.headers['content-type']), /^application\/problem\+json/);
     assert.equal(refused.json().code, 'SERVICE_UNAVAILABLE');
     // Verification is not in the bounded class: it runs while the queue is full.
-    const verify = await postJson(app, '/v2/pq/slh-dsa/verify', { publicKey: toHex(publicKey), message: 'm', signature: hexOf(17088) });
+    const verify = await postJson(app, '/v2/pq/slh-dsa/verify', {
+      publicKey: toHex(publicKey),
+      message: 'm',
+      signature: hexOf(17088),
+    });
     assert.equal(verify.statusCode, 200);
     open();
     for (const response of await Promise.all([first, second])) {
       assert.equal(response.statusCode, 200);
-      assert.equal(slh_dsa_sha2_128f.verify(fromHex(response.json().data.signature), new TextEncoder().encode('m'), publicKey), true);
+      assert.equal(
+        slh_dsa_sha2_128f.verify(fromHex(response.json().data.signature), new TextEncoder().encode('m'), publicKey),
+        true,
+      );
     }
     const exposition = await app.metricsRegistry.metrics();
-    assert.match(exposition, /crypto_operations_total\{operation="slh-dsa.sign",algorithm="slh-dsa-sha2-128f",outcome="success"\} 2/);
-    assert.match(exposition, /crypto_operations_total\{operation="slh-dsa.sign",algorithm="slh-dsa-sha2-128f",outcome="unavailable"\} 1/);
+    assert.match(
+      exposition,
+      /crypto_operations_total\{operation="slh-dsa.sign",algorithm="slh-dsa-sha2-128f",outcome="success"\} 2/,
+    );
+    assert.match(
+      exposition,
+      /crypto_operations_total\{operation="slh-dsa.sign",algorithm="slh-dsa-sha2-128f",outcome="unavailable"\} 1/,
+    );
     assert.doesNotMatch(exposition, /operation="slh-dsa.sign"[^}]*outcome="error"/);
     assert.match(exposition, /crypto_pq_queue_rejected_total 1/);
     assert.match(exposition, /crypto_pq_queue_jobs\{state="waiting"\} 0/);

@@ -13,7 +13,11 @@ describe('probes', () => {
     assert.equal(health.json().status, 'ok');
     assert.equal(typeof health.json().uptime, 'number');
     const ready = await app.inject({ method: 'GET', url: '/ready' });
-    assert.deepEqual(ready.json(), { status: 'ready', checks: { shutdown: 'pass', 'self-tests': 'pass' }, disabled: [] });
+    assert.deepEqual(ready.json(), {
+      status: 'ready',
+      checks: { shutdown: 'pass', 'self-tests': 'pass' },
+      disabled: [],
+    });
   });
 
   test('/ready turns 503 with the failing checks while draining; /live stays 200', async (t) => {
@@ -53,7 +57,10 @@ describe('metrics', () => {
     assert.match(text, /^nodejs_eventloop_lag_seconds /m);
     assert.match(text, /^http_requests_total\{method="POST",route="\/v2\/hash",status_code="200"\} 1$/m);
     assert.match(text, /^http_requests_total\{method="POST",route="\/v2\/hash",status_code="400"\} 1$/m);
-    assert.match(text, /^http_request_duration_seconds_bucket\{le="0\.5",method="POST",route="\/v2\/hash",status_code="200"\} 1$/m);
+    assert.match(
+      text,
+      /^http_request_duration_seconds_bucket\{le="0\.5",method="POST",route="\/v2\/hash",status_code="200"\} 1$/m,
+    );
     // Unknown URLs are folded into one label value: nobody can mint label values from outside.
     // The marker is a word, not digits: a metric's value (a GC duration) once held "12345".
     assert.match(text, /route="unmatched",status_code="404"/);

@@ -78,13 +78,16 @@ function logCapture() {
   return {
     stream: { write: (line: string) => void raw.push(line) },
     text: () => raw.join(''),
-    lines: () => raw.map((line) => JSON.parse(line) as { level: number; msg: string; reason?: string; [field: string]: unknown }),
+    lines: () =>
+      raw.map((line) => JSON.parse(line) as { level: number; msg: string; reason?: string; [field: string]: unknown }),
   };
 }
 const WARN = 40;
 const INFO = 30;
-const isOutageWarning = (line: { level: number; msg: string }) => line.level === WARN && line.msg.startsWith('rate-limit store unavailable');
-const isRecoveryInfo = (line: { level: number; msg: string }) => line.level === INFO && line.msg.startsWith('rate-limit store available again');
+const isOutageWarning = (line: { level: number; msg: string }) =>
+  line.level === WARN && line.msg.startsWith('rate-limit store unavailable');
+const isRecoveryInfo = (line: { level: number; msg: string }) =>
+  line.level === INFO && line.msg.startsWith('rate-limit store available again');
 
 async function metric(app: FastifyInstance, pattern: RegExp): Promise<number | undefined> {
   const response = await app.inject({ method: 'GET', url: '/metrics' });
@@ -109,7 +112,11 @@ async function restoreRedis(...apps: FastifyInstance[]): Promise<void> {
   for (const app of apps) await until(async () => (await metric(app, STORE_UP)) === 1, 'the app to use Redis again');
 }
 
-async function redisApps(count: number, env: Record<string, string>, options: Parameters<typeof testApp>[1] = {}): Promise<FastifyInstance[]> {
+async function redisApps(
+  count: number,
+  env: Record<string, string>,
+  options: Parameters<typeof testApp>[1] = {},
+): Promise<FastifyInstance[]> {
   // A failed outage test may have left Redis stopped: the next test starts from a running one.
   if (!redis.running) await redis.start();
   const apps: FastifyInstance[] = [];
@@ -141,7 +148,10 @@ describe('shared rate-limit store in Redis (REDIS_URL)', () => {
     assert.equal(last.json().code, 'RATE_LIMITED');
     assert.equal(last.headers['ratelimit-policy'], '"default";q=5;w=60');
     const retryAfter = Number(last.headers['retry-after']);
-    assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After ${last.headers['retry-after']}`);
+    assert.ok(
+      Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60,
+      `Retry-After ${last.headers['retry-after']}`,
+    );
 
     const client = inspector(redis.url());
     assert.equal(await client.get(`${KEY_PREFIX}${ip}`), '7');
@@ -149,7 +159,7 @@ describe('shared rate-limit store in Redis (REDIS_URL)', () => {
     assert.ok(ttl > 0 && ttl <= 60_000, `PTTL ${ttl}`);
   });
 
-  test('an IPv6 client has its own key, and the reset time comes from that key\'s TTL in Redis', async () => {
+  test("an IPv6 client has its own key, and the reset time comes from that key's TTL in Redis", async () => {
     const [a, b] = await redisApps(2, { RATE_LIMIT_MAX: '10', RATE_LIMIT_WINDOW_MS: '60000' });
     assert.ok(a && b);
     const ip = '2001:db8::42';
@@ -161,7 +171,10 @@ describe('shared rate-limit store in Redis (REDIS_URL)', () => {
     assert.deepEqual([remaining(first), remaining(second)], [6, 5]);
     for (const response of [first, second]) {
       const t = resetSeconds(response);
-      assert.ok(t !== undefined && t >= 1 && t <= 5, `t=${t}: the window ends when the Redis key expires, not 60 s from now`);
+      assert.ok(
+        t !== undefined && t >= 1 && t <= 5,
+        `t=${t}: the window ends when the Redis key expires, not 60 s from now`,
+      );
     }
     // The other address is untouched.
     assert.equal(remaining((await send(a, '2001:db8::43')).response), 9);
@@ -223,21 +236,36 @@ describe('shared rate-limit store in Redis (REDIS_URL)', () => {
     const fromB: Timed[] = [];
     for (let i = 0; i < 5; i++) fromA.push(await send(a, ip));
     for (let i = 0; i < 4; i++) fromB.push(await send(b, ip));
-    assert.deepEqual(fromA.map((r) => r.response.statusCode), [200, 200, 200, 429, 429]);
-    assert.deepEqual(fromB.map((r) => r.response.statusCode), [200, 200, 200, 429]);
-    assert.deepEqual(fromA.slice(0, 3).map((r) => remaining(r.response)), [2, 1, 0]);
-    for (const { ms } of [...fromA, ...fromB]) assert.ok(ms < PROMPT_MS, `a request took ${ms.toFixed(0)} ms during the outage`);
+    assert.deepEqual(
+      fromA.map((r) => r.response.statusCode),
+      [200, 200, 200, 429, 429],
+    );
+    assert.deepEqual(
+      fromB.map((r) => r.response.statusCode),
+      [200, 200, 200, 429],
+    );
+    assert.deepEqual(
+      fromA.slice(0, 3).map((r) => remaining(r.response)),
+      [2, 1, 0],
+    );
+    for (const { ms } of [...fromA, ...fromB])
+      assert.ok(ms < PROMPT_MS, `a request took ${ms.toFixed(0)} ms during the outage`);
 
     for (const url of ['/live', '/ready', '/health', '/metrics']) {
       assert.equal((await a.inject({ method: 'GET', url })).statusCode, 200, url);
     }
     assert.equal(await metric(a, STORE_UP), 0);
     // An error as a rule (connection refused); a time-out if the request beat the news of the closed socket.
-    const failures = ((await metric(a, /^rate_limit_store_failures_total\{reason="error"\} (\d+)$/m)) ?? 0)
-      + ((await metric(a, /^rate_limit_store_failures_total\{reason="timeout"\} (\d+)$/m)) ?? 0);
+    const failures =
+      ((await metric(a, /^rate_limit_store_failures_total\{reason="error"\} (\d+)$/m)) ?? 0) +
+      ((await metric(a, /^rate_limit_store_failures_total\{reason="timeout"\} (\d+)$/m)) ?? 0);
     assert.ok(failures >= 1, `failures_total ${failures}`);
     assert.equal(await metric(a, /^rate_limit_store_fallbacks_total\{mode="local"\} (\d+)$/m), 5);
-    assert.equal(logs.lines().filter(isOutageWarning).length, 1, 'one warning for the whole outage, not one per request');
+    assert.equal(
+      logs.lines().filter(isOutageWarning).length,
+      1,
+      'one warning for the whole outage, not one per request',
+    );
     assert.equal(logs.lines().filter(isRecoveryInfo).length, 0);
 
     await restoreRedis(a, b);
@@ -247,7 +275,10 @@ describe('shared rate-limit store in Redis (REDIS_URL)', () => {
     assert.equal(logs.lines().filter(isRecoveryInfo).length, 1);
     // Shared again: the two apps count one client together, in Redis.
     const ipAfter = '198.51.100.3';
-    assert.deepEqual([remaining((await send(a, ipAfter)).response), remaining((await send(b, ipAfter)).response)], [2, 1]);
+    assert.deepEqual(
+      [remaining((await send(a, ipAfter)).response), remaining((await send(b, ipAfter)).response)],
+      [2, 1],
+    );
     assert.equal(await inspector(redis.url()).get(`${KEY_PREFIX}${ipAfter}`), '2');
   });
 
@@ -260,7 +291,10 @@ describe('shared rate-limit store in Redis (REDIS_URL)', () => {
     await redis.stop();
     const results: Timed[] = [];
     for (let i = 0; i < 5; i++) results.push(await send(a, ip));
-    assert.deepEqual(results.map((r) => r.response.statusCode), [200, 200, 200, 200, 200]);
+    assert.deepEqual(
+      results.map((r) => r.response.statusCode),
+      [200, 200, 200, 200, 200],
+    );
     for (const { response, ms } of results) {
       assert.equal(response.headers.ratelimit, undefined);
       assert.equal(response.headers['ratelimit-policy'], undefined);
@@ -272,7 +306,10 @@ describe('shared rate-limit store in Redis (REDIS_URL)', () => {
     await restoreRedis(a);
     // Counted and limited again, in the restarted (and so empty) Redis.
     const back = [(await send(a, ip)).response, (await send(a, ip)).response, (await send(a, ip)).response];
-    assert.deepEqual(back.map((response) => response.statusCode), [200, 200, 429]);
+    assert.deepEqual(
+      back.map((response) => response.statusCode),
+      [200, 200, 429],
+    );
     assert.deepEqual(back.map(remaining), [1, 0, 0]);
     assert.equal(await inspector(redis.url()).get(`${KEY_PREFIX}${ip}`), '3');
   });
@@ -318,8 +355,12 @@ describe('shared rate-limit store in Redis (REDIS_URL)', () => {
       assert.equal(remaining(first.response), 2);
       const rest: Timed[] = [];
       for (let i = 0; i < 3; i++) rest.push(await send(a, ip));
-      assert.deepEqual(rest.map((r) => r.response.statusCode), [200, 200, 429]);
-      for (const { ms } of [first, ...rest]) assert.ok(ms < PROMPT_MS, `a request took ${ms.toFixed(0)} ms with Redis frozen`);
+      assert.deepEqual(
+        rest.map((r) => r.response.statusCode),
+        [200, 200, 429],
+      );
+      for (const { ms } of [first, ...rest])
+        assert.ok(ms < PROMPT_MS, `a request took ${ms.toFixed(0)} ms with Redis frozen`);
       assert.ok(((await metric(a, /^rate_limit_store_failures_total\{reason="timeout"\} (\d+)$/m)) ?? 0) >= 1);
       assert.equal(await metric(a, STORE_UP), 0);
     } finally {
@@ -337,7 +378,10 @@ describe('shared rate-limit store in Redis (REDIS_URL)', () => {
     try {
       const started = performance.now();
       await frozen.close();
-      assert.ok(performance.now() - started < CLOSE_MS, `close took ${(performance.now() - started).toFixed(0)} ms with Redis frozen`);
+      assert.ok(
+        performance.now() - started < CLOSE_MS,
+        `close took ${(performance.now() - started).toFixed(0)} ms with Redis frozen`,
+      );
     } finally {
       redis.thaw();
     }
@@ -345,7 +389,10 @@ describe('shared rate-limit store in Redis (REDIS_URL)', () => {
     assert.equal((await send(stopped, '198.51.100.13')).response.statusCode, 200);
     const started = performance.now();
     await stopped.close();
-    assert.ok(performance.now() - started < CLOSE_MS, `close took ${(performance.now() - started).toFixed(0)} ms with Redis stopped`);
+    assert.ok(
+      performance.now() - started < CLOSE_MS,
+      `close took ${(performance.now() - started).toFixed(0)} ms with Redis stopped`,
+    );
     await redis.start();
   });
 
@@ -354,9 +401,15 @@ describe('shared rate-limit store in Redis (REDIS_URL)', () => {
     const wrong = `wrong-${randomBytes(8).toString('hex')}`;
     const guarded = await startRedisServer({ args: ['--requirepass', password] });
     const logs = logCapture();
-    const good = await testApp({ REDIS_URL: guarded.url(password), RATE_LIMIT_MAX: '5', LOG_LEVEL: 'debug', ...TIMEOUT_ENV }, { logStream: logs.stream });
+    const good = await testApp(
+      { REDIS_URL: guarded.url(password), RATE_LIMIT_MAX: '5', LOG_LEVEL: 'debug', ...TIMEOUT_ENV },
+      { logStream: logs.stream },
+    );
     after(() => good.close());
-    const bad = await testApp({ REDIS_URL: guarded.url(wrong), RATE_LIMIT_MAX: '5', LOG_LEVEL: 'debug', ...TIMEOUT_ENV }, { logStream: logs.stream });
+    const bad = await testApp(
+      { REDIS_URL: guarded.url(wrong), RATE_LIMIT_MAX: '5', LOG_LEVEL: 'debug', ...TIMEOUT_ENV },
+      { logStream: logs.stream },
+    );
     after(() => bad.close());
 
     const ip = '203.0.113.99';
@@ -374,7 +427,10 @@ describe('shared rate-limit store in Redis (REDIS_URL)', () => {
 
     const warnings = logs.lines().filter(isOutageWarning);
     assert.equal(warnings.length, 2, 'one outage for each app');
-    assert.ok(warnings.some((line) => /WRONGPASS|NOAUTH|invalid password/i.test(String(line.reason))), JSON.stringify(warnings));
+    assert.ok(
+      warnings.some((line) => /WRONGPASS|NOAUTH|invalid password/i.test(String(line.reason))),
+      JSON.stringify(warnings),
+    );
     assert.equal(logs.lines().filter(isRecoveryInfo).length, 1);
     const text = logs.text();
     for (const secret of [password, encodeURIComponent(password), wrong]) {
@@ -405,15 +461,37 @@ class FakeSharedStore implements RateLimitStore {
 
 function fakeLogger() {
   const entries: { level: 'warn' | 'info'; msg: string; fields: Record<string, unknown> }[] = [];
-  const record = (level: 'warn' | 'info') => (fields: Record<string, unknown>, msg: string) => void entries.push({ level, msg, fields });
+  const record = (level: 'warn' | 'info') => (fields: Record<string, unknown>, msg: string) =>
+    void entries.push({ level, msg, fields });
   const noop = () => undefined;
-  const log = { warn: record('warn'), info: record('info'), error: noop, debug: noop, trace: noop, fatal: noop, child: () => log, level: 'info', silent: noop };
+  const log = {
+    warn: record('warn'),
+    info: record('info'),
+    error: noop,
+    debug: noop,
+    trace: noop,
+    fatal: noop,
+    child: () => log,
+    level: 'info',
+    silent: noop,
+  };
   return { log: log as unknown as FastifyBaseLogger, entries };
 }
 
-function failover(shared: RateLimitStore, options: Partial<FailoverOptions>): { store: FailoverStore; entries: ReturnType<typeof fakeLogger>['entries'] } {
+function failover(
+  shared: RateLimitStore,
+  options: Partial<FailoverOptions>,
+): { store: FailoverStore; entries: ReturnType<typeof fakeLogger>['entries'] } {
   const { log, entries } = fakeLogger();
-  const store = new FailoverStore(shared, { name: 'fake', mode: 'local', timeoutMs: 50, windowMs: 60_000, probeIntervalMs: 60_000, log, ...options });
+  const store = new FailoverStore(shared, {
+    name: 'fake',
+    mode: 'local',
+    timeoutMs: 50,
+    windowMs: 60_000,
+    probeIntervalMs: 60_000,
+    log,
+    ...options,
+  });
   after(() => store.close());
   return { store, entries };
 }
@@ -430,7 +508,10 @@ describe('FailoverStore: the failure-mode policy around a shared store', () => {
     for (let i = 0; i < 5; i++) counts.push((await store.consume('192.0.2.1', 2, 60_000, Date.now())).used);
     assert.deepEqual(counts, [2, 4, 6, 8, 10]);
     assert.deepEqual(shared.calls, [PROBE_KEY], 'no request waited on the store it knows is down');
-    assert.deepEqual(entries.map((entry) => entry.level), ['warn']);
+    assert.deepEqual(
+      entries.map((entry) => entry.level),
+      ['warn'],
+    );
     assert.equal(entries[0]?.fields.reason, 'connection refused');
   });
 
@@ -445,8 +526,15 @@ describe('FailoverStore: the failure-mode policy around a shared store', () => {
     assert.equal(store.up, false);
     shared.behaviour = 'ok';
     await until(async () => store.up, 'the probe to find the store back', 5000);
-    assert.equal((await store.consume('192.0.2.2', 1, 60_000, Date.now())).used, 2, 'counted by the shared store again');
-    assert.deepEqual(entries.map((entry) => entry.level), ['info', 'warn', 'info']);
+    assert.equal(
+      (await store.consume('192.0.2.2', 1, 60_000, Date.now())).used,
+      2,
+      'counted by the shared store again',
+    );
+    assert.deepEqual(
+      entries.map((entry) => entry.level),
+      ['info', 'warn', 'info'],
+    );
     assert.match(entries[2]?.msg ?? '', /available again/);
   });
 

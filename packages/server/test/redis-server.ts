@@ -59,7 +59,9 @@ export class RedisServer {
 
   /** redis://127.0.0.1:<port>, with a password if given. */
   url(password?: string): string {
-    return password === undefined ? `redis://127.0.0.1:${this.port}` : `redis://:${encodeURIComponent(password)}@127.0.0.1:${this.port}`;
+    return password === undefined
+      ? `redis://127.0.0.1:${this.port}`
+      : `redis://:${encodeURIComponent(password)}@127.0.0.1:${this.port}`;
   }
 
   get running(): boolean {
@@ -75,16 +77,27 @@ export class RedisServer {
   async start(timeoutMs = 10_000): Promise<void> {
     if (this.running) throw new Error(`redis-server on port ${this.port} is already running`);
     this.#output = '';
-    const child = spawn(REDIS_SERVER_BIN, [
-      '--port', String(this.port),
-      '--bind', '127.0.0.1',
-      '--save', '',
-      '--appendonly', 'no',
-      '--dir', this.dir,
-      '--daemonize', 'no',
-      '--logfile', '',
-      ...this.#args,
-    ], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      REDIS_SERVER_BIN,
+      [
+        '--port',
+        String(this.port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        this.dir,
+        '--daemonize',
+        'no',
+        '--logfile',
+        '',
+        ...this.#args,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     this.#process = child;
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (this.#output += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (this.#output += chunk));
@@ -127,7 +140,9 @@ export class RedisServer {
 /** Starts a redis-server on a free loopback port; fails with a clear message if there is none installed. */
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
   if (!existsSync(REDIS_SERVER_BIN)) {
-    throw new Error(`${REDIS_SERVER_BIN} not found: these tests need a real Redis (Debian: apt-get install redis-server; CI installs it)`);
+    throw new Error(
+      `${REDIS_SERVER_BIN} not found: these tests need a real Redis (Debian: apt-get install redis-server; CI installs it)`,
+    );
   }
   const dir = await mkdtemp(join(tmpdir(), 'crypto-service-redis-'));
   for (let attempt = 1; ; attempt += 1) {

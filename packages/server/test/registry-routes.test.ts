@@ -36,7 +36,8 @@ describe('GET /v2/algorithms: every listed identifier works on its route', () =>
   const stoodIn: [string, string][] = [];
   const post = (url: string, body: unknown) => postJson(app, url, body);
   const requestSchema = (path: string) => openapi.paths[path].post.requestBody.content['application/json'].schema;
-  const responseData = (path: string) => openapi.paths[path].post.responses['200'].content['application/json'].schema.properties.data;
+  const responseData = (path: string) =>
+    openapi.paths[path].post.responses['200'].content['application/json'].schema.properties.data;
 
   before(async () => {
     app = await testApp({ RATE_LIMIT_MAX: '10000000' });
@@ -44,13 +45,21 @@ describe('GET /v2/algorithms: every listed identifier works on its route', () =>
     openapi = (await app.inject({ method: 'GET', url: '/docs/json' })).json();
     const offload = app.pqOffload;
     // runWhile: the path of every job (run, the routes and core's runner all go through it).
-    const runWhile = offload.runWhile.bind(offload) as (stillWanted: () => boolean, name: string, ...args: unknown[]) => Promise<unknown>;
+    const runWhile = offload.runWhile.bind(offload) as (
+      stillWanted: () => boolean,
+      name: string,
+      ...args: unknown[]
+    ) => Promise<unknown>;
     offload.runWhile = (async (stillWanted: () => boolean, name: string, ...args: unknown[]) => {
       if (name === 'slh-dsa.keygen' && isSlowSlhDsa(`slh-dsa-${args[0]}`)) {
         const algorithm = `slh-dsa-${args[0]}` as SlhDsaAlgorithm;
         stoodIn.push([name, algorithm]);
         const { n } = SLH_DSA_PARAMETERS[algorithm];
-        return { algorithm, publicKey: new Uint8Array(randomBytes(2 * n)), secretKey: new Uint8Array(randomBytes(4 * n)) };
+        return {
+          algorithm,
+          publicKey: new Uint8Array(randomBytes(2 * n)),
+          secretKey: new Uint8Array(randomBytes(4 * n)),
+        };
       }
       const variant = (args[2] as { variant?: string } | undefined)?.variant;
       if (name === 'slh-dsa.sign' && isSlowSlhDsa(`slh-dsa-${variant}`)) {
@@ -66,7 +75,8 @@ describe('GET /v2/algorithms: every listed identifier works on its route', () =>
   const checks: Record<string, () => Promise<void>> = {
     async hash() {
       assert.deepEqual(requestSchema('/v2/hash').properties.algorithm.enum, registry.hash);
-      for (const algorithm of registry.hash!) assert.match(ok(await post('/v2/hash', { algorithm, data: 'abc' }), algorithm), /^[0-9a-f]+$/);
+      for (const algorithm of registry.hash!)
+        assert.match(ok(await post('/v2/hash', { algorithm, data: 'abc' }), algorithm), /^[0-9a-f]+$/);
     },
     async aead() {
       assert.deepEqual(responseData('/v2/encrypt').properties.algorithm.enum, registry.aead);
@@ -78,12 +88,24 @@ describe('GET /v2/algorithms: every listed identifier works on its route', () =>
       }
     },
     async signature() {
-      for (const path of ['/v2/sign', '/v2/verify']) assert.deepEqual(requestSchema(path).properties.algorithm.enum, registry.signature, path);
+      for (const path of ['/v2/sign', '/v2/verify'])
+        assert.deepEqual(requestSchema(path).properties.algorithm.enum, registry.signature, path);
       for (const algorithm of registry.signature!) {
         const pair = ok(await post('/v2/keys/generate', { algorithm }), `${algorithm} keygen`);
-        const signed = ok(await post('/v2/sign', { algorithm, privateKey: pair.privateKey, message: 'every id' }), `${algorithm} sign`);
+        const signed = ok(
+          await post('/v2/sign', { algorithm, privateKey: pair.privateKey, message: 'every id' }),
+          `${algorithm} sign`,
+        );
         assert.equal(signed.algorithm, algorithm);
-        const verified = ok(await post('/v2/verify', { algorithm, publicKey: pair.publicKey, message: 'every id', signature: signed.signature }), `${algorithm} verify`);
+        const verified = ok(
+          await post('/v2/verify', {
+            algorithm,
+            publicKey: pair.publicKey,
+            message: 'every id',
+            signature: signed.signature,
+          }),
+          `${algorithm} verify`,
+        );
         // A stood-in 's' signature is zeros: its real verification answers false, every other one true.
         assert.deepEqual(verified, { valid: !isSlowSlhDsa(algorithm), algorithm }, algorithm);
       }
@@ -91,42 +113,66 @@ describe('GET /v2/algorithms: every listed identifier works on its route', () =>
     async kdf() {
       assert.deepEqual(requestSchema('/v2/kdf').properties.algorithm.enum, registry.kdf);
       for (const algorithm of registry.kdf!) {
-        const params = algorithm === 'scrypt' ? { N: 16384, r: 8 } : algorithm === 'pbkdf2-sha256' ? { iterations: 100_000 } : {};
+        const params =
+          algorithm === 'scrypt' ? { N: 16384, r: 8 } : algorithm === 'pbkdf2-sha256' ? { iterations: 100_000 } : {};
         assert.equal(ok(await post('/v2/kdf', { algorithm, password: 'x', params }), algorithm).algorithm, algorithm);
       }
     },
     async mac() {
-      for (const path of ['/v2/hmac', '/v2/hmac/verify']) assert.deepEqual(requestSchema(path).properties.algorithm.enum, registry.mac, path);
+      for (const path of ['/v2/hmac', '/v2/hmac/verify'])
+        assert.deepEqual(requestSchema(path).properties.algorithm.enum, registry.mac, path);
       for (const algorithm of registry.mac!) {
         const { mac } = ok(await post('/v2/hmac', { algorithm, key: '00', data: 'x' }), algorithm);
-        assert.deepEqual(ok(await post('/v2/hmac/verify', { algorithm, key: '00', data: 'x', mac }), algorithm), { valid: true, algorithm });
+        assert.deepEqual(ok(await post('/v2/hmac/verify', { algorithm, key: '00', data: 'x', mac }), algorithm), {
+          valid: true,
+          algorithm,
+        });
       }
     },
     async password() {
       assert.deepEqual(responseData('/v2/password/hash').properties.algorithm.enum, registry.password);
       for (const algorithm of registry.password!) {
-        const hashed = ok(await post('/v2/password/hash', { password: 'x', timeCost: 2, memoryCost: 19456, parallelism: 1 }), algorithm);
+        const hashed = ok(
+          await post('/v2/password/hash', { password: 'x', timeCost: 2, memoryCost: 19456, parallelism: 1 }),
+          algorithm,
+        );
         assert.equal(hashed.algorithm, algorithm);
         assert.ok(hashed.hash.startsWith(`$${algorithm}$`));
       }
     },
     async keyWrap() {
-      for (const path of ['/v2/keys/wrap', '/v2/keys/unwrap']) assert.deepEqual(requestSchema(path).properties.algorithm.enum, registry.keyWrap, path);
+      for (const path of ['/v2/keys/wrap', '/v2/keys/unwrap'])
+        assert.deepEqual(requestSchema(path).properties.algorithm.enum, registry.keyWrap, path);
       for (const algorithm of registry.keyWrap!) {
-        const { wrapped } = ok(await post('/v2/keys/wrap', { kek: '01'.repeat(32), keyToWrap: '02'.repeat(16), algorithm }), algorithm);
-        assert.equal(ok(await post('/v2/keys/unwrap', { kek: '01'.repeat(32), wrappedKey: wrapped, algorithm }), algorithm), '02'.repeat(16));
+        const { wrapped } = ok(
+          await post('/v2/keys/wrap', { kek: '01'.repeat(32), keyToWrap: '02'.repeat(16), algorithm }),
+          algorithm,
+        );
+        assert.equal(
+          ok(await post('/v2/keys/unwrap', { kek: '01'.repeat(32), wrappedKey: wrapped, algorithm }), algorithm),
+          '02'.repeat(16),
+        );
       }
     },
     async sealedBox() {
       // Each sealing route answers with its own identifier (a one-value enum in the document).
-      const answered = [responseData('/v2/sealedbox/seal'), responseData('/v2/sealedbox/seal-pq')].flatMap((data) => data.properties.algorithm.enum);
+      const answered = [responseData('/v2/sealedbox/seal'), responseData('/v2/sealedbox/seal-pq')].flatMap(
+        (data) => data.properties.algorithm.enum,
+      );
       assert.deepEqual(answered, registry.sealedBox);
       const classical = ok(await post('/v2/keys/generate', { algorithm: 'x25519' }), 'x25519');
       const hybrid = ok(await post('/v2/keys/generate', { algorithm: 'x25519-ml-kem-768' }), 'x-wing');
-      const routes: Record<string, { seal: [string, Record<string, string>]; open: [string, Record<string, string>] }> = {
-        'x25519-xsalsa20-poly1305': { seal: ['/v2/sealedbox/seal', { recipientPublicKey: classical.publicKey }], open: ['/v2/sealedbox/open', { recipientSecretKey: classical.privateKey }] },
-        'hpke-x25519-ml-kem-768-chacha20-poly1305': { seal: ['/v2/sealedbox/seal-pq', { publicKey: hybrid.publicKey }], open: ['/v2/sealedbox/open-pq', { secretKey: hybrid.privateKey }] },
-      };
+      const routes: Record<string, { seal: [string, Record<string, string>]; open: [string, Record<string, string>] }> =
+        {
+          'x25519-xsalsa20-poly1305': {
+            seal: ['/v2/sealedbox/seal', { recipientPublicKey: classical.publicKey }],
+            open: ['/v2/sealedbox/open', { recipientSecretKey: classical.privateKey }],
+          },
+          'hpke-x25519-ml-kem-768-chacha20-poly1305': {
+            seal: ['/v2/sealedbox/seal-pq', { publicKey: hybrid.publicKey }],
+            open: ['/v2/sealedbox/open-pq', { secretKey: hybrid.privateKey }],
+          },
+        };
       for (const algorithm of registry.sealedBox!) {
         const route = routes[algorithm];
         assert.ok(route, `no route known for ${algorithm}`);
@@ -140,26 +186,54 @@ describe('GET /v2/algorithms: every listed identifier works on its route', () =>
       const slotTypes = requestSchema('/v2/multi-recipient/encrypt').properties.recipients.items.properties.type.enum;
       assert.deepEqual([...slotTypes].sort(), [...RECIPIENT_TYPE_NAMES].sort());
       const levels = requestSchema('/v2/pq/keygen').properties.level.enum as number[];
-      assert.deepEqual([...levels.map((level) => `ml-kem-${level}`), ...RECIPIENT_TYPES].sort(), [...registry.kem!].sort());
+      assert.deepEqual(
+        [...levels.map((level) => `ml-kem-${level}`), ...RECIPIENT_TYPES].sort(),
+        [...registry.kem!].sort(),
+      );
       for (const algorithm of registry.kem!) {
         const pair = ok(await post('/v2/keys/generate', { algorithm }), algorithm);
         if (algorithm.startsWith('ml-kem-')) {
           const sent = ok(await post('/v2/pq/encapsulate', { publicKey: pair.publicKey }), algorithm);
           assert.equal(sent.algorithm, algorithm);
           const level = Number(algorithm.slice('ml-kem-'.length));
-          assert.equal(ok(await post('/v2/pq/decapsulate', { secretKey: pair.privateKey, ciphertext: sent.ciphertext, level }), algorithm).sharedSecret, sent.sharedSecret);
+          assert.equal(
+            ok(
+              await post('/v2/pq/decapsulate', { secretKey: pair.privateKey, ciphertext: sent.ciphertext, level }),
+              algorithm,
+            ).sharedSecret,
+            sent.sharedSecret,
+          );
           continue;
         }
         if (algorithm === 'x25519-ml-kem-768') {
           const sent = ok(await post('/v2/pq/hybrid/encapsulate', { publicKey: pair.publicKey }), algorithm);
-          assert.equal(ok(await post('/v2/pq/hybrid/decapsulate', { secretKey: pair.privateKey, ciphertext: sent.ciphertext }), algorithm).sharedSecret, sent.sharedSecret);
+          assert.equal(
+            ok(
+              await post('/v2/pq/hybrid/decapsulate', { secretKey: pair.privateKey, ciphertext: sent.ciphertext }),
+              algorithm,
+            ).sharedSecret,
+            sent.sharedSecret,
+          );
         }
         // Both slot types: a one-recipient envelope of the type opens with the generated key.
-        assert.ok((RECIPIENT_TYPES as readonly string[]).includes(algorithm), `${algorithm} is neither ML-KEM nor a slot type`);
-        const envelope = ok(await post('/v2/multi-recipient/encrypt', { plaintext: algorithm, recipients: [{ type: algorithm, publicKey: pair.publicKey }] }), algorithm);
+        assert.ok(
+          (RECIPIENT_TYPES as readonly string[]).includes(algorithm),
+          `${algorithm} is neither ML-KEM nor a slot type`,
+        );
+        const envelope = ok(
+          await post('/v2/multi-recipient/encrypt', {
+            plaintext: algorithm,
+            recipients: [{ type: algorithm, publicKey: pair.publicKey }],
+          }),
+          algorithm,
+        );
         assert.equal(envelope.recipients[0].type, algorithm);
-        const credential = algorithm === 'x25519' ? { recipientSecretKey: pair.privateKey } : { secretKey: pair.privateKey };
-        assert.equal(ok(await post('/v2/multi-recipient/decrypt', { ...envelope, ...credential }), algorithm), algorithm);
+        const credential =
+          algorithm === 'x25519' ? { recipientSecretKey: pair.privateKey } : { secretKey: pair.privateKey };
+        assert.equal(
+          ok(await post('/v2/multi-recipient/decrypt', { ...envelope, ...credential }), algorithm),
+          algorithm,
+        );
       }
     },
     async keyGeneration() {
@@ -167,7 +241,10 @@ describe('GET /v2/algorithms: every listed identifier works on its route', () =>
       for (const algorithm of registry.keyGeneration!) {
         const data = ok(await post('/v2/keys/generate', { algorithm }), algorithm);
         assert.equal(data.algorithm, algorithm);
-        assert.ok(typeof data.key === 'string' || (typeof data.publicKey === 'string' && typeof data.privateKey === 'string'), algorithm);
+        assert.ok(
+          typeof data.key === 'string' || (typeof data.publicKey === 'string' && typeof data.privateKey === 'string'),
+          algorithm,
+        );
       }
     },
   };
@@ -176,7 +253,18 @@ describe('GET /v2/algorithms: every listed identifier works on its route', () =>
     assert.deepEqual(Object.keys(checks).sort(), Object.keys(registry).sort());
   });
 
-  for (const family of ['hash', 'aead', 'signature', 'kdf', 'mac', 'password', 'keyWrap', 'sealedBox', 'kem', 'keyGeneration']) {
+  for (const family of [
+    'hash',
+    'aead',
+    'signature',
+    'kdf',
+    'mac',
+    'password',
+    'keyWrap',
+    'sealedBox',
+    'kem',
+    'keyGeneration',
+  ]) {
     test(`${family}: each listed identifier works on its route, and the route's enum is the list`, async () => {
       const check = checks[family];
       assert.ok(check, family);
@@ -185,12 +273,18 @@ describe('GET /v2/algorithms: every listed identifier works on its route', () =>
     });
   }
 
-  test('the SLH-DSA \'s\' sets reached their offload jobs with their own parameter set (signature and keyGeneration above)', () => {
+  test("the SLH-DSA 's' sets reached their offload jobs with their own parameter set (signature and keyGeneration above)", () => {
     const slow = Object.keys(SLH_DSA_PARAMETERS).filter(isSlowSlhDsa);
     assert.equal(slow.length, 6);
     for (const algorithm of slow) {
-      assert.ok(stoodIn.some(([job, set]) => job === 'slh-dsa.keygen' && set === algorithm), `${algorithm} keygen`);
-      assert.ok(stoodIn.some(([job, set]) => job === 'slh-dsa.sign' && set === algorithm), `${algorithm} sign`);
+      assert.ok(
+        stoodIn.some(([job, set]) => job === 'slh-dsa.keygen' && set === algorithm),
+        `${algorithm} keygen`,
+      );
+      assert.ok(
+        stoodIn.some(([job, set]) => job === 'slh-dsa.sign' && set === algorithm),
+        `${algorithm} sign`,
+      );
     }
   });
 });

@@ -13,7 +13,10 @@ import { postJson, testApp, TEST_API_KEY } from './helpers.ts';
 /** A pino logger at `level` writing into `lines`, and a count of the child loggers made from it. */
 function capturingLogger(level: string) {
   const lines: Record<string, unknown>[] = [];
-  const parent = pino({ level, redact: { paths: ['headers["x-api-key"]'], censor: '[redacted]' } }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  const parent = pino(
+    { level, redact: { paths: ['headers["x-api-key"]'], censor: '[redacted]' } },
+    { write: (line: string) => lines.push(JSON.parse(line)) },
+  );
   let children = 0;
   // pino's children inherit from their parent's object: the spy must call the original on `this`.
   const child = parent.child;
@@ -45,14 +48,24 @@ describe('requestChildLogger', () => {
     log.error({ code: 'X' }, 'second');
     log.fatal(new Error('third'));
     assert.equal(children(), 1);
-    assert.deepEqual(lines.map((line) => [line.reqId, line.msg]), [['req-2', 'first'], ['req-2', 'second'], ['req-2', 'third']]);
+    assert.deepEqual(
+      lines.map((line) => [line.reqId, line.msg]),
+      [
+        ['req-2', 'first'],
+        ['req-2', 'second'],
+        ['req-2', 'third'],
+      ],
+    );
     assert.equal(lines[1]?.code, 'X');
     assert.equal((lines[2]?.err as { message?: string } | undefined)?.message, 'third');
   });
 
   test("the parent's redaction applies to what a request logs", () => {
     const { parent, lines } = capturingLogger('info');
-    requestChildLogger(parent, { reqId: 'req-3' }, {}).info({ headers: { 'x-api-key': 'secret-key-value' } }, 'headers');
+    requestChildLogger(parent, { reqId: 'req-3' }, {}).info(
+      { headers: { 'x-api-key': 'secret-key-value' } },
+      'headers',
+    );
     assert.deepEqual(lines[0]?.headers, { 'x-api-key': '[redacted]' });
   });
 
@@ -63,7 +76,13 @@ describe('requestChildLogger', () => {
     log.debug('now enabled');
     log.child({ part: 'inner' }).warn('nested');
     assert.equal(parent.level, 'warn');
-    assert.deepEqual(lines.map((line) => [line.reqId, line.part, line.msg]), [['req-4', undefined, 'now enabled'], ['req-4', 'inner', 'nested']]);
+    assert.deepEqual(
+      lines.map((line) => [line.reqId, line.part, line.msg]),
+      [
+        ['req-4', undefined, 'now enabled'],
+        ['req-4', 'inner', 'nested'],
+      ],
+    );
   });
 
   test('route options (a level of its own) get the real child at once', () => {
@@ -77,15 +96,24 @@ describe('requestChildLogger', () => {
 test('in the app: at debug a request logs its arrival and completion, at info its completion, with its id; at warn a successful one writes nothing', async (t) => {
   for (const level of ['debug', 'info', 'warn']) {
     const lines: string[] = [];
-    const app = await testApp({ LOG_LEVEL: level, CRYPTO_API_KEY: TEST_API_KEY }, { logStream: { write: (line: string) => lines.push(line) } });
+    const app = await testApp(
+      { LOG_LEVEL: level, CRYPTO_API_KEY: TEST_API_KEY },
+      { logStream: { write: (line: string) => lines.push(line) } },
+    );
     t.after(() => app.close());
     const before = lines.length;
     const ok = await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 'abc' }, { 'x-api-key': TEST_API_KEY });
     assert.equal(ok.statusCode, 200);
-    const written = lines.slice(before).map((line) => JSON.parse(line) as Record<string, unknown>)
+    const written = lines
+      .slice(before)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
       .filter((line) => line.msg === 'incoming request' || line.msg === 'request completed');
     const expected = { debug: ['incoming request', 'request completed'], info: ['request completed'], warn: [] }[level];
-    assert.deepEqual(written.map((line) => line.msg), expected, `LOG_LEVEL=${level}`);
+    assert.deepEqual(
+      written.map((line) => line.msg),
+      expected,
+      `LOG_LEVEL=${level}`,
+    );
     for (const line of written) {
       assert.match(String(line.reqId), /^req-/);
       assert.equal((line.req as { url?: string } | undefined)?.url, '/v2/hash');
@@ -96,7 +124,10 @@ test('in the app: at debug a request logs its arrival and completion, at info it
 
 test("in the app: a request's log line names its path without the query string, and never the API key", async (t) => {
   const lines: string[] = [];
-  const app = await testApp({ LOG_LEVEL: 'info', CRYPTO_API_KEY: TEST_API_KEY }, { logStream: { write: (line: string) => lines.push(line) } });
+  const app = await testApp(
+    { LOG_LEVEL: 'info', CRYPTO_API_KEY: TEST_API_KEY },
+    { logStream: { write: (line: string) => lines.push(line) } },
+  );
   t.after(() => app.close());
   const before = lines.length;
   const response = await app.inject({
@@ -107,7 +138,9 @@ test("in the app: a request's log line names its path without the query string, 
   });
   assert.equal(response.statusCode, 200);
   const written = lines.slice(before);
-  const completed = written.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === 'request completed');
+  const completed = written
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => line.msg === 'request completed');
   assert.equal(completed.length, 1);
   assert.equal((completed[0]?.req as { url?: string } | undefined)?.url, '/v2/hash');
   assert.equal((completed[0]?.res as { statusCode?: number } | undefined)?.statusCode, 200);

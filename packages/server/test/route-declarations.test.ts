@@ -24,7 +24,8 @@ async function declaredRoutes(): Promise<DeclaredRoute[]> {
     quiet: true,
     onRoute: (route) => {
       // HEAD routes are Fastify's own copies of the GET routes.
-      for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ name: `${method} ${route.url}`, method, route });
+      for (const method of [route.method].flat())
+        if (method !== 'HEAD') routes.push({ name: `${method} ${route.url}`, method, route });
     },
   });
   await app.ready();
@@ -33,7 +34,15 @@ async function declaredRoutes(): Promise<DeclaredRoute[]> {
 }
 
 const routes = await declaredRoutes();
-const schemaOf = (route: RouteOptions) => (route.schema ?? {}) as { hide?: boolean; tags?: string[]; summary?: string; body?: unknown; response?: Record<string, unknown>; produces?: string[] };
+const schemaOf = (route: RouteOptions) =>
+  (route.schema ?? {}) as {
+    hide?: boolean;
+    tags?: string[];
+    summary?: string;
+    body?: unknown;
+    response?: Record<string, unknown>;
+    produces?: string[];
+  };
 /** The documentation's own routes (Swagger UI's files), hidden from the OpenAPI document. */
 const documented = routes.filter(({ route }) => schemaOf(route).hide !== true);
 const operations = documented.filter(({ method }) => method === 'POST');
@@ -48,7 +57,10 @@ test('every documented route has tags, a summary and a 200 response schema (or, 
     const schema = schemaOf(route);
     assert.ok((schema.tags ?? []).length > 0, `${name}: schema.tags`);
     assert.ok((schema.summary ?? '') !== '', `${name}: schema.summary`);
-    assert.ok(schema.response?.['200'] !== undefined || (schema.produces ?? []).length > 0, `${name}: schema.response[200]`);
+    assert.ok(
+      schema.response?.['200'] !== undefined || (schema.produces ?? []).length > 0,
+      `${name}: schema.response[200]`,
+    );
   }
 });
 

@@ -21,10 +21,16 @@ const INFO = new TextEncoder().encode('crypto-service/v2/sealedbox-pq');
 const LOW_ORDER = 'e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800';
 
 type Response = Awaited<ReturnType<typeof postJson>>;
-type Keys = Record<'publicKey' | 'secretKey' | 'x25519PublicKey' | 'x25519PrivateKey' | 'mlKemPublicKey' | 'mlKemSecretKey', string>;
+type Keys = Record<
+  'publicKey' | 'secretKey' | 'x25519PublicKey' | 'x25519PrivateKey' | 'mlKemPublicKey' | 'mlKemSecretKey',
+  string
+>;
 
 function problem(response: Response, label: string) {
-  assert.ok(response.statusCode >= 400 && response.statusCode < 500, `${label}: ${response.statusCode} ${response.body.slice(0, 200)}`);
+  assert.ok(
+    response.statusCode >= 400 && response.statusCode < 500,
+    `${label}: ${response.statusCode} ${response.body.slice(0, 200)}`,
+  );
   assert.match(String(response.headers['content-type']), /^application\/problem\+json/, label);
   const body = response.json();
   assert.equal(body.status, response.statusCode, label);
@@ -55,8 +61,14 @@ describe('POST /v2/sealedbox/seal-pq and /open-pq', () => {
   });
   after(() => app.close());
 
-  const publicForms = (k: Keys) => [{ x25519PublicKey: k.x25519PublicKey, mlKemPublicKey: k.mlKemPublicKey }, { publicKey: k.publicKey }];
-  const secretForms = (k: Keys) => [{ x25519SecretKey: k.x25519PrivateKey, mlKemSecretKey: k.mlKemSecretKey }, { secretKey: k.secretKey }];
+  const publicForms = (k: Keys) => [
+    { x25519PublicKey: k.x25519PublicKey, mlKemPublicKey: k.mlKemPublicKey },
+    { publicKey: k.publicKey },
+  ];
+  const secretForms = (k: Keys) => [
+    { x25519SecretKey: k.x25519PrivateKey, mlKemSecretKey: k.mlKemSecretKey },
+    { secretKey: k.secretKey },
+  ];
 
   test('every public-key form seals and every secret-key form opens; the shape is { sealed, algorithm }', async () => {
     const plaintext = 'post-quantum ✓ sealed';
@@ -72,32 +84,65 @@ describe('POST /v2/sealedbox/seal-pq and /open-pq', () => {
       }
     }
     // Hex keys in either case.
-    const upper = await seal({ x25519PublicKey: keys.x25519PublicKey.toUpperCase(), mlKemPublicKey: keys.mlKemPublicKey.toUpperCase(), plaintext: 'x' });
-    assert.deepEqual((await post(OPEN, { secretKey: keys.secretKey.toUpperCase(), sealed: upper.sealed })).json(), { data: 'x' });
+    const upper = await seal({
+      x25519PublicKey: keys.x25519PublicKey.toUpperCase(),
+      mlKemPublicKey: keys.mlKemPublicKey.toUpperCase(),
+      plaintext: 'x',
+    });
+    assert.deepEqual((await post(OPEN, { secretKey: keys.secretKey.toUpperCase(), sealed: upper.sealed })).json(), {
+      data: 'x',
+    });
   });
 
   test('binary data passes as base64 or hex; a non-UTF-8 plaintext asked for as utf8 is a 400 that says to ask for base64', async () => {
     const bytes = Buffer.from([0xff, 0xfe, 0x00, 0x80]);
-    const { sealed } = await seal({ publicKey: keys.publicKey, plaintext: bytes.toString('base64'), encoding: 'base64' });
-    assert.deepEqual((await post(OPEN, { secretKey: keys.secretKey, sealed, encoding: 'hex' })).json(), { data: bytes.toString('hex') });
-    assert.deepEqual((await post(OPEN, { secretKey: keys.secretKey, sealed, encoding: 'base64' })).json(), { data: bytes.toString('base64') });
+    const { sealed } = await seal({
+      publicKey: keys.publicKey,
+      plaintext: bytes.toString('base64'),
+      encoding: 'base64',
+    });
+    assert.deepEqual((await post(OPEN, { secretKey: keys.secretKey, sealed, encoding: 'hex' })).json(), {
+      data: bytes.toString('hex'),
+    });
+    assert.deepEqual((await post(OPEN, { secretKey: keys.secretKey, sealed, encoding: 'base64' })).json(), {
+      data: bytes.toString('base64'),
+    });
     const asText = problem(await post(OPEN, { secretKey: keys.secretKey, sealed }), 'utf8 of binary');
     assert.equal(asText.code, 'INVALID_INPUT');
     assert.match(asText.detail, /base64/);
-    assert.deepEqual((await post(OPEN, { secretKey: keys.secretKey, sealed: (await seal({ publicKey: keys.publicKey, plaintext: '' })).sealed })).json(), { data: '' });
+    assert.deepEqual(
+      (
+        await post(OPEN, {
+          secretKey: keys.secretKey,
+          sealed: (await seal({ publicKey: keys.publicKey, plaintext: '' })).sealed,
+        })
+      ).json(),
+      { data: '' },
+    );
   });
 
-  test('the wire format is HPKE\'s: @hpke/core opens what the route seals, and the route opens what @hpke/core seals', async () => {
+  test("the wire format is HPKE's: @hpke/core opens what the route seals, and the route opens what @hpke/core seals", async () => {
     const suite = new CipherSuite({ kem: new XWing(), kdf: new HkdfSha256(), aead: new Chacha20Poly1305() });
     const { sealed } = await seal({ ...publicForms(keys)[0], plaintext: 'to @hpke' });
     const box = Buffer.from(sealed, 'base64');
-    const recipientKey = await suite.kem.deserializePrivateKey(new Uint8Array(Buffer.from(keys.secretKey, 'hex')).buffer);
-    const opened = await suite.open({ recipientKey, enc: new Uint8Array(box.subarray(0, 1120)).buffer, info: INFO.slice().buffer }, new Uint8Array(box.subarray(1120)).buffer);
+    const recipientKey = await suite.kem.deserializePrivateKey(
+      new Uint8Array(Buffer.from(keys.secretKey, 'hex')).buffer,
+    );
+    const opened = await suite.open(
+      { recipientKey, enc: new Uint8Array(box.subarray(0, 1120)).buffer, info: INFO.slice().buffer },
+      new Uint8Array(box.subarray(1120)).buffer,
+    );
     assert.equal(new TextDecoder().decode(opened), 'to @hpke');
-    const recipientPublicKey = await suite.kem.deserializePublicKey(new Uint8Array(Buffer.from(keys.publicKey, 'hex')).buffer);
-    const theirs = await suite.seal({ recipientPublicKey, info: INFO.slice().buffer }, new TextEncoder().encode('from @hpke').buffer);
+    const recipientPublicKey = await suite.kem.deserializePublicKey(
+      new Uint8Array(Buffer.from(keys.publicKey, 'hex')).buffer,
+    );
+    const theirs = await suite.seal(
+      { recipientPublicKey, info: INFO.slice().buffer },
+      new TextEncoder().encode('from @hpke').buffer,
+    );
     const theirBox = Buffer.concat([Buffer.from(theirs.enc), Buffer.from(theirs.ct)]).toString('base64');
-    for (const secret of secretForms(keys)) assert.deepEqual((await post(OPEN, { ...secret, sealed: theirBox })).json(), { data: 'from @hpke' });
+    for (const secret of secretForms(keys))
+      assert.deepEqual((await post(OPEN, { ...secret, sealed: theirBox })).json(), { data: 'from @hpke' });
   });
 
   test('every cause of failure to open gives the identical 400 DECRYPTION_FAILED, with no field and no hint', async () => {
@@ -105,17 +150,31 @@ describe('POST /v2/sealedbox/seal-pq and /open-pq', () => {
     const length = Buffer.from(sealed, 'base64').byteLength;
     const lowOrder = Buffer.from(sealed, 'base64');
     Buffer.from(LOW_ORDER, 'hex').copy(lowOrder, 1088);
-    const classical = (await post('/v2/sealedbox/seal', { recipientPublicKey: keys.x25519PublicKey, plaintext: 'secret' })).json().data.sealed;
+    const classical = (
+      await post('/v2/sealedbox/seal', { recipientPublicKey: keys.x25519PublicKey, plaintext: 'secret' })
+    ).json().data.sealed;
     const causes: [string, Record<string, unknown>][] = [
       ['another X-Wing seed', { secretKey: other.secretKey, sealed }],
-      ['another key\'s parts', { x25519SecretKey: other.x25519PrivateKey, mlKemSecretKey: other.mlKemSecretKey, sealed }],
-      ['the X25519 part of another key', { x25519SecretKey: other.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey, sealed }],
-      ['the ML-KEM part of another key', { x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: other.mlKemSecretKey, sealed }],
+      [
+        "another key's parts",
+        { x25519SecretKey: other.x25519PrivateKey, mlKemSecretKey: other.mlKemSecretKey, sealed },
+      ],
+      [
+        'the X25519 part of another key',
+        { x25519SecretKey: other.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey, sealed },
+      ],
+      [
+        'the ML-KEM part of another key',
+        { x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: other.mlKemSecretKey, sealed },
+      ],
       ['a changed ML-KEM ciphertext', { secretKey: keys.secretKey, sealed: flipBit(sealed, 100) }],
       ['a changed ephemeral X25519 key', { secretKey: keys.secretKey, sealed: flipBit(sealed, 1100) }],
       ['a changed ciphertext', { secretKey: keys.secretKey, sealed: flipBit(sealed, 1120) }],
       ['a changed tag', { secretKey: keys.secretKey, sealed: flipBit(sealed, length - 1) }],
-      ['a truncated box', { secretKey: keys.secretKey, sealed: Buffer.from(sealed, 'base64').subarray(0, 1135).toString('base64') }],
+      [
+        'a truncated box',
+        { secretKey: keys.secretKey, sealed: Buffer.from(sealed, 'base64').subarray(0, 1135).toString('base64') },
+      ],
       ['an empty box', { secretKey: keys.secretKey, sealed: '' }],
       ['a low-order ephemeral X25519 key', { secretKey: keys.secretKey, sealed: lowOrder.toString('base64') }],
       ['a classical sealed box', { secretKey: keys.secretKey, sealed: classical }],
@@ -131,8 +190,13 @@ describe('POST /v2/sealedbox/seal-pq and /open-pq', () => {
     }
     assert.equal(new Set(bodies).size, 1, 'one body for every cause');
     assert.deepEqual(JSON.parse(bodies[0]!), {
-      type: 'urn:crypto-service:problem:decryption-failed', title: 'Decryption failed', status: 400,
-      detail: 'decryption failed', instance: OPEN, error: 'decryption failed', code: 'DECRYPTION_FAILED',
+      type: 'urn:crypto-service:problem:decryption-failed',
+      title: 'Decryption failed',
+      status: 400,
+      detail: 'decryption failed',
+      instance: OPEN,
+      error: 'decryption failed',
+      code: 'DECRYPTION_FAILED',
     });
   });
 
@@ -144,16 +208,48 @@ describe('POST /v2/sealedbox/seal-pq and /open-pq', () => {
       ['mlKemPublicKey alone', { mlKemPublicKey: keys.mlKemPublicKey, plaintext: 'x' }, '/x25519PublicKey'],
       ['both forms', { ...publicForms(keys)[0], publicKey: keys.publicKey, plaintext: 'x' }, '/publicKey'],
       ['no plaintext', { publicKey: keys.publicKey }, '/plaintext'],
-      ['an unknown field', { publicKey: keys.publicKey, plaintext: 'x', recipientPublicKey: keys.x25519PublicKey }, '/recipientPublicKey'],
-      ['x25519PublicKey of 31 bytes', { x25519PublicKey: keys.x25519PublicKey.slice(2), mlKemPublicKey: keys.mlKemPublicKey, plaintext: 'x' }, '/x25519PublicKey'],
-      ['mlKemPublicKey of 1183 bytes', { x25519PublicKey: keys.x25519PublicKey, mlKemPublicKey: keys.mlKemPublicKey.slice(2), plaintext: 'x' }, '/mlKemPublicKey'],
-      ['an ML-KEM-512 key as mlKemPublicKey', { x25519PublicKey: keys.x25519PublicKey, mlKemPublicKey: 'ab'.repeat(800), plaintext: 'x' }, '/mlKemPublicKey'],
-      ['a low-order x25519PublicKey', { x25519PublicKey: LOW_ORDER, mlKemPublicKey: keys.mlKemPublicKey, plaintext: 'x' }, '/x25519PublicKey'],
-      ['an unreduced mlKemPublicKey', { x25519PublicKey: keys.x25519PublicKey, mlKemPublicKey: `ffff${keys.mlKemPublicKey.slice(4)}`, plaintext: 'x' }, '/mlKemPublicKey'],
+      [
+        'an unknown field',
+        { publicKey: keys.publicKey, plaintext: 'x', recipientPublicKey: keys.x25519PublicKey },
+        '/recipientPublicKey',
+      ],
+      [
+        'x25519PublicKey of 31 bytes',
+        { x25519PublicKey: keys.x25519PublicKey.slice(2), mlKemPublicKey: keys.mlKemPublicKey, plaintext: 'x' },
+        '/x25519PublicKey',
+      ],
+      [
+        'mlKemPublicKey of 1183 bytes',
+        { x25519PublicKey: keys.x25519PublicKey, mlKemPublicKey: keys.mlKemPublicKey.slice(2), plaintext: 'x' },
+        '/mlKemPublicKey',
+      ],
+      [
+        'an ML-KEM-512 key as mlKemPublicKey',
+        { x25519PublicKey: keys.x25519PublicKey, mlKemPublicKey: 'ab'.repeat(800), plaintext: 'x' },
+        '/mlKemPublicKey',
+      ],
+      [
+        'a low-order x25519PublicKey',
+        { x25519PublicKey: LOW_ORDER, mlKemPublicKey: keys.mlKemPublicKey, plaintext: 'x' },
+        '/x25519PublicKey',
+      ],
+      [
+        'an unreduced mlKemPublicKey',
+        {
+          x25519PublicKey: keys.x25519PublicKey,
+          mlKemPublicKey: `ffff${keys.mlKemPublicKey.slice(4)}`,
+          plaintext: 'x',
+        },
+        '/mlKemPublicKey',
+      ],
       ['publicKey of 1215 bytes', { publicKey: keys.publicKey.slice(2), plaintext: 'x' }, '/publicKey'],
       ['publicKey not hex', { publicKey: 'zz'.repeat(1216), plaintext: 'x' }, '/publicKey'],
       ['publicKey a number', { publicKey: 7, plaintext: 'x' }, '/publicKey'],
-      ['plaintext not base64', { publicKey: keys.publicKey, plaintext: 'not base64!', encoding: 'base64' }, '/plaintext'],
+      [
+        'plaintext not base64',
+        { publicKey: keys.publicKey, plaintext: 'not base64!', encoding: 'base64' },
+        '/plaintext',
+      ],
       ['an unknown encoding', { publicKey: keys.publicKey, plaintext: 'x', encoding: 'latin1' }, '/encoding'],
       ['a body that is an array', [], undefined],
     ];
@@ -164,22 +260,38 @@ describe('POST /v2/sealedbox/seal-pq and /open-pq', () => {
       ['no sealed', { secretKey: keys.secretKey }, '/sealed'],
       ['secretKey of 31 bytes', { secretKey: keys.secretKey.slice(2), sealed }, '/secretKey'],
       ['secretKey of 64 bytes', { secretKey: keys.mlKemSecretKey, sealed }, '/secretKey'],
-      ['x25519SecretKey of 33 bytes', { x25519SecretKey: `${keys.x25519PrivateKey}00`, mlKemSecretKey: keys.mlKemSecretKey, sealed }, '/x25519SecretKey'],
-      ['mlKemSecretKey of 63 bytes', { x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey.slice(2), sealed }, '/mlKemSecretKey'],
-      ['an expanded mlKemSecretKey whose H(ek) does not match', { x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: '00'.repeat(2400), sealed }, '/mlKemSecretKey'],
+      [
+        'x25519SecretKey of 33 bytes',
+        { x25519SecretKey: `${keys.x25519PrivateKey}00`, mlKemSecretKey: keys.mlKemSecretKey, sealed },
+        '/x25519SecretKey',
+      ],
+      [
+        'mlKemSecretKey of 63 bytes',
+        { x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey.slice(2), sealed },
+        '/mlKemSecretKey',
+      ],
+      [
+        'an expanded mlKemSecretKey whose H(ek) does not match',
+        { x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: '00'.repeat(2400), sealed },
+        '/mlKemSecretKey',
+      ],
       ['sealed not base64', { secretKey: keys.secretKey, sealed: 'not base64!' }, '/sealed'],
       ['sealed not canonical base64', { secretKey: keys.secretKey, sealed: 'YR==' }, '/sealed'],
       ['the classical field name', { recipientSecretKey: keys.x25519PrivateKey, sealed }, '/recipientSecretKey'],
       ['an unknown encoding', { secretKey: keys.secretKey, sealed, encoding: 'utf16' }, '/encoding'],
       ['a body that is null', null, undefined],
     ];
-    for (const [url, cases] of [[SEAL, sealCases], [OPEN, openCases]] as const) {
+    for (const [url, cases] of [
+      [SEAL, sealCases],
+      [OPEN, openCases],
+    ] as const) {
       for (const [label, body, field] of cases) {
         const details = problem(await post(url, body), `${url} ${label}`);
         assert.equal(details.status, 400, `${url} ${label}`);
         assert.notEqual(details.code, 'DECRYPTION_FAILED', `${url} ${label}`);
         if (field !== undefined) assert.equal(details.errors?.[0]?.field, field, `${url} ${label}: ${details.detail}`);
-        for (const secret of [keys.secretKey, keys.x25519PrivateKey, keys.mlKemSecretKey]) assert.ok(!JSON.stringify(details).includes(secret), label);
+        for (const secret of [keys.secretKey, keys.x25519PrivateKey, keys.mlKemSecretKey])
+          assert.ok(!JSON.stringify(details).includes(secret), label);
       }
     }
   });
@@ -188,8 +300,18 @@ describe('POST /v2/sealedbox/seal-pq and /open-pq', () => {
     const { sealed } = await seal({ publicKey: keys.publicKey, plaintext: 'counted' });
     await post(OPEN, { secretKey: other.secretKey, sealed });
     const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
-    assert.match(metrics, new RegExp(`crypto_operations_total\\{operation="sealedbox.seal-pq",algorithm="${ALGORITHM}",outcome="success"\\} \\d+`));
-    assert.match(metrics, new RegExp(`crypto_operations_total\\{operation="sealedbox.open-pq",algorithm="${ALGORITHM}",outcome="rejected"\\} \\d+`));
+    assert.match(
+      metrics,
+      new RegExp(
+        `crypto_operations_total\\{operation="sealedbox.seal-pq",algorithm="${ALGORITHM}",outcome="success"\\} \\d+`,
+      ),
+    );
+    assert.match(
+      metrics,
+      new RegExp(
+        `crypto_operations_total\\{operation="sealedbox.open-pq",algorithm="${ALGORITHM}",outcome="rejected"\\} \\d+`,
+      ),
+    );
   });
 
   test('both routes are in the OpenAPI document under sealed-box, with the key forms as optional fields', async () => {
@@ -197,10 +319,22 @@ describe('POST /v2/sealedbox/seal-pq and /open-pq', () => {
     for (const path of [SEAL, OPEN]) assert.deepEqual(document.paths[path].post.tags, ['sealed-box'], path);
     const sealSchema = document.paths[SEAL].post.requestBody.content['application/json'].schema;
     assert.deepEqual(sealSchema.required, ['plaintext']);
-    assert.deepEqual(Object.keys(sealSchema.properties).sort(), ['encoding', 'mlKemPublicKey', 'plaintext', 'publicKey', 'x25519PublicKey']);
+    assert.deepEqual(Object.keys(sealSchema.properties).sort(), [
+      'encoding',
+      'mlKemPublicKey',
+      'plaintext',
+      'publicKey',
+      'x25519PublicKey',
+    ]);
     const openSchema = document.paths[OPEN].post.requestBody.content['application/json'].schema;
     assert.deepEqual(openSchema.required, ['sealed']);
-    assert.deepEqual(Object.keys(openSchema.properties).sort(), ['encoding', 'mlKemSecretKey', 'sealed', 'secretKey', 'x25519SecretKey']);
+    assert.deepEqual(Object.keys(openSchema.properties).sort(), [
+      'encoding',
+      'mlKemSecretKey',
+      'sealed',
+      'secretKey',
+      'x25519SecretKey',
+    ]);
   });
 });
 
@@ -209,7 +343,9 @@ describe('sealed-box PQ scopes', () => {
     const app = await testApp({ JWT_SECRET: TEST_JWT_SECRET });
     t.after(() => app.close());
     const secret = new TextEncoder().encode(TEST_JWT_SECRET);
-    const bearer = async (scope: string) => ({ authorization: `Bearer ${await new SignJWT({ scope }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('5m').sign(secret)}` });
+    const bearer = async (scope: string) => ({
+      authorization: `Bearer ${await new SignJWT({ scope }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('5m').sign(secret)}`,
+    });
     const keys = (await postJson(app, '/v2/pq/hybrid/keygen', {}, await bearer('crypto:pq'))).json().data;
     const sealBody = { publicKey: keys.publicKey, plaintext: 'scoped' };
     assert.equal((await postJson(app, SEAL, sealBody, await bearer('crypto:decrypt crypto:pq'))).statusCode, 403);

@@ -14,7 +14,8 @@ import { postJson, testApp, testConfig } from './helpers.ts';
 // RFC 8032 §7.1 TEST 2: the Ed25519 signature of the one-octet message 0x72.
 const RFC8032_TEST2 = {
   privateKey: '4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb',
-  signature: '92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00',
+  signature:
+    '92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00',
 };
 
 const fail = () => {
@@ -72,7 +73,11 @@ describe('while the suite runs', () => {
     await app.selfTests.done;
     const after = await app.inject({ method: 'GET', url: '/ready' });
     assert.equal(after.statusCode, 200);
-    assert.deepEqual(after.json(), { status: 'ready', checks: { shutdown: 'pass', 'self-tests': 'pass' }, disabled: [] });
+    assert.deepEqual(after.json(), {
+      status: 'ready',
+      checks: { shutdown: 'pass', 'self-tests': 'pass' },
+      disabled: [],
+    });
   });
 
   test('a request for an algorithm not yet tested is a 503 with Retry-After; one already tested is served', async (t) => {
@@ -124,16 +129,30 @@ describe('a failed self-test disables its algorithm', () => {
     assert.match(sign.json().detail, /'ed448' \(signature\/ed448\) is disabled/);
     // Retrying will not help until a restart: no Retry-After.
     assert.equal(sign.headers['retry-after'], undefined);
-    const verify = await postJson(app, '/v2/verify', { algorithm: 'ed448', publicKey: '00'.repeat(57), message: 'm', signature: '00'.repeat(114) });
+    const verify = await postJson(app, '/v2/verify', {
+      algorithm: 'ed448',
+      publicKey: '00'.repeat(57),
+      message: 'm',
+      signature: '00'.repeat(114),
+    });
     assert.equal(verify.statusCode, 503);
 
-    const ed25519 = await postJson(app, '/v2/sign', { algorithm: 'ed25519', privateKey: RFC8032_TEST2.privateKey, message: '72', encoding: 'hex' });
+    const ed25519 = await postJson(app, '/v2/sign', {
+      algorithm: 'ed25519',
+      privateKey: RFC8032_TEST2.privateKey,
+      message: '72',
+      encoding: 'hex',
+    });
     assert.equal(ed25519.statusCode, 200);
     assert.equal(ed25519.json().data.signature, RFC8032_TEST2.signature);
 
     const ready = await app.inject({ method: 'GET', url: '/ready' });
     assert.equal(ready.statusCode, 200, 'one broken algorithm does not take the replica out of service');
-    assert.deepEqual(ready.json(), { status: 'ready', checks: { shutdown: 'pass', 'self-tests': 'pass' }, disabled: ['signature/ed448'] });
+    assert.deepEqual(ready.json(), {
+      status: 'ready',
+      checks: { shutdown: 'pass', 'self-tests': 'pass' },
+      disabled: ['signature/ed448'],
+    });
   });
 
   test('/metrics: crypto_self_test_passed is 0 for the failed algorithm and 1 for every other; the suite duration is there', async (t) => {
@@ -167,7 +186,10 @@ describe('a failed self-test disables its algorithm', () => {
     t.after(() => app.close());
     const key = '00'.repeat(32);
     assert.equal((await postJson(app, '/v2/encrypt', { key, plaintext: 'x' })).statusCode, 503);
-    assert.equal((await postJson(app, '/v2/password/encrypt', { password: 'correct horse', plaintext: 'x' })).statusCode, 503);
+    assert.equal(
+      (await postJson(app, '/v2/password/encrypt', { password: 'correct horse', plaintext: 'x' })).statusCode,
+      503,
+    );
     // The schema is checked first: a request that could never run is refused as such.
     const invalid = await postJson(app, '/v2/encrypt', { key, plaintext: 'x', extra: true });
     assert.equal(invalid.statusCode, 400);
@@ -177,15 +199,29 @@ describe('a failed self-test disables its algorithm', () => {
 
   test('the log has one error per failed algorithm and a summary line', async (t) => {
     const lines: string[] = [];
-    const app = await testApp({ LOG_LEVEL: 'info' }, {
-      logStream: { write: (line: string) => lines.push(line) },
-      selfTests: { 'signature/ed448': fail, 'kdf/scrypt': fail },
-    });
+    const app = await testApp(
+      { LOG_LEVEL: 'info' },
+      {
+        logStream: { write: (line: string) => lines.push(line) },
+        selfTests: { 'signature/ed448': fail, 'kdf/scrypt': fail },
+      },
+    );
     t.after(() => app.close());
-    const records = lines.map((line) => JSON.parse(line) as { level: number; msg: string; algorithm?: string; selfTests?: { passed: number; failed: number; disabled: string[] } });
+    const records = lines.map(
+      (line) =>
+        JSON.parse(line) as {
+          level: number;
+          msg: string;
+          algorithm?: string;
+          selfTests?: { passed: number; failed: number; disabled: string[] };
+        },
+    );
     const errors = records.filter((record) => record.msg.startsWith('start-up self-test failed'));
     assert.deepEqual(errors.map((record) => record.algorithm).sort(), ['kdf/scrypt', 'signature/ed448']);
-    assert.ok(errors.every((record) => record.level === 50), 'logged as errors');
+    assert.ok(
+      errors.every((record) => record.level === 50),
+      'logged as errors',
+    );
     const summaries = records.filter((record) => record.selfTests !== undefined);
     assert.equal(summaries.length, 1);
     assert.deepEqual(summaries[0]?.selfTests?.disabled, ['kdf/scrypt', 'signature/ed448']);
@@ -207,12 +243,24 @@ describe('the route table', () => {
   test('every POST route of the app is either in the table or listed as using no self-tested algorithm, and nothing else is', async (t) => {
     const app = await testApp();
     t.after(() => app.close());
-    const document = (await app.inject({ method: 'GET', url: '/docs/json' })).json() as { paths: Record<string, Record<string, unknown>> };
-    const posts = Object.entries(document.paths).filter(([, methods]) => methods.post !== undefined).map(([path]) => path);
+    const document = (await app.inject({ method: 'GET', url: '/docs/json' })).json() as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const posts = Object.entries(document.paths)
+      .filter(([, methods]) => methods.post !== undefined)
+      .map(([path]) => path);
     assert.ok(posts.length > 40);
     const covered = new Set([...Object.keys(SELF_TESTS_BY_ROUTE), ...Object.keys(ROUTES_WITHOUT_SELF_TESTS)]);
-    assert.deepEqual(posts.filter((path) => !covered.has(path)), [], 'POST routes missing from the table');
-    assert.deepEqual([...covered].filter((path) => !posts.includes(path)).sort(), [], 'table entries that are not routes');
+    assert.deepEqual(
+      posts.filter((path) => !covered.has(path)),
+      [],
+      'POST routes missing from the table',
+    );
+    assert.deepEqual(
+      [...covered].filter((path) => !posts.includes(path)).sort(),
+      [],
+      'table entries that are not routes',
+    );
   });
 
   test('requests map to the registry pairs they use, defaults included', () => {
@@ -232,7 +280,11 @@ describe('the route table', () => {
       ['/v2/password/decrypt', {}, ['password/argon2id', 'aead/xchacha20-poly1305']],
       ['/v2/sealedbox/open', {}, ['sealedBox/x25519-xsalsa20-poly1305', 'kem/x25519']],
       ['/v2/sealedbox/seal-pq', {}, ['sealedBox/hpke-x25519-ml-kem-768-chacha20-poly1305', 'kem/x25519-ml-kem-768']],
-      ['/v2/multi-recipient/encrypt', { recipients: [{ type: 'classical' }, { type: 'x25519' }, { type: 'pq' }] }, ['aead/xchacha20-poly1305', 'kem/x25519', 'kem/x25519-ml-kem-768']],
+      [
+        '/v2/multi-recipient/encrypt',
+        { recipients: [{ type: 'classical' }, { type: 'x25519' }, { type: 'pq' }] },
+        ['aead/xchacha20-poly1305', 'kem/x25519', 'kem/x25519-ml-kem-768'],
+      ],
       ['/v2/multi-recipient/decrypt', { recipientSecretKey: '00' }, ['aead/xchacha20-poly1305', 'kem/x25519']],
       ['/v2/multi-recipient/decrypt', { secretKey: '00' }, ['aead/xchacha20-poly1305', 'kem/x25519-ml-kem-768']],
       ['/v2/pq/keygen', {}, ['kem/ml-kem-768', 'keyGeneration/ml-kem-768']],
@@ -268,15 +320,27 @@ describe('the route table', () => {
     const reached = new Set<string>();
     const bodies: unknown[] = [{}];
     for (const family of ['hash', 'signature', 'kdf', 'mac', 'keyWrap']) {
-      for (const id of selfTestIds().filter((pair) => pair.startsWith(`${family}/`))) bodies.push({ algorithm: id.slice(family.length + 1) });
+      for (const id of selfTestIds().filter((pair) => pair.startsWith(`${family}/`)))
+        bodies.push({ algorithm: id.slice(family.length + 1) });
     }
-    for (const id of selfTestIds().filter((pair) => pair.startsWith('keyGeneration/'))) bodies.push({ algorithm: id.slice('keyGeneration/'.length) });
-    bodies.push({ recipients: [{ type: 'x25519' }, { type: 'x25519-ml-kem-768' }] }, { recipientSecretKey: '00' }, { secretKey: '00' });
+    for (const id of selfTestIds().filter((pair) => pair.startsWith('keyGeneration/')))
+      bodies.push({ algorithm: id.slice('keyGeneration/'.length) });
+    bodies.push(
+      { recipients: [{ type: 'x25519' }, { type: 'x25519-ml-kem-768' }] },
+      { recipientSecretKey: '00' },
+      { secretKey: '00' },
+    );
     for (const level of [512, 768, 1024, 44, 65, 87]) bodies.push({ level });
-    for (const variant of selfTestIds().filter((pair) => pair.startsWith('signature/slh-dsa-')).map((pair) => pair.slice('signature/slh-dsa-'.length))) bodies.push({ variant });
+    for (const variant of selfTestIds()
+      .filter((pair) => pair.startsWith('signature/slh-dsa-'))
+      .map((pair) => pair.slice('signature/slh-dsa-'.length)))
+      bodies.push({ variant });
     for (const url of Object.keys(SELF_TESTS_BY_ROUTE)) {
       for (const body of bodies) for (const id of selfTestsOfRequest(url, body)) reached.add(id);
     }
-    assert.deepEqual(selfTestIds().filter((id) => !reached.has(id)), []);
+    assert.deepEqual(
+      selfTestIds().filter((id) => !reached.has(id)),
+      [],
+    );
   });
 });

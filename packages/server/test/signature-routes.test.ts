@@ -21,7 +21,10 @@ type SignatureAlgorithm = (typeof SIGNATURE_ALGORITHMS)[number];
 const ENCODINGS = ['utf8', 'base64', 'hex'] as const;
 const HEX = /^(?:[0-9a-f]{2})*$/;
 
-const LENGTHS: Record<SignatureAlgorithm, { privateKey: number; publicKey: number; compressed?: number; signature: number }> = {
+const LENGTHS: Record<
+  SignatureAlgorithm,
+  { privateKey: number; publicKey: number; compressed?: number; signature: number }
+> = {
   ed25519: { privateKey: 32, publicKey: 32, signature: 64 },
   ed448: { privateKey: 57, publicKey: 57, signature: 114 },
   'ecdsa-p256': { privateKey: 32, publicKey: 65, compressed: 33, signature: 64 },
@@ -38,8 +41,16 @@ const PAIR_IDS: Record<string, { privateKey: number; publicKey: number; kty: 'OK
 };
 
 const SECRET_IDS: Record<string, number> = {
-  'xchacha20-poly1305': 32, 'aes-128': 16, 'aes-192': 24, 'aes-256': 32,
-  'hmac-sha256': 32, 'hmac-sha384': 48, 'hmac-sha512': 64, 'hmac-sha3-256': 32, 'hmac-sha3-384': 48, 'hmac-sha3-512': 64,
+  'xchacha20-poly1305': 32,
+  'aes-128': 16,
+  'aes-192': 24,
+  'aes-256': 32,
+  'hmac-sha256': 32,
+  'hmac-sha384': 48,
+  'hmac-sha512': 64,
+  'hmac-sha3-256': 32,
+  'hmac-sha3-384': 48,
+  'hmac-sha3-512': 64,
 };
 
 const hexOf = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
@@ -67,7 +78,10 @@ function assertProblem(response: Response, status: number, code: string, label =
 }
 
 // @noble/curves with this service's settings (SHA-256 / SHA-384 prehash, compact r ‖ s, no low-s rule).
-const NOBLE_VERIFY: Record<SignatureAlgorithm, (signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array, context?: Uint8Array) => boolean> = {
+const NOBLE_VERIFY: Record<
+  SignatureAlgorithm,
+  (signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array, context?: Uint8Array) => boolean
+> = {
   ed25519: (s, m, k) => ed25519.verify(s, m, k, { zip215: false }),
   ed448: (s, m, k, context) => ed448.verify(s, m, k, context === undefined ? {} : { context }),
   'ecdsa-p256': (s, m, k) => p256.verify(s, m, k, { lowS: false }),
@@ -105,12 +119,17 @@ describe('signature routes', () => {
           assert.match(data.signature, HEX);
           assert.equal(data.signature.length, 2 * LENGTHS[algorithm].signature);
 
-          const verify = (body: Record<string, unknown>) => post('/v2/verify', { algorithm, publicKey, message, signature: data.signature, encoding, ...body });
+          const verify = (body: Record<string, unknown>) =>
+            post('/v2/verify', { algorithm, publicKey, message, signature: data.signature, encoding, ...body });
           const good = await verify({});
           assert.equal(good.statusCode, 200, good.body);
           assert.deepEqual(good.json(), { data: { valid: true, algorithm } });
           // Hex input is accepted in either case.
-          assert.equal((await verify({ signature: data.signature.toUpperCase(), publicKey: publicKey.toUpperCase() })).json().data.valid, true);
+          assert.equal(
+            (await verify({ signature: data.signature.toUpperCase(), publicKey: publicKey.toUpperCase() })).json().data
+              .valid,
+            true,
+          );
 
           const otherMessage = encode('a different message', encoding);
           const tamperedMessage = await verify({ message: otherMessage });
@@ -133,7 +152,11 @@ describe('signature routes', () => {
       const signed = await post('/v2/sign', { privateKey, message: 'default' });
       assert.equal(signed.statusCode, 200, signed.body);
       assert.equal(signed.json().data.algorithm, 'ed25519');
-      const verified = await post('/v2/verify', { publicKey, message: 'default', signature: signed.json().data.signature });
+      const verified = await post('/v2/verify', {
+        publicKey,
+        message: 'default',
+        signature: signed.json().data.signature,
+      });
       assert.deepEqual(verified.json(), { data: { valid: true, algorithm: 'ed25519' } });
     });
 
@@ -141,23 +164,40 @@ describe('signature routes', () => {
       for (const algorithm of SIGNATURE_ALGORITHMS) {
         const { privateKey, publicKey } = keyOf(algorithm);
         const signature = (await post('/v2/sign', { algorithm, privateKey, message: '' })).json().data.signature;
-        assert.equal((await post('/v2/verify', { algorithm, publicKey, message: '', signature })).json().data.valid, true, algorithm);
+        assert.equal(
+          (await post('/v2/verify', { algorithm, publicKey, message: '', signature })).json().data.valid,
+          true,
+          algorithm,
+        );
       }
     });
 
     test('ed448 with a context: it verifies with the same context only, and @noble/curves agrees', async () => {
       const { privateKey, publicKey } = keyOf('ed448');
       const context = 'crypto-service/test ✓';
-      const signature = (await post('/v2/sign', { algorithm: 'ed448', privateKey, message: 'm', context })).json().data.signature;
-      const verify = (extra: Record<string, unknown>) => post('/v2/verify', { algorithm: 'ed448', publicKey, message: 'm', signature, ...extra });
+      const signature = (await post('/v2/sign', { algorithm: 'ed448', privateKey, message: 'm', context })).json().data
+        .signature;
+      const verify = (extra: Record<string, unknown>) =>
+        post('/v2/verify', { algorithm: 'ed448', publicKey, message: 'm', signature, ...extra });
       assert.equal((await verify({ context })).json().data.valid, true);
       assert.equal((await verify({ context: 'another' })).json().data.valid, false);
       assert.equal((await verify({})).json().data.valid, false);
-      assert.equal(NOBLE_VERIFY.ed448(bytesOf(signature), new TextEncoder().encode('m'), bytesOf(publicKey), new TextEncoder().encode(context)), true);
+      assert.equal(
+        NOBLE_VERIFY.ed448(
+          bytesOf(signature),
+          new TextEncoder().encode('m'),
+          bytesOf(publicKey),
+          new TextEncoder().encode(context),
+        ),
+        true,
+      );
       // 255 bytes of UTF-8 is the limit, whatever the characters.
       const longest = 'é'.repeat(127) + 'x';
       assert.equal(Buffer.byteLength(longest), 255);
-      assert.equal((await post('/v2/sign', { algorithm: 'ed448', privateKey, message: 'm', context: longest })).statusCode, 200);
+      assert.equal(
+        (await post('/v2/sign', { algorithm: 'ed448', privateKey, message: 'm', context: longest })).statusCode,
+        200,
+      );
     });
 
     test('ECDSA verifies with the public key in SEC1 compressed form too', async () => {
@@ -167,7 +207,11 @@ describe('signature routes', () => {
         const size = (point.byteLength - 1) / 2;
         const compressed = hexOf(new Uint8Array([0x02 | (point.at(-1)! & 1), ...point.subarray(1, 1 + size)]));
         const signature = (await post('/v2/sign', { algorithm, privateKey, message: 'm' })).json().data.signature;
-        assert.equal((await post('/v2/verify', { algorithm, publicKey: compressed, message: 'm', signature })).json().data.valid, true, algorithm);
+        assert.equal(
+          (await post('/v2/verify', { algorithm, publicKey: compressed, message: 'm', signature })).json().data.valid,
+          true,
+          algorithm,
+        );
       }
     });
 
@@ -176,15 +220,31 @@ describe('signature routes', () => {
         const pem = (await post('/v2/keys/generate', { algorithm, format: 'pem' })).json().data;
         const signed = await post('/v2/sign', { algorithm, privateKey: pem.privateKey, message: 'pem' });
         assert.equal(signed.statusCode, 200, signed.body);
-        const verified = await post('/v2/verify', { algorithm, publicKey: pem.publicKey, message: 'pem', signature: signed.json().data.signature });
+        const verified = await post('/v2/verify', {
+          algorithm,
+          publicKey: pem.publicKey,
+          message: 'pem',
+          signature: signed.json().data.signature,
+        });
         assert.equal(verified.json().data.valid, true, algorithm);
       }
       const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-384' });
-      const signed = await post('/v2/sign', { algorithm: 'ecdsa-p384', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }), message: 'openssl' });
+      const signed = await post('/v2/sign', {
+        algorithm: 'ecdsa-p384',
+        privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }),
+        message: 'openssl',
+      });
       assert.equal(signed.statusCode, 200, signed.body);
       const raw = publicKey.export({ format: 'jwk' });
-      const point = hexOf(new Uint8Array([4, ...Buffer.from(raw.x!, 'base64url'), ...Buffer.from(raw.y!, 'base64url')]));
-      const verified = await post('/v2/verify', { algorithm: 'ecdsa-p384', publicKey: point, message: 'openssl', signature: signed.json().data.signature });
+      const point = hexOf(
+        new Uint8Array([4, ...Buffer.from(raw.x!, 'base64url'), ...Buffer.from(raw.y!, 'base64url')]),
+      );
+      const verified = await post('/v2/verify', {
+        algorithm: 'ecdsa-p384',
+        publicKey: point,
+        message: 'openssl',
+        signature: signed.json().data.signature,
+      });
       assert.equal(verified.json().data.valid, true);
     });
   });
@@ -269,8 +329,14 @@ describe('signature routes', () => {
     test('a raw key from keys/generate is what sign and verify take, for every signature algorithm', async () => {
       for (const algorithm of SIGNATURE_ALGORITHMS) {
         const pair = (await post('/v2/keys/generate', { algorithm })).json().data;
-        const signature = (await post('/v2/sign', { algorithm, privateKey: pair.privateKey, message: 'x' })).json().data.signature;
-        assert.equal((await post('/v2/verify', { algorithm, publicKey: pair.publicKey, message: 'x', signature })).json().data.valid, true, algorithm);
+        const signature = (await post('/v2/sign', { algorithm, privateKey: pair.privateKey, message: 'x' })).json().data
+          .signature;
+        assert.equal(
+          (await post('/v2/verify', { algorithm, publicKey: pair.publicKey, message: 'x', signature })).json().data
+            .valid,
+          true,
+          algorithm,
+        );
       }
     });
   });
@@ -281,115 +347,387 @@ describe('signature routes', () => {
       const p256Key = keyOf('ecdsa-p256');
       const ed448Key = keyOf('ed448');
       const edSignature = (await post('/v2/sign', { privateKey: ed.privateKey, message: 'm' })).json().data.signature;
-      const sign = (extra: Record<string, unknown>) => ({ url: '/v2/sign', body: { privateKey: ed.privateKey, message: 'm', ...extra } });
-      const verify = (extra: Record<string, unknown>) => ({ url: '/v2/verify', body: { publicKey: ed.publicKey, message: 'm', signature: edSignature, ...extra } });
+      const sign = (extra: Record<string, unknown>) => ({
+        url: '/v2/sign',
+        body: { privateKey: ed.privateKey, message: 'm', ...extra },
+      });
+      const verify = (extra: Record<string, unknown>) => ({
+        url: '/v2/verify',
+        body: { publicKey: ed.publicKey, message: 'm', signature: edSignature, ...extra },
+      });
       const keygen = (body: unknown) => ({ url: '/v2/keys/generate', body });
-      const without = (body: Record<string, unknown>, field: string) => Object.fromEntries(Object.entries(body).filter(([key]) => key !== field));
+      const without = (body: Record<string, unknown>, field: string) =>
+        Object.fromEntries(Object.entries(body).filter(([key]) => key !== field));
 
       type Case = { name: string; url: string; body: unknown; status?: number; code?: string; field?: string };
       const cases: Case[] = [
         // Wrong types.
         ...['privateKey', 'message', 'algorithm', 'context', 'encoding'].flatMap((field) =>
-          [42, null, true, [], {}].map((value) => ({ name: `sign ${field} = ${JSON.stringify(value)}`, ...sign({ [field]: value }) }))),
+          [42, null, true, [], {}].map((value) => ({
+            name: `sign ${field} = ${JSON.stringify(value)}`,
+            ...sign({ [field]: value }),
+          })),
+        ),
         ...['publicKey', 'message', 'signature', 'algorithm', 'context', 'encoding'].flatMap((field) =>
-          [42, null, false, ['00'], { a: 1 }].map((value) => ({ name: `verify ${field} = ${JSON.stringify(value)}`, ...verify({ [field]: value }) }))),
+          [42, null, false, ['00'], { a: 1 }].map((value) => ({
+            name: `verify ${field} = ${JSON.stringify(value)}`,
+            ...verify({ [field]: value }),
+          })),
+        ),
         ...['algorithm', 'format'].flatMap((field) =>
-          [1, null, true, [], {}].map((value) => ({ name: `keygen ${field} = ${JSON.stringify(value)}`, ...keygen({ [field]: value }) }))),
+          [1, null, true, [], {}].map((value) => ({
+            name: `keygen ${field} = ${JSON.stringify(value)}`,
+            ...keygen({ [field]: value }),
+          })),
+        ),
         { name: 'sign body is an array', url: '/v2/sign', body: [], status: 400 },
         { name: 'verify body is a string', url: '/v2/verify', body: 'x', status: 400 },
         { name: 'keygen body is null', url: '/v2/keys/generate', body: null, status: 400 },
         { name: 'keygen body is a number', url: '/v2/keys/generate', body: 7, status: 400 },
         // Missing fields.
-        ...['privateKey', 'message'].map((field) => ({ name: `sign without ${field}`, url: '/v2/sign', body: without(sign({}).body, field), status: 400, field: `/${field}` })),
-        ...['publicKey', 'message', 'signature'].map((field) => ({ name: `verify without ${field}`, url: '/v2/verify', body: without(verify({}).body, field), status: 400, field: `/${field}` })),
+        ...['privateKey', 'message'].map((field) => ({
+          name: `sign without ${field}`,
+          url: '/v2/sign',
+          body: without(sign({}).body, field),
+          status: 400,
+          field: `/${field}`,
+        })),
+        ...['publicKey', 'message', 'signature'].map((field) => ({
+          name: `verify without ${field}`,
+          url: '/v2/verify',
+          body: without(verify({}).body, field),
+          status: 400,
+          field: `/${field}`,
+        })),
         // Unknown fields.
         { name: 'sign with an unknown field', ...sign({ extra: 1 }), status: 400, field: '/extra' },
         { name: 'sign with publicKey', ...sign({ publicKey: ed.publicKey }), status: 400, field: '/publicKey' },
         { name: 'verify with privateKey', ...verify({ privateKey: ed.privateKey }), status: 400, field: '/privateKey' },
         { name: 'keygen with an unknown field', ...keygen({ curve: 'P-256' }), status: 400, field: '/curve' },
         // Unknown or insecure algorithms, formats and encodings.
-        ...['rsa', 'ECDSA-P256', 'ed25519ph', 'ecdsa-p521', 'x25519', 'md5', ''].map((algorithm) => ({ name: `sign algorithm ${algorithm}`, ...sign({ algorithm }), status: 400, code: 'UNSUPPORTED_ALGORITHM' })),
-        ...['rsa', 'aes-kw', 'sha256'].map((algorithm) => ({ name: `verify algorithm ${algorithm}`, ...verify({ algorithm }), status: 400, code: 'UNSUPPORTED_ALGORITHM' })),
-        ...['rsa-2048', 'ml-kem-768x', 'AES-256'].map((algorithm) => ({ name: `keygen algorithm ${algorithm}`, ...keygen({ algorithm }), status: 400, code: 'UNSUPPORTED_ALGORITHM' })),
-        ...['der', 'PEM', 'ssh', ''].map((format) => ({ name: `keygen format ${format}`, ...keygen({ format }), status: 400 })),
+        ...['rsa', 'ECDSA-P256', 'ed25519ph', 'ecdsa-p521', 'x25519', 'md5', ''].map((algorithm) => ({
+          name: `sign algorithm ${algorithm}`,
+          ...sign({ algorithm }),
+          status: 400,
+          code: 'UNSUPPORTED_ALGORITHM',
+        })),
+        ...['rsa', 'aes-kw', 'sha256'].map((algorithm) => ({
+          name: `verify algorithm ${algorithm}`,
+          ...verify({ algorithm }),
+          status: 400,
+          code: 'UNSUPPORTED_ALGORITHM',
+        })),
+        ...['rsa-2048', 'ml-kem-768x', 'AES-256'].map((algorithm) => ({
+          name: `keygen algorithm ${algorithm}`,
+          ...keygen({ algorithm }),
+          status: 400,
+          code: 'UNSUPPORTED_ALGORITHM',
+        })),
+        ...['der', 'PEM', 'ssh', ''].map((format) => ({
+          name: `keygen format ${format}`,
+          ...keygen({ format }),
+          status: 400,
+        })),
         { name: 'sign encoding latin1', ...sign({ encoding: 'latin1' }), status: 400 },
         // Bad hex and bad encodings.
-        { name: 'sign privateKey odd hex', ...sign({ privateKey: ed.privateKey.slice(1) }), status: 400, field: '/privateKey' },
-        { name: 'sign privateKey not hex', ...sign({ privateKey: 'zz'.repeat(32) }), status: 400, field: '/privateKey' },
+        {
+          name: 'sign privateKey odd hex',
+          ...sign({ privateKey: ed.privateKey.slice(1) }),
+          status: 400,
+          field: '/privateKey',
+        },
+        {
+          name: 'sign privateKey not hex',
+          ...sign({ privateKey: 'zz'.repeat(32) }),
+          status: 400,
+          field: '/privateKey',
+        },
         { name: 'sign privateKey empty', ...sign({ privateKey: '' }), status: 400, field: '/privateKey' },
-        { name: 'sign privateKey 0x prefix', ...sign({ privateKey: `0x${ed.privateKey}` }), status: 400, field: '/privateKey' },
-        { name: 'verify publicKey not hex', ...verify({ publicKey: 'g'.repeat(64) }), status: 400, field: '/publicKey' },
-        { name: 'verify signature not hex', ...verify({ signature: 'xy'.repeat(64) }), status: 400, field: '/signature' },
-        { name: 'verify signature odd hex', ...verify({ signature: edSignature.slice(1) }), status: 400, field: '/signature' },
+        {
+          name: 'sign privateKey 0x prefix',
+          ...sign({ privateKey: `0x${ed.privateKey}` }),
+          status: 400,
+          field: '/privateKey',
+        },
+        {
+          name: 'verify publicKey not hex',
+          ...verify({ publicKey: 'g'.repeat(64) }),
+          status: 400,
+          field: '/publicKey',
+        },
+        {
+          name: 'verify signature not hex',
+          ...verify({ signature: 'xy'.repeat(64) }),
+          status: 400,
+          field: '/signature',
+        },
+        {
+          name: 'verify signature odd hex',
+          ...verify({ signature: edSignature.slice(1) }),
+          status: 400,
+          field: '/signature',
+        },
         { name: 'sign message bad hex', ...sign({ message: 'abc', encoding: 'hex' }), status: 400, field: '/message' },
-        { name: 'sign message bad base64', ...sign({ message: 'YWJj=', encoding: 'base64' }), status: 400, field: '/message' },
-        { name: 'verify message bad base64', ...verify({ message: 'Y W J j', encoding: 'base64' }), status: 400, field: '/message' },
+        {
+          name: 'sign message bad base64',
+          ...sign({ message: 'YWJj=', encoding: 'base64' }),
+          status: 400,
+          field: '/message',
+        },
+        {
+          name: 'verify message bad base64',
+          ...verify({ message: 'Y W J j', encoding: 'base64' }),
+          status: 400,
+          field: '/message',
+        },
         // Context too long, or on a scheme without one.
-        { name: 'ed448 context of 256 ASCII characters', url: '/v2/sign', body: { algorithm: 'ed448', privateKey: ed448Key.privateKey, message: 'm', context: 'x'.repeat(256) }, status: 400, field: '/context' },
-        { name: 'ed448 context of 128 two-byte characters (256 bytes)', url: '/v2/sign', body: { algorithm: 'ed448', privateKey: ed448Key.privateKey, message: 'm', context: 'é'.repeat(128) }, status: 400, code: 'INVALID_INPUT', field: '/context' },
-        { name: 'ed448 verify context too long', url: '/v2/verify', body: { algorithm: 'ed448', publicKey: ed448Key.publicKey, message: 'm', signature: '00'.repeat(114), context: '€'.repeat(86) }, status: 400, code: 'INVALID_INPUT', field: '/context' },
-        { name: 'ed25519 sign with a context', ...sign({ context: 'ctx' }), status: 400, code: 'INVALID_INPUT', field: '/context' },
-        { name: 'ed25519 sign with an empty context', ...sign({ context: '' }), status: 400, code: 'INVALID_INPUT', field: '/context' },
-        { name: 'ed25519 verify with a context', ...verify({ context: 'ctx' }), status: 400, code: 'INVALID_INPUT', field: '/context' },
-        { name: 'ecdsa-p256 sign with a context', url: '/v2/sign', body: { algorithm: 'ecdsa-p256', privateKey: p256Key.privateKey, message: 'm', context: 'ctx' }, status: 400, code: 'INVALID_INPUT', field: '/context' },
+        {
+          name: 'ed448 context of 256 ASCII characters',
+          url: '/v2/sign',
+          body: { algorithm: 'ed448', privateKey: ed448Key.privateKey, message: 'm', context: 'x'.repeat(256) },
+          status: 400,
+          field: '/context',
+        },
+        {
+          name: 'ed448 context of 128 two-byte characters (256 bytes)',
+          url: '/v2/sign',
+          body: { algorithm: 'ed448', privateKey: ed448Key.privateKey, message: 'm', context: 'é'.repeat(128) },
+          status: 400,
+          code: 'INVALID_INPUT',
+          field: '/context',
+        },
+        {
+          name: 'ed448 verify context too long',
+          url: '/v2/verify',
+          body: {
+            algorithm: 'ed448',
+            publicKey: ed448Key.publicKey,
+            message: 'm',
+            signature: '00'.repeat(114),
+            context: '€'.repeat(86),
+          },
+          status: 400,
+          code: 'INVALID_INPUT',
+          field: '/context',
+        },
+        {
+          name: 'ed25519 sign with a context',
+          ...sign({ context: 'ctx' }),
+          status: 400,
+          code: 'INVALID_INPUT',
+          field: '/context',
+        },
+        {
+          name: 'ed25519 sign with an empty context',
+          ...sign({ context: '' }),
+          status: 400,
+          code: 'INVALID_INPUT',
+          field: '/context',
+        },
+        {
+          name: 'ed25519 verify with a context',
+          ...verify({ context: 'ctx' }),
+          status: 400,
+          code: 'INVALID_INPUT',
+          field: '/context',
+        },
+        {
+          name: 'ecdsa-p256 sign with a context',
+          url: '/v2/sign',
+          body: { algorithm: 'ecdsa-p256', privateKey: p256Key.privateKey, message: 'm', context: 'ctx' },
+          status: 400,
+          code: 'INVALID_INPUT',
+          field: '/context',
+        },
         // PEM that is not a key of the algorithm, and symmetric keys as PEM.
-        { name: 'sign with a PUBLIC KEY PEM', ...sign({ privateKey: String(generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' })) }), status: 400, code: 'INVALID_INPUT', field: '/privateKey' },
-        { name: 'sign ed25519 with a P-256 PEM', ...sign({ privateKey: String(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' })) }), status: 400, code: 'INVALID_INPUT', field: '/privateKey' },
-        { name: 'sign with a broken PEM', ...sign({ privateKey: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----' }), status: 400, code: 'INVALID_INPUT', field: '/privateKey' },
-        { name: 'verify with a truncated PEM', ...verify({ publicKey: '-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA' }), status: 400, code: 'INVALID_INPUT', field: '/publicKey' },
-        ...Object.keys(SECRET_IDS).map((algorithm) => ({ name: `keygen ${algorithm} as pem`, ...keygen({ algorithm, format: 'pem' }), status: 400, code: 'INVALID_INPUT', field: '/format' })),
+        {
+          name: 'sign with a PUBLIC KEY PEM',
+          ...sign({
+            privateKey: String(generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' })),
+          }),
+          status: 400,
+          code: 'INVALID_INPUT',
+          field: '/privateKey',
+        },
+        {
+          name: 'sign ed25519 with a P-256 PEM',
+          ...sign({
+            privateKey: String(
+              generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }),
+            ),
+          }),
+          status: 400,
+          code: 'INVALID_INPUT',
+          field: '/privateKey',
+        },
+        {
+          name: 'sign with a broken PEM',
+          ...sign({ privateKey: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----' }),
+          status: 400,
+          code: 'INVALID_INPUT',
+          field: '/privateKey',
+        },
+        {
+          name: 'verify with a truncated PEM',
+          ...verify({ publicKey: '-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA' }),
+          status: 400,
+          code: 'INVALID_INPUT',
+          field: '/publicKey',
+        },
+        ...Object.keys(SECRET_IDS).map((algorithm) => ({
+          name: `keygen ${algorithm} as pem`,
+          ...keygen({ algorithm, format: 'pem' }),
+          status: 400,
+          code: 'INVALID_INPUT',
+          field: '/format',
+        })),
         // ECDSA public keys that are not points of the curve.
-        { name: 'p256 public key off the curve', url: '/v2/verify', body: { algorithm: 'ecdsa-p256', publicKey: p256Key.publicKey.slice(0, -2) + (p256Key.publicKey.endsWith('00') ? '01' : '00'), message: 'm', signature: '00'.repeat(64) }, status: 400, code: 'INVALID_INPUT', field: '/publicKey' },
+        {
+          name: 'p256 public key off the curve',
+          url: '/v2/verify',
+          body: {
+            algorithm: 'ecdsa-p256',
+            publicKey: p256Key.publicKey.slice(0, -2) + (p256Key.publicKey.endsWith('00') ? '01' : '00'),
+            message: 'm',
+            signature: '00'.repeat(64),
+          },
+          status: 400,
+          code: 'INVALID_INPUT',
+          field: '/publicKey',
+        },
         // SEC1 "hybrid" points (0x06 / 0x07 ‖ x ‖ y): OpenSSL reads the one whose prefix matches y's parity; the API accepts only uncompressed and compressed points.
-        ...['06', '07'].map((prefix) => ({ name: `p256 public key with the hybrid prefix ${prefix}`, url: '/v2/verify', body: { algorithm: 'ecdsa-p256', publicKey: `${prefix}${p256Key.publicKey.slice(2)}`, message: 'm', signature: '00'.repeat(64) }, status: 400, code: 'INVALID_INPUT', field: '/publicKey' })),
-        { name: 'p256 private scalar 0', url: '/v2/sign', body: { algorithm: 'ecdsa-p256', privateKey: '00'.repeat(32), message: 'm' }, status: 400, code: 'INVALID_INPUT', field: '/privateKey' },
-        { name: 'p384 private scalar ff…ff', url: '/v2/sign', body: { algorithm: 'ecdsa-p384', privateKey: 'ff'.repeat(48), message: 'm' }, status: 400, code: 'INVALID_INPUT', field: '/privateKey' },
+        ...['06', '07'].map((prefix) => ({
+          name: `p256 public key with the hybrid prefix ${prefix}`,
+          url: '/v2/verify',
+          body: {
+            algorithm: 'ecdsa-p256',
+            publicKey: `${prefix}${p256Key.publicKey.slice(2)}`,
+            message: 'm',
+            signature: '00'.repeat(64),
+          },
+          status: 400,
+          code: 'INVALID_INPUT',
+          field: '/publicKey',
+        })),
+        {
+          name: 'p256 private scalar 0',
+          url: '/v2/sign',
+          body: { algorithm: 'ecdsa-p256', privateKey: '00'.repeat(32), message: 'm' },
+          status: 400,
+          code: 'INVALID_INPUT',
+          field: '/privateKey',
+        },
+        {
+          name: 'p384 private scalar ff…ff',
+          url: '/v2/sign',
+          body: { algorithm: 'ecdsa-p384', privateKey: 'ff'.repeat(48), message: 'm' },
+          status: 400,
+          code: 'INVALID_INPUT',
+          field: '/privateKey',
+        },
       ];
 
       // Keys and signatures of every wrong length, for every algorithm.
       for (const algorithm of SIGNATURE_ALGORITHMS) {
         const lengths = LENGTHS[algorithm];
         const pair = keyOf(algorithm);
-        const signature = (await post('/v2/sign', { algorithm, privateKey: pair.privateKey, message: 'm' })).json().data.signature;
+        const signature = (await post('/v2/sign', { algorithm, privateKey: pair.privateKey, message: 'm' })).json().data
+          .signature;
         const validPublic = [lengths.publicKey, lengths.compressed].filter((n) => n !== undefined);
         for (const length of [0, 1, 16, 31, 32, 33, 48, 49, 56, 57, 64, 65, 96, 97, 114, 128]) {
           if (length !== lengths.privateKey && length > 0) {
-            cases.push({ name: `${algorithm} privateKey of ${length} bytes`, url: '/v2/sign', body: { algorithm, privateKey: '11'.repeat(length), message: 'm' }, status: 400, code: 'INVALID_INPUT', field: '/privateKey' });
+            cases.push({
+              name: `${algorithm} privateKey of ${length} bytes`,
+              url: '/v2/sign',
+              body: { algorithm, privateKey: '11'.repeat(length), message: 'm' },
+              status: 400,
+              code: 'INVALID_INPUT',
+              field: '/privateKey',
+            });
           }
           if (!validPublic.includes(length) && length > 0) {
-            cases.push({ name: `${algorithm} publicKey of ${length} bytes`, url: '/v2/verify', body: { algorithm, publicKey: '04'.repeat(length), message: 'm', signature }, status: 400, code: 'INVALID_INPUT', field: '/publicKey' });
+            cases.push({
+              name: `${algorithm} publicKey of ${length} bytes`,
+              url: '/v2/verify',
+              body: { algorithm, publicKey: '04'.repeat(length), message: 'm', signature },
+              status: 400,
+              code: 'INVALID_INPUT',
+              field: '/publicKey',
+            });
           }
           if (length !== lengths.signature) {
-            cases.push({ name: `${algorithm} signature of ${length} bytes`, url: '/v2/verify', body: { algorithm, publicKey: pair.publicKey, message: 'm', signature: '22'.repeat(length) }, status: 400, code: 'INVALID_INPUT', field: '/signature' });
+            cases.push({
+              name: `${algorithm} signature of ${length} bytes`,
+              url: '/v2/verify',
+              body: { algorithm, publicKey: pair.publicKey, message: 'm', signature: '22'.repeat(length) },
+              status: 400,
+              code: 'INVALID_INPUT',
+              field: '/signature',
+            });
           }
         }
         // A signature one byte short or long of the real one (truncated, or with trailing garbage).
-        cases.push({ name: `${algorithm} signature truncated`, url: '/v2/verify', body: { algorithm, publicKey: pair.publicKey, message: 'm', signature: signature.slice(0, -2) }, status: 400, code: 'INVALID_INPUT', field: '/signature' });
-        cases.push({ name: `${algorithm} signature with garbage`, url: '/v2/verify', body: { algorithm, publicKey: pair.publicKey, message: 'm', signature: `${signature}00` }, status: 400, code: 'INVALID_INPUT', field: '/signature' });
+        cases.push({
+          name: `${algorithm} signature truncated`,
+          url: '/v2/verify',
+          body: { algorithm, publicKey: pair.publicKey, message: 'm', signature: signature.slice(0, -2) },
+          status: 400,
+          code: 'INVALID_INPUT',
+          field: '/signature',
+        });
+        cases.push({
+          name: `${algorithm} signature with garbage`,
+          url: '/v2/verify',
+          body: { algorithm, publicKey: pair.publicKey, message: 'm', signature: `${signature}00` },
+          status: 400,
+          code: 'INVALID_INPUT',
+          field: '/signature',
+        });
       }
 
       assert.ok(cases.length > 250, `only ${cases.length} cases`);
       for (const testCase of cases) {
         const response = await post(testCase.url, testCase.body);
-        assert.ok(response.statusCode >= 400 && response.statusCode < 500, `${testCase.name}: ${response.statusCode} ${response.body}`);
+        assert.ok(
+          response.statusCode >= 400 && response.statusCode < 500,
+          `${testCase.name}: ${response.statusCode} ${response.body}`,
+        );
         assert.match(String(response.headers['content-type']), /^application\/problem\+json/, testCase.name);
         const body = response.json();
         assert.equal(body.status, response.statusCode, testCase.name);
         assert.equal(body.error, body.detail, testCase.name);
-        if (testCase.status !== undefined) assert.equal(response.statusCode, testCase.status, `${testCase.name}: ${response.body}`);
+        if (testCase.status !== undefined)
+          assert.equal(response.statusCode, testCase.status, `${testCase.name}: ${response.body}`);
         if (testCase.code !== undefined) assert.equal(body.code, testCase.code, `${testCase.name}: ${response.body}`);
-        if (testCase.field !== undefined) assert.equal(body.errors?.[0]?.field, testCase.field, `${testCase.name}: ${response.body}`);
+        if (testCase.field !== undefined)
+          assert.equal(body.errors?.[0]?.field, testCase.field, `${testCase.name}: ${response.body}`);
         // Messages name the field and the rule, never the value: no key material comes back.
-        for (const secret of [ed.privateKey, p256Key.privateKey, ed448Key.privateKey]) assert.ok(!response.body.includes(secret), testCase.name);
+        for (const secret of [ed.privateKey, p256Key.privateKey, ed448Key.privateKey])
+          assert.ok(!response.body.includes(secret), testCase.name);
       }
     });
 
     test('a body that is not JSON, or not application/json, is a 4xx', async () => {
-      const notJson = await app.inject({ method: 'POST', url: '/v2/sign', payload: '{"privateKey":', headers: { 'content-type': 'application/json' } });
+      const notJson = await app.inject({
+        method: 'POST',
+        url: '/v2/sign',
+        payload: '{"privateKey":',
+        headers: { 'content-type': 'application/json' },
+      });
       assertProblem(notJson, 400, 'MALFORMED_JSON');
-      const text = await app.inject({ method: 'POST', url: '/v2/verify', payload: 'hello', headers: { 'content-type': 'text/plain' } });
+      const text = await app.inject({
+        method: 'POST',
+        url: '/v2/verify',
+        payload: 'hello',
+        headers: { 'content-type': 'text/plain' },
+      });
       assertProblem(text, 415, 'UNSUPPORTED_MEDIA_TYPE');
-      const emptyJson = await app.inject({ method: 'POST', url: '/v2/keys/generate', payload: '', headers: { 'content-type': 'application/json' } });
+      const emptyJson = await app.inject({
+        method: 'POST',
+        url: '/v2/keys/generate',
+        payload: '',
+        headers: { 'content-type': 'application/json' },
+      });
       assert.ok(emptyJson.statusCode >= 400 && emptyJson.statusCode < 500, emptyJson.body);
     });
   });
@@ -397,7 +735,8 @@ describe('signature routes', () => {
 
 describe('scopes', () => {
   const secret = new TextEncoder().encode(TEST_JWT_SECRET);
-  const token = (scope: string) => new SignJWT({ scope }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('5m').sign(secret);
+  const token = (scope: string) =>
+    new SignJWT({ scope }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('5m').sign(secret);
 
   test('sign needs crypto:sign, verify crypto:verify, keys/generate crypto:keys', async (t) => {
     const app = await testApp({ JWT_SECRET: TEST_JWT_SECRET });
@@ -413,7 +752,9 @@ describe('scopes', () => {
     for (const [url, scope, body] of routes) {
       const allowed = await postJson(app, url, body, { authorization: `Bearer ${await token(scope)}` });
       assert.equal(allowed.statusCode, 200, `${url} with ${scope}: ${allowed.body}`);
-      const others = ['crypto:sign', 'crypto:verify', 'crypto:keys', 'crypto:hash'].filter((s) => s !== scope).join(' ');
+      const others = ['crypto:sign', 'crypto:verify', 'crypto:keys', 'crypto:hash']
+        .filter((s) => s !== scope)
+        .join(' ');
       const denied = await postJson(app, url, body, { authorization: `Bearer ${await token(others)}` });
       assertProblem(denied, 403, 'FORBIDDEN', `${url} without ${scope}`);
     }

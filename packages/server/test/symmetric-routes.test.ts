@@ -136,17 +136,26 @@ describe('symmetric routes', () => {
   });
 
   describe('round trips and encodings', () => {
-    test('encrypt → decrypt in each encoding, with and without AAD; AAD is read in the request\'s encoding', async () => {
+    test("encrypt → decrypt in each encoding, with and without AAD; AAD is read in the request's encoding", async () => {
       const text = 'Grüße, 世界 🌍';
       const cases = [
         { encoding: 'utf8', plaintext: text, aad: 'header v1' },
-        { encoding: 'base64', plaintext: Buffer.from(text).toString('base64'), aad: Buffer.from('header v1').toString('base64') },
-        { encoding: 'hex', plaintext: Buffer.from(text).toString('hex'), aad: Buffer.from('header v1').toString('hex') },
+        {
+          encoding: 'base64',
+          plaintext: Buffer.from(text).toString('base64'),
+          aad: Buffer.from('header v1').toString('base64'),
+        },
+        {
+          encoding: 'hex',
+          plaintext: Buffer.from(text).toString('hex'),
+          aad: Buffer.from('header v1').toString('hex'),
+        },
       ];
       for (const { encoding, plaintext, aad } of cases) {
         for (const withAad of [false, true]) {
           const extra = withAad ? { aad } : {};
-          const sealed = (await post('/v2/encrypt', { key: KEY, plaintext, encoding, ...extra })).json().data.ciphertext;
+          const sealed = (await post('/v2/encrypt', { key: KEY, plaintext, encoding, ...extra })).json().data
+            .ciphertext;
           const response = await post('/v2/decrypt', { key: KEY, ciphertext: sealed, encoding, ...extra });
           assert.equal(response.statusCode, 200, `${encoding} ${withAad}`);
           assert.equal(response.json().data, plaintext, `${encoding} ${withAad}`);
@@ -154,31 +163,65 @@ describe('symmetric routes', () => {
       }
       // The same AAD bytes written as utf8 on one side and base64 on the other authenticate alike;
       // encoding then also names how the plaintext comes back.
-      const sealed = (await post('/v2/encrypt', { key: KEY, plaintext: text, aad: 'header v1' })).json().data.ciphertext;
-      const asBase64 = await post('/v2/decrypt', { key: KEY, ciphertext: sealed, aad: Buffer.from('header v1').toString('base64'), encoding: 'base64' });
+      const sealed = (await post('/v2/encrypt', { key: KEY, plaintext: text, aad: 'header v1' })).json().data
+        .ciphertext;
+      const asBase64 = await post('/v2/decrypt', {
+        key: KEY,
+        ciphertext: sealed,
+        aad: Buffer.from('header v1').toString('base64'),
+        encoding: 'base64',
+      });
       assert.equal(asBase64.json().data, Buffer.from(text).toString('base64'));
     });
 
-    test('encrypt and secretbox share one format: each opens the other\'s output', async () => {
-      const viaEncrypt = (await post('/v2/encrypt', { key: KEY, plaintext: 'one format', aad: 'a' })).json().data.ciphertext;
-      const viaSeal = (await post('/v2/secretbox/seal', { key: KEY, plaintext: 'one format', aad: 'a' })).json().data.sealed;
-      assert.equal((await post('/v2/secretbox/open', { key: KEY, ciphertext: viaEncrypt, aad: 'a' })).json().data, 'one format');
+    test("encrypt and secretbox share one format: each opens the other's output", async () => {
+      const viaEncrypt = (await post('/v2/encrypt', { key: KEY, plaintext: 'one format', aad: 'a' })).json().data
+        .ciphertext;
+      const viaSeal = (await post('/v2/secretbox/seal', { key: KEY, plaintext: 'one format', aad: 'a' })).json().data
+        .sealed;
+      assert.equal(
+        (await post('/v2/secretbox/open', { key: KEY, ciphertext: viaEncrypt, aad: 'a' })).json().data,
+        'one format',
+      );
       assert.equal((await post('/v2/decrypt', { key: KEY, ciphertext: viaSeal, aad: 'a' })).json().data, 'one format');
     });
 
     test('binary data of every byte value round trips through each route as base64', async () => {
       const all = b64(Uint8Array.from({ length: 256 }, (_, i) => i));
       const recipient = x25519KeyPair();
-      const encrypted = (await post('/v2/encrypt', { key: KEY, plaintext: all, encoding: 'base64' })).json().data.ciphertext;
-      assert.equal((await post('/v2/decrypt', { key: KEY, ciphertext: encrypted, encoding: 'base64' })).json().data, all);
-      const boxed = (await post('/v2/secretbox/seal', { key: KEY, plaintext: all, encoding: 'base64' })).json().data.sealed;
-      assert.equal((await post('/v2/secretbox/open', { key: KEY, ciphertext: boxed, encoding: 'base64' })).json().data, all);
-      const sealed = (await post('/v2/sealedbox/seal', { recipientPublicKey: recipient.publicKey, plaintext: all, encoding: 'base64' })).json().data.sealed;
-      assert.equal((await post('/v2/sealedbox/open', { recipientSecretKey: recipient.secretKey, sealed, encoding: 'base64' })).json().data, all);
+      const encrypted = (await post('/v2/encrypt', { key: KEY, plaintext: all, encoding: 'base64' })).json().data
+        .ciphertext;
+      assert.equal(
+        (await post('/v2/decrypt', { key: KEY, ciphertext: encrypted, encoding: 'base64' })).json().data,
+        all,
+      );
+      const boxed = (await post('/v2/secretbox/seal', { key: KEY, plaintext: all, encoding: 'base64' })).json().data
+        .sealed;
+      assert.equal(
+        (await post('/v2/secretbox/open', { key: KEY, ciphertext: boxed, encoding: 'base64' })).json().data,
+        all,
+      );
+      const sealed = (
+        await post('/v2/sealedbox/seal', {
+          recipientPublicKey: recipient.publicKey,
+          plaintext: all,
+          encoding: 'base64',
+        })
+      ).json().data.sealed;
+      assert.equal(
+        (
+          await post('/v2/sealedbox/open', { recipientSecretKey: recipient.secretKey, sealed, encoding: 'base64' })
+        ).json().data,
+        all,
+      );
       const keyToWrap = hex(fromB64(all));
       for (const algorithm of ['aes-kw', 'aes-kwp']) {
         const wrapped = (await post('/v2/keys/wrap', { kek: KEY, keyToWrap, algorithm })).json().data.wrapped;
-        assert.equal((await post('/v2/keys/unwrap', { kek: KEY, wrappedKey: wrapped, algorithm })).json().data, keyToWrap, algorithm);
+        assert.equal(
+          (await post('/v2/keys/unwrap', { kek: KEY, wrappedKey: wrapped, algorithm })).json().data,
+          keyToWrap,
+          algorithm,
+        );
       }
     });
 
@@ -191,9 +234,17 @@ describe('symmetric routes', () => {
     test('a plaintext that is not UTF-8, asked for as utf8, is a 400 that says to ask for base64; as base64 it is returned', async () => {
       const binary = b64(Uint8Array.from([0xff, 0xfe, 0x00, 0xc3]));
       const recipient = x25519KeyPair();
-      const encrypted = (await post('/v2/encrypt', { key: KEY, plaintext: binary, encoding: 'base64' })).json().data.ciphertext;
-      const boxed = (await post('/v2/secretbox/seal', { key: KEY, plaintext: binary, encoding: 'base64' })).json().data.sealed;
-      const sealed = (await post('/v2/sealedbox/seal', { recipientPublicKey: recipient.publicKey, plaintext: binary, encoding: 'base64' })).json().data.sealed;
+      const encrypted = (await post('/v2/encrypt', { key: KEY, plaintext: binary, encoding: 'base64' })).json().data
+        .ciphertext;
+      const boxed = (await post('/v2/secretbox/seal', { key: KEY, plaintext: binary, encoding: 'base64' })).json().data
+        .sealed;
+      const sealed = (
+        await post('/v2/sealedbox/seal', {
+          recipientPublicKey: recipient.publicKey,
+          plaintext: binary,
+          encoding: 'base64',
+        })
+      ).json().data.sealed;
       const cases: [string, Record<string, string>][] = [
         ['/v2/decrypt', { key: KEY, ciphertext: encrypted }],
         ['/v2/secretbox/open', { key: KEY, ciphertext: boxed }],
@@ -214,15 +265,24 @@ describe('symmetric routes', () => {
       const key = Buffer.from(KEY, 'hex');
       for (const aad of [undefined, 'bound header']) {
         const body = { key: KEY, plaintext: 'to libsodium', ...(aad === undefined ? {} : { aad }) };
-        for (const [url, field] of [['/v2/encrypt', 'ciphertext'], ['/v2/secretbox/seal', 'sealed']] as const) {
+        for (const [url, field] of [
+          ['/v2/encrypt', 'ciphertext'],
+          ['/v2/secretbox/seal', 'sealed'],
+        ] as const) {
           const blob = fromB64((await post(url, body)).json().data[field]);
-          const opened = sodium.crypto_aead_xchacha20poly1305_ietf_decrypt(null, blob.subarray(24), aad ?? null, blob.subarray(0, 24), key);
+          const opened = sodium.crypto_aead_xchacha20poly1305_ietf_decrypt(
+            null,
+            blob.subarray(24),
+            aad ?? null,
+            blob.subarray(0, 24),
+            key,
+          );
           assert.equal(Buffer.from(opened).toString(), 'to libsodium', `${url} ${aad}`);
         }
       }
     });
 
-    test('/v2/decrypt and /v2/secretbox/open open libsodium\'s output', async () => {
+    test("/v2/decrypt and /v2/secretbox/open open libsodium's output", async () => {
       const key = Buffer.from(KEY, 'hex');
       for (const aad of [undefined, 'bound header']) {
         const nonce = sodium.randombytes_buf(24);
@@ -236,10 +296,18 @@ describe('symmetric routes', () => {
 
     test('crypto_box_seal_open opens /v2/sealedbox/seal output; /v2/sealedbox/open opens crypto_box_seal output', async () => {
       const recipient = sodium.crypto_box_keypair();
-      const sealed = (await post('/v2/sealedbox/seal', { recipientPublicKey: hex(recipient.publicKey), plaintext: 'to libsodium' })).json().data.sealed;
-      assert.equal(Buffer.from(sodium.crypto_box_seal_open(fromB64(sealed), recipient.publicKey, recipient.privateKey)).toString(), 'to libsodium');
+      const sealed = (
+        await post('/v2/sealedbox/seal', { recipientPublicKey: hex(recipient.publicKey), plaintext: 'to libsodium' })
+      ).json().data.sealed;
+      assert.equal(
+        Buffer.from(sodium.crypto_box_seal_open(fromB64(sealed), recipient.publicKey, recipient.privateKey)).toString(),
+        'to libsodium',
+      );
       const theirs = b64(sodium.crypto_box_seal('from libsodium', recipient.publicKey));
-      assert.deepEqual((await post('/v2/sealedbox/open', { recipientSecretKey: hex(recipient.privateKey), sealed: theirs })).json(), { data: 'from libsodium' });
+      assert.deepEqual(
+        (await post('/v2/sealedbox/open', { recipientSecretKey: hex(recipient.privateKey), sealed: theirs })).json(),
+        { data: 'from libsodium' },
+      );
     });
   });
 
@@ -255,59 +323,89 @@ describe('symmetric routes', () => {
       assert.equal(distinct.size, 1, `${label}: the failure bodies differ:\n${[...distinct].join('\n')}`);
     }
 
-    for (const [url, sealUrl, field] of [['/v2/decrypt', '/v2/encrypt', 'ciphertext'], ['/v2/secretbox/open', '/v2/secretbox/seal', 'sealed']] as const) {
+    for (const [url, sealUrl, field] of [
+      ['/v2/decrypt', '/v2/encrypt', 'ciphertext'],
+      ['/v2/secretbox/open', '/v2/secretbox/seal', 'sealed'],
+    ] as const) {
       test(`${url}: wrong key, tampered nonce / ciphertext / tag, wrong / missing / added AAD, truncated, empty`, async () => {
-        const good = (await post(sealUrl, { key: KEY, plaintext: 'secret message', aad: 'hdr' })).json().data[field] as string;
+        const good = (await post(sealUrl, { key: KEY, plaintext: 'secret message', aad: 'hdr' })).json().data[
+          field
+        ] as string;
         const noAad = (await post(sealUrl, { key: KEY, plaintext: 'secret message' })).json().data[field] as string;
-        assert.equal((await post(url, { key: KEY, ciphertext: good, aad: 'hdr' })).statusCode, 200, 'the unmodified input opens');
-        await assertOneFailure(url, [
-          { key: OTHER_KEY, ciphertext: good, aad: 'hdr' },
-          { key: KEY, ciphertext: flipBase64Bit(good, 0), aad: 'hdr' },
-          { key: KEY, ciphertext: flipBase64Bit(good, 30), aad: 'hdr' },
-          { key: KEY, ciphertext: flipBase64Bit(good, -1), aad: 'hdr' },
-          { key: KEY, ciphertext: good, aad: 'hdR' },
-          { key: KEY, ciphertext: good },
-          { key: KEY, ciphertext: noAad, aad: 'hdr' },
-          { key: KEY, ciphertext: b64(fromB64(good).subarray(0, 30)), aad: 'hdr' },
-          { key: KEY, ciphertext: b64(fromB64(good).subarray(0, fromB64(good).byteLength - 1)), aad: 'hdr' },
-          { key: KEY, ciphertext: '', aad: 'hdr' },
-        ], url);
+        assert.equal(
+          (await post(url, { key: KEY, ciphertext: good, aad: 'hdr' })).statusCode,
+          200,
+          'the unmodified input opens',
+        );
+        await assertOneFailure(
+          url,
+          [
+            { key: OTHER_KEY, ciphertext: good, aad: 'hdr' },
+            { key: KEY, ciphertext: flipBase64Bit(good, 0), aad: 'hdr' },
+            { key: KEY, ciphertext: flipBase64Bit(good, 30), aad: 'hdr' },
+            { key: KEY, ciphertext: flipBase64Bit(good, -1), aad: 'hdr' },
+            { key: KEY, ciphertext: good, aad: 'hdR' },
+            { key: KEY, ciphertext: good },
+            { key: KEY, ciphertext: noAad, aad: 'hdr' },
+            { key: KEY, ciphertext: b64(fromB64(good).subarray(0, 30)), aad: 'hdr' },
+            { key: KEY, ciphertext: b64(fromB64(good).subarray(0, fromB64(good).byteLength - 1)), aad: 'hdr' },
+            { key: KEY, ciphertext: '', aad: 'hdr' },
+          ],
+          url,
+        );
       });
     }
 
     test('/v2/sealedbox/open: wrong key, tampered ephemeral key / tag / ciphertext, truncated, low-order ephemeral key', async () => {
       const recipient = x25519KeyPair();
-      const good = (await post('/v2/sealedbox/seal', { recipientPublicKey: recipient.publicKey, plaintext: 'secret message' })).json().data.sealed as string;
-      assert.equal((await post('/v2/sealedbox/open', { recipientSecretKey: recipient.secretKey, sealed: good })).statusCode, 200);
+      const good = (
+        await post('/v2/sealedbox/seal', { recipientPublicKey: recipient.publicKey, plaintext: 'secret message' })
+      ).json().data.sealed as string;
+      assert.equal(
+        (await post('/v2/sealedbox/open', { recipientSecretKey: recipient.secretKey, sealed: good })).statusCode,
+        200,
+      );
       const lowOrder = b64(Uint8Array.from([...new Uint8Array(32), ...fromB64(good).subarray(32)]));
-      await assertOneFailure('/v2/sealedbox/open', [
-        { recipientSecretKey: x25519KeyPair().secretKey, sealed: good },
-        { recipientSecretKey: recipient.secretKey, sealed: flipBase64Bit(good, 0) },
-        { recipientSecretKey: recipient.secretKey, sealed: flipBase64Bit(good, 40) },
-        { recipientSecretKey: recipient.secretKey, sealed: flipBase64Bit(good, -1) },
-        { recipientSecretKey: recipient.secretKey, sealed: b64(fromB64(good).subarray(0, 47)) },
-        { recipientSecretKey: recipient.secretKey, sealed: '' },
-        { recipientSecretKey: recipient.secretKey, sealed: lowOrder },
-      ], 'sealedbox');
+      await assertOneFailure(
+        '/v2/sealedbox/open',
+        [
+          { recipientSecretKey: x25519KeyPair().secretKey, sealed: good },
+          { recipientSecretKey: recipient.secretKey, sealed: flipBase64Bit(good, 0) },
+          { recipientSecretKey: recipient.secretKey, sealed: flipBase64Bit(good, 40) },
+          { recipientSecretKey: recipient.secretKey, sealed: flipBase64Bit(good, -1) },
+          { recipientSecretKey: recipient.secretKey, sealed: b64(fromB64(good).subarray(0, 47)) },
+          { recipientSecretKey: recipient.secretKey, sealed: '' },
+          { recipientSecretKey: recipient.secretKey, sealed: lowOrder },
+        ],
+        'sealedbox',
+      );
     });
 
     test('/v2/keys/unwrap: wrong KEK, tampered, truncated, the other mode, the 8-byte single-block form', async () => {
       const good = (await post('/v2/keys/wrap', { kek: KEY, keyToWrap: OTHER_KEY })).json().data.wrapped as string;
-      const padded = (await post('/v2/keys/wrap', { kek: KEY, keyToWrap: OTHER_KEY, algorithm: 'aes-kwp' })).json().data.wrapped as string;
+      const padded = (await post('/v2/keys/wrap', { kek: KEY, keyToWrap: OTHER_KEY, algorithm: 'aes-kwp' })).json().data
+        .wrapped as string;
       assert.equal((await post('/v2/keys/unwrap', { kek: KEY, wrappedKey: good })).statusCode, 200);
-      await assertOneFailure('/v2/keys/unwrap', [
-        { kek: OTHER_KEY, wrappedKey: good },
-        { kek: KEY.slice(0, 32), wrappedKey: good },
-        { kek: KEY, wrappedKey: flipBase64Bit(good, 0) },
-        { kek: KEY, wrappedKey: flipBase64Bit(good, -1) },
-        { kek: KEY, wrappedKey: b64(fromB64(good).subarray(0, 32)) },
-        { kek: KEY, wrappedKey: b64(fromB64(good).subarray(0, 39)) },
-        { kek: KEY, wrappedKey: '' },
-        { kek: KEY, wrappedKey: good, algorithm: 'aes-kwp' },
-        { kek: KEY, wrappedKey: padded, algorithm: 'aes-kw' },
-        // Wycheproof aes_wrap_test.json tcId 12: an 8-byte key wrapped as one AES block.
-        { kek: '574957151fc2afe0fa3dc7a9a7da6495', wrappedKey: b64(Buffer.from('6f0b501f1f2f59e3ae605aa679ce43a6', 'hex')) },
-      ], 'unwrap');
+      await assertOneFailure(
+        '/v2/keys/unwrap',
+        [
+          { kek: OTHER_KEY, wrappedKey: good },
+          { kek: KEY.slice(0, 32), wrappedKey: good },
+          { kek: KEY, wrappedKey: flipBase64Bit(good, 0) },
+          { kek: KEY, wrappedKey: flipBase64Bit(good, -1) },
+          { kek: KEY, wrappedKey: b64(fromB64(good).subarray(0, 32)) },
+          { kek: KEY, wrappedKey: b64(fromB64(good).subarray(0, 39)) },
+          { kek: KEY, wrappedKey: '' },
+          { kek: KEY, wrappedKey: good, algorithm: 'aes-kwp' },
+          { kek: KEY, wrappedKey: padded, algorithm: 'aes-kw' },
+          // Wycheproof aes_wrap_test.json tcId 12: an 8-byte key wrapped as one AES block.
+          {
+            kek: '574957151fc2afe0fa3dc7a9a7da6495',
+            wrappedKey: b64(Buffer.from('6f0b501f1f2f59e3ae605aa679ce43a6', 'hex')),
+          },
+        ],
+        'unwrap',
+      );
     });
 
     test('the detail is the same fixed text on every route', async () => {
@@ -328,7 +426,11 @@ describe('symmetric routes', () => {
       '/v2/secretbox/seal': { key: KEY, plaintext: 'p', aad: 'a', encoding: 'utf8' },
       '/v2/secretbox/open': { key: KEY, ciphertext: b64(new Uint8Array(40)), aad: 'a', encoding: 'utf8' },
       '/v2/sealedbox/seal': { recipientPublicKey: recipient.publicKey, plaintext: 'p', encoding: 'utf8' },
-      '/v2/sealedbox/open': { recipientSecretKey: recipient.secretKey, sealed: b64(new Uint8Array(48)), encoding: 'utf8' },
+      '/v2/sealedbox/open': {
+        recipientSecretKey: recipient.secretKey,
+        sealed: b64(new Uint8Array(48)),
+        encoding: 'utf8',
+      },
       '/v2/keys/wrap': { kek: KEY, keyToWrap: KEY, algorithm: 'aes-kw' },
       '/v2/keys/unwrap': { kek: KEY, wrappedKey: b64(new Uint8Array(40)), algorithm: 'aes-kw' },
     };
@@ -356,7 +458,8 @@ describe('symmetric routes', () => {
     function cases(): [string, string, unknown, string | undefined][] {
       const all: [string, string, unknown, string | undefined][] = [];
       for (const [url, body] of Object.entries(valid)) {
-        for (const notAnObject of [[], 'text', 42, null, true]) all.push([`body ${JSON.stringify(notAnObject)}`, url, notAnObject, undefined]);
+        for (const notAnObject of [[], 'text', 42, null, true])
+          all.push([`body ${JSON.stringify(notAnObject)}`, url, notAnObject, undefined]);
         all.push(['empty object', url, {}, undefined]);
         for (const field of required[url]!) {
           const { [field]: _dropped, ...rest } = body;
@@ -365,10 +468,16 @@ describe('symmetric routes', () => {
         all.push(['unknown field', url, { ...body, extra: 'x' }, '/extra']);
         all.push(['unknown field "nonce"', url, { ...body, nonce: '00'.repeat(24) }, '/nonce']);
         for (const field of Object.keys(body)) {
-          for (const wrong of [1, true, null, {}, ['x']]) all.push([`${field} = ${JSON.stringify(wrong)}`, url, { ...body, [field]: wrong }, `/${field}`]);
+          for (const wrong of [1, true, null, {}, ['x']])
+            all.push([`${field} = ${JSON.stringify(wrong)}`, url, { ...body, [field]: wrong }, `/${field}`]);
           if (hexFields.has(field)) {
             for (const bad of ['zz'.repeat(32), 'abc', ` ${KEY}`, `${KEY}\n`, '0x' + KEY.slice(2)]) {
-              all.push([`${field} bad hex ${JSON.stringify(bad.slice(0, 8))}`, url, { ...body, [field]: bad }, `/${field}`]);
+              all.push([
+                `${field} bad hex ${JSON.stringify(bad.slice(0, 8))}`,
+                url,
+                { ...body, [field]: bad },
+                `/${field}`,
+              ]);
             }
           }
           if (base64Fields.has(field)) {
@@ -378,16 +487,36 @@ describe('symmetric routes', () => {
           }
           if (textFields.has(field)) {
             // The other text fields are made valid in the chosen encoding, so that only this one is wrong.
-            const asHex = Object.fromEntries(Object.keys(body).filter((name) => textFields.has(name)).map((name) => [name, '70']));
-            const asBase64 = Object.fromEntries(Object.keys(body).filter((name) => textFields.has(name)).map((name) => [name, 'cA==']));
-            all.push([`${field} bad hex with encoding hex`, url, { ...body, ...asHex, encoding: 'hex', [field]: 'xyz' }, `/${field}`]);
-            all.push([`${field} bad base64 with encoding base64`, url, { ...body, ...asBase64, encoding: 'base64', [field]: 'a' }, `/${field}`]);
+            const asHex = Object.fromEntries(
+              Object.keys(body)
+                .filter((name) => textFields.has(name))
+                .map((name) => [name, '70']),
+            );
+            const asBase64 = Object.fromEntries(
+              Object.keys(body)
+                .filter((name) => textFields.has(name))
+                .map((name) => [name, 'cA==']),
+            );
+            all.push([
+              `${field} bad hex with encoding hex`,
+              url,
+              { ...body, ...asHex, encoding: 'hex', [field]: 'xyz' },
+              `/${field}`,
+            ]);
+            all.push([
+              `${field} bad base64 with encoding base64`,
+              url,
+              { ...body, ...asBase64, encoding: 'base64', [field]: 'a' },
+              `/${field}`,
+            ]);
           }
           if (field === 'encoding') {
-            for (const bad of ['utf-8', 'UTF8', 'latin1', 'binary', '']) all.push([`encoding ${JSON.stringify(bad)}`, url, { ...body, encoding: bad }, '/encoding']);
+            for (const bad of ['utf-8', 'UTF8', 'latin1', 'binary', ''])
+              all.push([`encoding ${JSON.stringify(bad)}`, url, { ...body, encoding: bad }, '/encoding']);
           }
           if (field === 'algorithm') {
-            for (const bad of ['aes-gcm', 'AES-KW', 'md5', 'des', '']) all.push([`algorithm ${JSON.stringify(bad)}`, url, { ...body, algorithm: bad }, '/algorithm']);
+            for (const bad of ['aes-gcm', 'AES-KW', 'md5', 'des', ''])
+              all.push([`algorithm ${JSON.stringify(bad)}`, url, { ...body, algorithm: bad }, '/algorithm']);
           }
           for (const length of keyLengths[field] ?? []) {
             all.push([`${field} of ${length} bytes`, url, { ...body, [field]: '00'.repeat(length) }, `/${field}`]);
@@ -395,11 +524,26 @@ describe('symmetric routes', () => {
         }
       }
       for (const length of [0, 1, 8, 15, 17, 23]) {
-        all.push([`aes-kw keyToWrap of ${length} bytes`, '/v2/keys/wrap', { kek: KEY, keyToWrap: '00'.repeat(length) }, '/keyToWrap']);
+        all.push([
+          `aes-kw keyToWrap of ${length} bytes`,
+          '/v2/keys/wrap',
+          { kek: KEY, keyToWrap: '00'.repeat(length) },
+          '/keyToWrap',
+        ]);
       }
-      all.push(['aes-kwp keyToWrap of 0 bytes', '/v2/keys/wrap', { kek: KEY, keyToWrap: '', algorithm: 'aes-kwp' }, '/keyToWrap']);
+      all.push([
+        'aes-kwp keyToWrap of 0 bytes',
+        '/v2/keys/wrap',
+        { kek: KEY, keyToWrap: '', algorithm: 'aes-kwp' },
+        '/keyToWrap',
+      ]);
       for (const point of ['00'.repeat(32), '01' + '00'.repeat(31), 'ec' + 'ff'.repeat(30) + '7f']) {
-        all.push([`low-order recipientPublicKey ${point.slice(0, 4)}…`, '/v2/sealedbox/seal', { recipientPublicKey: point, plaintext: 'p' }, '/recipientPublicKey']);
+        all.push([
+          `low-order recipientPublicKey ${point.slice(0, 4)}…`,
+          '/v2/sealedbox/seal',
+          { recipientPublicKey: point, plaintext: 'p' },
+          '/recipientPublicKey',
+        ]);
       }
       return all;
     }
@@ -410,29 +554,51 @@ describe('symmetric routes', () => {
       for (const [label, url, body, field] of table) {
         const response = await post(url, body);
         const where = `${url} ${label}`;
-        assert.ok(response.statusCode >= 400 && response.statusCode < 500, `${where}: ${response.statusCode} ${response.body}`);
+        assert.ok(
+          response.statusCode >= 400 && response.statusCode < 500,
+          `${where}: ${response.statusCode} ${response.body}`,
+        );
         assert.match(String(response.headers['content-type']), /^application\/problem\+json/, where);
         const problem = response.json();
         assert.notEqual(problem.code, 'INTERNAL_ERROR', where);
         assert.notEqual(problem.code, 'DECRYPTION_FAILED', `${where}: a malformed request is not a decryption failure`);
         if (field !== undefined) {
           assert.ok(Array.isArray(problem.errors), `${where}: no errors member: ${response.body}`);
-          assert.ok(problem.errors.some((error: { field: string }) => error.field === field), `${where}: expected ${field} in ${JSON.stringify(problem.errors)}`);
+          assert.ok(
+            problem.errors.some((error: { field: string }) => error.field === field),
+            `${where}: expected ${field} in ${JSON.stringify(problem.errors)}`,
+          );
         }
       }
     });
 
     test('a wrong key length names the field and the length expected', async () => {
-      const problem = assertProblem(await post('/v2/encrypt', { key: '00'.repeat(31), plaintext: 'p' }), 400, 'INVALID_INPUT');
+      const problem = assertProblem(
+        await post('/v2/encrypt', { key: '00'.repeat(31), plaintext: 'p' }),
+        400,
+        'INVALID_INPUT',
+      );
       assert.deepEqual(problem.errors, [{ field: '/key', message: 'key must be 32 bytes (got 31)' }]);
-      const kek = assertProblem(await post('/v2/keys/wrap', { kek: '00'.repeat(20), keyToWrap: KEY }), 400, 'INVALID_INPUT');
+      const kek = assertProblem(
+        await post('/v2/keys/wrap', { kek: '00'.repeat(20), keyToWrap: KEY }),
+        400,
+        'INVALID_INPUT',
+      );
       assert.equal(kek.errors[0].field, '/kek');
       assert.match(kek.detail, /16, 24 or 32 bytes/);
     });
 
     test('an unknown key-wrap algorithm is UNSUPPORTED_ALGORITHM; md5 is called insecure', async () => {
-      assertProblem(await post('/v2/keys/wrap', { kek: KEY, keyToWrap: KEY, algorithm: 'aes-gcm' }), 400, 'UNSUPPORTED_ALGORITHM');
-      const md5 = assertProblem(await post('/v2/keys/unwrap', { kek: KEY, wrappedKey: b64(new Uint8Array(40)), algorithm: 'md5' }), 400, 'UNSUPPORTED_ALGORITHM');
+      assertProblem(
+        await post('/v2/keys/wrap', { kek: KEY, keyToWrap: KEY, algorithm: 'aes-gcm' }),
+        400,
+        'UNSUPPORTED_ALGORITHM',
+      );
+      const md5 = assertProblem(
+        await post('/v2/keys/unwrap', { kek: KEY, wrappedKey: b64(new Uint8Array(40)), algorithm: 'md5' }),
+        400,
+        'UNSUPPORTED_ALGORITHM',
+      );
       assert.match(md5.detail, /insecure/);
     });
 
@@ -442,7 +608,12 @@ describe('symmetric routes', () => {
         ['/v2/encrypt', `{"key":"${KEY}","plaintext":"p","aad":"\\udfff"}`],
         ['/v2/sealedbox/seal', `{"recipientPublicKey":"${recipient.publicKey}","plaintext":"a\\ud800b"}`],
       ] as const) {
-        const response = await app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json' } });
+        const response = await app.inject({
+          method: 'POST',
+          url,
+          payload,
+          headers: { 'content-type': 'application/json' },
+        });
         const problem = assertProblem(response, 400, 'INVALID_INPUT', url);
         assert.match(problem.detail, /base64 or hex/);
       }
@@ -465,7 +636,8 @@ describe('symmetric routes', () => {
 
   describe('scopes', () => {
     const secret = new TextEncoder().encode(TEST_JWT_SECRET);
-    const token = (scope: string) => new SignJWT({ scope }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('5m').sign(secret);
+    const token = (scope: string) =>
+      new SignJWT({ scope }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('5m').sign(secret);
 
     test('encrypt/seal need crypto:encrypt, decrypt/open crypto:decrypt, wrap/unwrap crypto:keys', async (t) => {
       const scoped = await testApp({ JWT_SECRET: TEST_JWT_SECRET });
@@ -484,19 +656,30 @@ describe('symmetric routes', () => {
       for (const [url, scope, body] of routes) {
         const allowed = await postJson(scoped, url, body, { authorization: `Bearer ${await token(scope)}` });
         // Allowed through: a 200, or the handler's own 400 (the empty blobs above do not open).
-        assert.ok(allowed.statusCode === 200 || allowed.json().code === 'DECRYPTION_FAILED', `${url} with ${scope}: ${allowed.body}`);
-        const other = ['crypto:encrypt', 'crypto:decrypt', 'crypto:keys', 'crypto:hash'].filter((s) => s !== scope).join(' ');
+        assert.ok(
+          allowed.statusCode === 200 || allowed.json().code === 'DECRYPTION_FAILED',
+          `${url} with ${scope}: ${allowed.body}`,
+        );
+        const other = ['crypto:encrypt', 'crypto:decrypt', 'crypto:keys', 'crypto:hash']
+          .filter((s) => s !== scope)
+          .join(' ');
         const denied = await postJson(scoped, url, body, { authorization: `Bearer ${await token(other)}` });
         assertProblem(denied, 403, 'FORBIDDEN', `${url} without ${scope}`);
       }
     });
   });
 
-  test('the OpenAPI document has the eight routes, their tags, and the registry\'s key-wrap list as the enum', async () => {
+  test("the OpenAPI document has the eight routes, their tags, and the registry's key-wrap list as the enum", async () => {
     const openapi = (await app.inject({ method: 'GET', url: '/docs/json' })).json();
     const tags: Record<string, string> = {
-      '/v2/encrypt': 'aead', '/v2/decrypt': 'aead', '/v2/secretbox/seal': 'aead', '/v2/secretbox/open': 'aead',
-      '/v2/sealedbox/seal': 'sealed-box', '/v2/sealedbox/open': 'sealed-box', '/v2/keys/wrap': 'keys', '/v2/keys/unwrap': 'keys',
+      '/v2/encrypt': 'aead',
+      '/v2/decrypt': 'aead',
+      '/v2/secretbox/seal': 'aead',
+      '/v2/secretbox/open': 'aead',
+      '/v2/sealedbox/seal': 'sealed-box',
+      '/v2/sealedbox/open': 'sealed-box',
+      '/v2/keys/wrap': 'keys',
+      '/v2/keys/unwrap': 'keys',
     };
     for (const [url, tag] of Object.entries(tags)) {
       assert.deepEqual(openapi.paths[url]?.post?.tags, [tag], url);
@@ -512,7 +695,13 @@ describe('symmetric routes', () => {
     await post('/v2/encrypt', { key: KEY, plaintext: 'counted' });
     await post('/v2/keys/unwrap', { kek: KEY, wrappedKey: b64(new Uint8Array(40)), algorithm: 'aes-kwp' });
     const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
-    assert.match(text, /^crypto_operations_total\{operation="aead.encrypt",algorithm="xchacha20-poly1305",outcome="success"\} \d+$/m);
-    assert.match(text, /^crypto_operations_total\{operation="keys.unwrap",algorithm="aes-kwp",outcome="rejected"\} \d+$/m);
+    assert.match(
+      text,
+      /^crypto_operations_total\{operation="aead.encrypt",algorithm="xchacha20-poly1305",outcome="success"\} \d+$/m,
+    );
+    assert.match(
+      text,
+      /^crypto_operations_total\{operation="keys.unwrap",algorithm="aes-kwp",outcome="rejected"\} \d+$/m,
+    );
   });
 });

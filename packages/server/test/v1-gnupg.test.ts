@@ -28,8 +28,8 @@ import { assertDeprecated, assertProblem } from './v1-helpers.ts';
 const probe = spawnSync('gpg', ['--version'], { encoding: 'utf8' });
 if (probe.error !== undefined || probe.status !== 0) {
   throw new Error(
-    'GnuPG (gpg) is required by the /v1 interoperability tests but could not be run '
-      + `(${probe.error?.message ?? `exit status ${probe.status}`}): install it (Debian: apt-get install gnupg); .ci/run installs it when missing`,
+    'GnuPG (gpg) is required by the /v1 interoperability tests but could not be run ' +
+      `(${probe.error?.message ?? `exit status ${probe.status}`}): install it (Debian: apt-get install gnupg); .ci/run installs it when missing`,
   );
 }
 const GPG_VERSION = probe.stdout.split('\n', 1)[0];
@@ -63,30 +63,46 @@ class GnuPG {
     writeFileSync(join(this.home, 'gpg-agent.conf'), 'disable-extended-key-format\n');
     // Under --trust-model always gpg never creates its trust database, yet importing a revocation
     // certificate needs one to exist ("Fatal: can't open trustdb.gpg"): create it first.
-    const created = spawnSync('gpg', ['--homedir', this.home, '--batch', '--check-trustdb'], { encoding: 'utf8', env: { ...process.env, GNUPGHOME: this.home } });
+    const created = spawnSync('gpg', ['--homedir', this.home, '--batch', '--check-trustdb'], {
+      encoding: 'utf8',
+      env: { ...process.env, GNUPGHOME: this.home },
+    });
     assert.equal(created.status, 0, created.stderr);
   }
 
   run(args: string[], options: { input?: string; passphrase?: string } = {}): GpgResult {
-    const result = spawnSync('gpg', [
-      '--homedir', this.home,
-      '--batch', '--yes', '--no-tty',
-      '--pinentry-mode', 'loopback',
-      '--trust-model', 'always',
-      // Otherwise the agent remembers a symmetric passphrase, and a wrong one could still decrypt.
-      '--no-symkey-cache',
-      '--status-fd', '2',
-      ...(options.passphrase === undefined ? [] : ['--passphrase', options.passphrase]),
-      ...args,
-    ], {
-      input: options.input ?? '',
-      encoding: 'utf8',
-      env: { ...process.env, GNUPGHOME: this.home },
-      timeout: 60_000,
-    });
+    const result = spawnSync(
+      'gpg',
+      [
+        '--homedir',
+        this.home,
+        '--batch',
+        '--yes',
+        '--no-tty',
+        '--pinentry-mode',
+        'loopback',
+        '--trust-model',
+        'always',
+        // Otherwise the agent remembers a symmetric passphrase, and a wrong one could still decrypt.
+        '--no-symkey-cache',
+        '--status-fd',
+        '2',
+        ...(options.passphrase === undefined ? [] : ['--passphrase', options.passphrase]),
+        ...args,
+      ],
+      {
+        input: options.input ?? '',
+        encoding: 'utf8',
+        env: { ...process.env, GNUPGHOME: this.home },
+        timeout: 60_000,
+      },
+    );
     // EPIPE: gpg gave up (a failure its exit status reports) before reading all of its input.
     if (result.error !== undefined && (result.error as NodeJS.ErrnoException).code !== 'EPIPE') throw result.error;
-    const statusLines = result.stderr.split('\n').filter((line) => line.startsWith('[GNUPG:] ')).map((line) => line.slice(9));
+    const statusLines = result.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('[GNUPG:] '))
+      .map((line) => line.slice(9));
     return { status: result.status, stdout: result.stdout, stderr: result.stderr, statusLines };
   }
 
@@ -110,20 +126,29 @@ class GnuPG {
 
   /** The validity field of the primary key's `pub` line: `r` for revoked. */
   validity(fingerprint: string): string {
-    const line = this.ok(['--with-colons', '--list-keys', fingerprint]).stdout.split('\n').find((row) => row.startsWith('pub:'));
+    const line = this.ok(['--with-colons', '--list-keys', fingerprint])
+      .stdout.split('\n')
+      .find((row) => row.startsWith('pub:'));
     assert.ok(line, `no pub line for ${fingerprint}`);
     return line.split(':')[1]!;
   }
 
   /** Generates a key in GnuPG and returns its fingerprint and armored exports. */
-  generate(uid: string, algorithm: 'ed25519' | 'rsa2048', passphrase: string): { fingerprint: string; publicKey: string; privateKey: string } {
+  generate(
+    uid: string,
+    algorithm: 'ed25519' | 'rsa2048',
+    passphrase: string,
+  ): { fingerprint: string; publicKey: string; privateKey: string } {
     if (algorithm === 'ed25519') {
       // future-default in GnuPG 2.2: an Ed25519 primary key and a Curve25519 encryption subkey.
       this.ok(['--quick-gen-key', uid, 'future-default', 'default', 'never'], { passphrase });
     } else {
       this.ok(['--quick-gen-key', uid, 'rsa2048', 'sign,cert', 'never'], { passphrase });
     }
-    const fingerprint = this.ok(['--with-colons', '--list-keys', uid]).stdout.split('\n').find((row) => row.startsWith('fpr:'))!.split(':')[9]!;
+    const fingerprint = this.ok(['--with-colons', '--list-keys', uid])
+      .stdout.split('\n')
+      .find((row) => row.startsWith('fpr:'))!
+      .split(':')[9]!;
     if (algorithm === 'rsa2048') this.ok(['--quick-add-key', fingerprint, 'rsa2048', 'encr', 'never'], { passphrase });
     return {
       fingerprint,
@@ -152,7 +177,10 @@ async function inOwnKeyring(work: (keyring: GnuPG) => Promise<void>): Promise<vo
 }
 
 function hasStatus(result: GpgResult, keyword: string, containing?: string): boolean {
-  return result.statusLines.some((line) => (line === keyword || line.startsWith(`${keyword} `)) && (containing === undefined || line.includes(containing)));
+  return result.statusLines.some(
+    (line) =>
+      (line === keyword || line.startsWith(`${keyword} `)) && (containing === undefined || line.includes(containing)),
+  );
 }
 
 describe(`/v1 and GnuPG (${GPG_VERSION})`, () => {
@@ -219,7 +247,12 @@ describe(`/v1 and GnuPG (${GPG_VERSION})`, () => {
         const inline = gpg.ok(['--verify'], { input: signed });
         assert.ok(hasStatus(inline, 'GOODSIG'), inline.stderr);
         assert.ok(hasStatus(inline, 'VALIDSIG', fpr), inline.stderr);
-        const signature = await v1('/v1/sign', { message: TEXT, privateKey: key.privateKey, passphrase, detached: true });
+        const signature = await v1('/v1/sign', {
+          message: TEXT,
+          privateKey: key.privateKey,
+          passphrase,
+          detached: true,
+        });
         const detached = gpg.ok(['--verify', gpg.file(signature), gpg.file(TEXT)]);
         assert.ok(hasStatus(detached, 'VALIDSIG', fpr), detached.stderr);
         // And gpg notices a change to the signed file.
@@ -230,19 +263,42 @@ describe(`/v1 and GnuPG (${GPG_VERSION})`, () => {
 
       test('/v1/verify accepts gpg --clearsign, --sign and --detach-sign signatures by the key', async () => {
         const clearsigned = gpg.ok(['--local-user', fpr, '--clearsign'], { input: TEXT, passphrase }).stdout;
-        assert.deepEqual(await v1('/v1/verify', { message: clearsigned, publicKeys: key.publicKey }), { valid: true, signatures: [{ keyId, valid: true }] });
+        assert.deepEqual(await v1('/v1/verify', { message: clearsigned, publicKeys: key.publicKey }), {
+          valid: true,
+          signatures: [{ keyId, valid: true }],
+        });
         const signed = gpg.ok(['--local-user', fpr, '--armor', '--sign'], { input: TEXT, passphrase }).stdout;
-        assert.deepEqual(await v1('/v1/verify', { message: signed, publicKeys: key.publicKey }), { valid: true, signatures: [{ keyId, valid: true }] });
+        assert.deepEqual(await v1('/v1/verify', { message: signed, publicKeys: key.publicKey }), {
+          valid: true,
+          signatures: [{ keyId, valid: true }],
+        });
         const signature = gpg.ok(['--local-user', fpr, '--armor', '--detach-sign'], { input: TEXT, passphrase }).stdout;
-        assert.deepEqual(await v1('/v1/verify', { message: TEXT, signature, publicKeys: [key.publicKey] }), { valid: true, signatures: [{ keyId, valid: true }] });
-        assert.equal((await v1('/v1/verify', { message: `${TEXT}!`, signature, publicKeys: [key.publicKey] })).valid, false);
+        assert.deepEqual(await v1('/v1/verify', { message: TEXT, signature, publicKeys: [key.publicKey] }), {
+          valid: true,
+          signatures: [{ keyId, valid: true }],
+        });
+        assert.equal(
+          (await v1('/v1/verify', { message: `${TEXT}!`, signature, publicKeys: [key.publicKey] })).valid,
+          false,
+        );
         // A text-mode detached signature (line endings canonicalized) verifies as well.
-        const textmode = gpg.ok(['--local-user', fpr, '--armor', '--textmode', '--detach-sign'], { input: TEXT, passphrase }).stdout;
-        assert.equal((await v1('/v1/verify', { message: TEXT, signature: textmode, publicKeys: key.publicKey })).valid, true);
+        const textmode = gpg.ok(['--local-user', fpr, '--armor', '--textmode', '--detach-sign'], {
+          input: TEXT,
+          passphrase,
+        }).stdout;
+        assert.equal(
+          (await v1('/v1/verify', { message: TEXT, signature: textmode, publicKeys: key.publicKey })).valid,
+          true,
+        );
       });
 
       test('gpg decrypts a /v1/encrypt message signed with signingKey and reports the good signature', async () => {
-        const armored = await v1('/v1/encrypt', { message: TEXT, publicKeys: key.publicKey, signingKey: key.privateKey, signingPassphrase: passphrase });
+        const armored = await v1('/v1/encrypt', {
+          message: TEXT,
+          publicKeys: key.publicKey,
+          signingKey: key.privateKey,
+          signingPassphrase: passphrase,
+        });
         const result = gpg.ok(['--decrypt'], { input: armored, passphrase });
         assert.equal(result.stdout, TEXT);
         assert.ok(hasStatus(result, 'VALIDSIG', fpr), result.stderr);
@@ -252,11 +308,19 @@ describe(`/v1 and GnuPG (${GPG_VERSION})`, () => {
         await inOwnKeyring(async (keyring) => {
           keyring.import(key.publicKey);
           assert.notEqual(keyring.validity(fpr), 'r');
-          const fresh = await v1('/v1/generate', { name: 'Revoked Later', email: 'later@service.example', ...kind.body });
+          const fresh = await v1('/v1/generate', {
+            name: 'Revoked Later',
+            email: 'later@service.example',
+            ...kind.body,
+          });
           keyring.import(fresh.publicKey);
           keyring.import(fresh.revocationCertificate);
           assert.equal(keyring.validity(fresh.fingerprint.toUpperCase()), 'r', 'revocation certificate');
-          const { publicKey } = await v1('/v1/revoke', { privateKey: key.privateKey, passphrase, reason: 'retired in a test' });
+          const { publicKey } = await v1('/v1/revoke', {
+            privateKey: key.privateKey,
+            passphrase,
+            reason: 'retired in a test',
+          });
           keyring.import(publicKey);
           assert.equal(keyring.validity(fpr), 'r', '/v1/revoke');
           // And gpg refuses to encrypt to it now (the input in a file: gpg stops before reading it).
@@ -296,20 +360,37 @@ describe(`/v1 and GnuPG (${GPG_VERSION})`, () => {
       test('/v1/sign with the gpg private key: gpg verifies, inline and detached', async () => {
         const signed = await v1('/v1/sign', { message: TEXT, privateKey: key.privateKey, passphrase });
         assert.ok(hasStatus(gpg.ok(['--verify'], { input: signed }), 'VALIDSIG', key.fingerprint));
-        const signature = await v1('/v1/sign', { message: TEXT, privateKey: key.privateKey, passphrase, detached: true });
+        const signature = await v1('/v1/sign', {
+          message: TEXT,
+          privateKey: key.privateKey,
+          passphrase,
+          detached: true,
+        });
         assert.ok(hasStatus(gpg.ok(['--verify', gpg.file(signature), gpg.file(TEXT)]), 'VALIDSIG', key.fingerprint));
       });
 
       test('/v1/verify accepts gpg signatures, and rejects them against another key', async () => {
-        const clearsigned = gpg.ok(['--local-user', key.fingerprint, '--clearsign'], { input: TEXT, passphrase }).stdout;
-        assert.deepEqual(await v1('/v1/verify', { message: clearsigned, publicKeys: key.publicKey }), { valid: true, signatures: [{ keyId, valid: true }] });
-        const signature = gpg.ok(['--local-user', key.fingerprint, '--armor', '--detach-sign'], { input: TEXT, passphrase }).stdout;
+        const clearsigned = gpg.ok(['--local-user', key.fingerprint, '--clearsign'], {
+          input: TEXT,
+          passphrase,
+        }).stdout;
+        assert.deepEqual(await v1('/v1/verify', { message: clearsigned, publicKeys: key.publicKey }), {
+          valid: true,
+          signatures: [{ keyId, valid: true }],
+        });
+        const signature = gpg.ok(['--local-user', key.fingerprint, '--armor', '--detach-sign'], {
+          input: TEXT,
+          passphrase,
+        }).stdout;
         assert.equal((await v1('/v1/verify', { message: TEXT, signature, publicKeys: key.publicKey })).valid, true);
         const stranger = await v1('/v1/generate', { name: 'Stranger', email: 'stranger@service.example' });
-        assert.deepEqual(await v1('/v1/verify', { message: clearsigned, publicKeys: stranger.publicKey }), { valid: false, signatures: [{ keyId, valid: false }] });
+        assert.deepEqual(await v1('/v1/verify', { message: clearsigned, publicKeys: stranger.publicKey }), {
+          valid: false,
+          signatures: [{ keyId, valid: false }],
+        });
       });
 
-      test('/v1/revoke revokes a gpg key in gpg\'s eyes', async () => {
+      test("/v1/revoke revokes a gpg key in gpg's eyes", async () => {
         await inOwnKeyring(async (keyring) => {
           keyring.import(key.publicKey);
           const { publicKey } = await v1('/v1/revoke', { privateKey: key.privateKey, passphrase });
@@ -334,7 +415,10 @@ describe(`/v1 and GnuPG (${GPG_VERSION})`, () => {
       const wrong = await postJson(app, '/v1/decrypt', { message: armored, passphrase: 'symmetric 2' });
       assertProblem(wrong, 400, 'DECRYPTION_FAILED');
       // AES-256 and the largest S2K count GnuPG offers are read too.
-      const strong = gpg.ok(['--armor', '--symmetric', '--cipher-algo', 'AES256', '--s2k-count', '65011712'], { input: TEXT, passphrase: 'symmetric three' }).stdout;
+      const strong = gpg.ok(['--armor', '--symmetric', '--cipher-algo', 'AES256', '--s2k-count', '65011712'], {
+        input: TEXT,
+        passphrase: 'symmetric three',
+      }).stdout;
       assert.equal(await v1('/v1/decrypt', { message: strong, passphrase: 'symmetric three' }), TEXT);
     });
 

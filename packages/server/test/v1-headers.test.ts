@@ -52,7 +52,12 @@ describe('/v1 deprecation headers', () => {
     assertProblem(large, 413, 'PAYLOAD_TOO_LARGE');
     assertDeprecated(large, '413');
 
-    const text = await app.inject({ method: 'POST', url: '/v1/encrypt', headers: { ...KEY, 'content-type': 'text/plain' }, payload: 'x' });
+    const text = await app.inject({
+      method: 'POST',
+      url: '/v1/encrypt',
+      headers: { ...KEY, 'content-type': 'text/plain' },
+      payload: 'x',
+    });
     assertProblem(text, 415, 'UNSUPPORTED_MEDIA_TYPE');
     assertDeprecated(text, '415');
 
@@ -87,7 +92,11 @@ describe('/v1 deprecation headers', () => {
     const preflight = await app.inject({
       method: 'OPTIONS',
       url: '/v1/encrypt',
-      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
     });
     assert.equal(preflight.statusCode, 204);
     assert.equal(preflight.headers['access-control-allow-origin'], 'https://app.example');
@@ -116,22 +125,37 @@ describe('/v1 deprecation headers', () => {
   test('the dates come from V1_DEPRECATION_DATE and V1_SUNSET_DATE', async (t) => {
     const app = await testApp({ V1_DEPRECATION_DATE: '2025-06-30T23:59:59Z', V1_SUNSET_DATE: '2026-06-30' });
     t.after(() => app.close());
-    const expected = { deprecation: '@1751327999', sunset: 'Tue, 30 Jun 2026 00:00:00 GMT', link: DEFAULT_V1_HEADERS.link };
+    const expected = {
+      deprecation: '@1751327999',
+      sunset: 'Tue, 30 Jun 2026 00:00:00 GMT',
+      link: DEFAULT_V1_HEADERS.link,
+    };
     assertDeprecated(await postJson(app, '/v1/generate', GENERATE), 'success', expected);
     assertDeprecated(await postJson(app, '/v1/missing', {}), '404', expected);
   });
 
   test('the header values: RFC 9745 @seconds, RFC 8594 IMF-fixdate, successor link', () => {
     assert.deepEqual(
-      deprecationHeaders({ deprecationDate: new Date('2026-01-01T00:00:00Z'), sunsetDate: new Date('2027-01-01T00:00:00Z') }),
+      deprecationHeaders({
+        deprecationDate: new Date('2026-01-01T00:00:00Z'),
+        sunsetDate: new Date('2027-01-01T00:00:00Z'),
+      }),
       DEFAULT_V1_HEADERS,
     );
     // A date with an offset is the same instant in UTC.
-    assert.equal(deprecationHeaders({ deprecationDate: new Date('2026-01-01T02:00:00+02:00'), sunsetDate: new Date('2027-01-01T00:00:00Z') }).deprecation, '@1767225600');
+    assert.equal(
+      deprecationHeaders({
+        deprecationDate: new Date('2026-01-01T02:00:00+02:00'),
+        sunsetDate: new Date('2027-01-01T00:00:00Z'),
+      }).deprecation,
+      '@1767225600',
+    );
   });
 
   test('what counts as a /v1 path', () => {
-    for (const url of ['/v1', '/v1/', '/v1/generate', '/v1/a/b', '/v1?x=1', '/v1/generate?x=/v2']) assert.equal(isV1Path(url), true, url);
-    for (const url of ['/', '/v2/hash', '/v10', '/v1x', '/api/v1', '/V1/generate', '/v2?next=/v1/']) assert.equal(isV1Path(url), false, url);
+    for (const url of ['/v1', '/v1/', '/v1/generate', '/v1/a/b', '/v1?x=1', '/v1/generate?x=/v2'])
+      assert.equal(isV1Path(url), true, url);
+    for (const url of ['/', '/v2/hash', '/v10', '/v1x', '/api/v1', '/V1/generate', '/v2?next=/v1/'])
+      assert.equal(isV1Path(url), false, url);
   });
 });

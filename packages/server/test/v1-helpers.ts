@@ -12,7 +12,11 @@ export const DEFAULT_V1_HEADERS = {
   link: '</v2>; rel="successor-version"',
 } as const;
 
-export function assertDeprecated(response: Response, label = '', expected: Record<'deprecation' | 'sunset' | 'link', string> = DEFAULT_V1_HEADERS): void {
+export function assertDeprecated(
+  response: Response,
+  label = '',
+  expected: Record<'deprecation' | 'sunset' | 'link', string> = DEFAULT_V1_HEADERS,
+): void {
   const where = `${label} (${response.statusCode})`;
   assert.equal(response.headers.deprecation, expected.deprecation, `Deprecation on ${where}`);
   assert.equal(response.headers.sunset, expected.sunset, `Sunset on ${where}`);
@@ -26,7 +30,12 @@ export function assertNotDeprecated(response: Response, label = ''): void {
 }
 
 /** A problem+json response with this status and code; returns the body. */
-export function assertProblem(response: Response, status: number, code: string, label = ''): { detail: string; code: string; errors?: { field: string; message: string }[]; [key: string]: unknown } {
+export function assertProblem(
+  response: Response,
+  status: number,
+  code: string,
+  label = '',
+): { detail: string; code: string; errors?: { field: string; message: string }[]; [key: string]: unknown } {
   assert.equal(response.statusCode, status, `${label}: ${response.body}`);
   assert.match(String(response.headers['content-type']), /^application\/problem\+json/, label);
   const body = response.json();
@@ -37,7 +46,9 @@ export function assertProblem(response: Response, status: number, code: string, 
 }
 
 /** A key made directly with OpenPGP.js in the test, for shapes that /v1/generate does not make. */
-export async function makeKey(options: Partial<Parameters<typeof openpgp.generateKey>[0]> = {}): Promise<{ privateKey: string; publicKey: string }> {
+export async function makeKey(
+  options: Partial<Parameters<typeof openpgp.generateKey>[0]> = {},
+): Promise<{ privateKey: string; publicKey: string }> {
   const { privateKey, publicKey } = await openpgp.generateKey({
     userIDs: [{ name: 'Fixture', email: 'fixture@example.com' }],
     type: 'ecc',

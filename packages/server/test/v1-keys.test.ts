@@ -6,7 +6,17 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as openpgp from 'openpgp';
@@ -26,7 +36,12 @@ function keyDir(armored: string): string {
 }
 
 /** Builds the app and expects it to refuse to start, with a ConfigError naming `variable`. */
-async function refusesToStart(env: Record<string, string>, variable: string, pattern: RegExp, secrets: string[] = []): Promise<void> {
+async function refusesToStart(
+  env: Record<string, string>,
+  variable: string,
+  pattern: RegExp,
+  secrets: string[] = [],
+): Promise<void> {
   await assert.rejects(buildApp(testConfig(env), { quiet: true }), (error: unknown) => {
     assert.ok(error instanceof ConfigError, `a ConfigError, got ${String(error)}`);
     assert.equal(error.variable, variable);
@@ -42,7 +57,11 @@ describe('CRYPTO_KEY_OUT_DIR', () => {
     const dir = tempDir('v1-out-');
     const app = await testApp({ CRYPTO_KEY_OUT_DIR: dir });
     t.after(() => app.close());
-    const response = await postJson(app, '/v1/generate', { name: 'Written', email: 'written@example.com', passphrase: 'on disk' });
+    const response = await postJson(app, '/v1/generate', {
+      name: 'Written',
+      email: 'written@example.com',
+      passphrase: 'on disk',
+    });
     assert.equal(response.statusCode, 200, response.body);
     const key = response.json().data;
     const names = keyFileNames(key.fingerprint);
@@ -72,7 +91,10 @@ describe('CRYPTO_KEY_OUT_DIR', () => {
   test('a failed write is a 500 (cause logged), and the key is not handed out', async (t) => {
     const dir = tempDir('v1-out-');
     const lines: string[] = [];
-    const app = await testApp({ CRYPTO_KEY_OUT_DIR: dir, LOG_LEVEL: 'error' }, { logStream: { write: (line: string) => lines.push(line) } });
+    const app = await testApp(
+      { CRYPTO_KEY_OUT_DIR: dir, LOG_LEVEL: 'error' },
+      { logStream: { write: (line: string) => lines.push(line) } },
+    );
     t.after(() => app.close());
     // The directory was checked at start; it disappears afterwards (works as root too, unlike chmod).
     rmSync(dir, { recursive: true });
@@ -96,11 +118,11 @@ describe('CRYPTO_KEY_OUT_DIR', () => {
     // Only the public file is in the way: the private file that this call had created is removed again.
     const other = { ...key, fingerprint: 'cd'.repeat(20) };
     const otherNames = keyFileNames(other.fingerprint);
-    writeFileSync(join(dir, otherNames.publicKey), 'someone else\'s file');
+    writeFileSync(join(dir, otherNames.publicKey), "someone else's file");
     await assert.rejects(writeKeyFiles(dir, other), { code: 'EEXIST' });
     assert.equal(existsSync(join(dir, otherNames.privateKey)), false);
     assert.equal(existsSync(join(dir, otherNames.revocationCertificate)), false);
-    assert.equal(readFileSync(join(dir, otherNames.publicKey), 'utf8'), 'someone else\'s file');
+    assert.equal(readFileSync(join(dir, otherNames.publicKey), 'utf8'), "someone else's file");
   });
 
   test('a fingerprint that is not hex never becomes a path', () => {
@@ -112,7 +134,10 @@ describe('CRYPTO_KEY_OUT_DIR', () => {
 
 describe('CRYPTO_KEY_DIR', () => {
   test('a locked server key with CRYPTO_KEY_PASSPHRASE: /v1/sign and /v1/decrypt use it when no key is sent', async (t) => {
-    const server = await makeKey({ passphrase: 'server secret', userIDs: [{ name: 'Server', email: 'server@example.com' }] });
+    const server = await makeKey({
+      passphrase: 'server secret',
+      userIDs: [{ name: 'Server', email: 'server@example.com' }],
+    });
     const app = await testApp({ CRYPTO_KEY_DIR: keyDir(server.privateKey), CRYPTO_KEY_PASSPHRASE: 'server secret' });
     t.after(() => app.close());
 
@@ -122,7 +147,16 @@ describe('CRYPTO_KEY_DIR', () => {
     const verified = await postJson(app, '/v1/verify', { message: signed.json().data, publicKeys: server.publicKey });
     assert.equal(verified.json().data.valid, true);
     const detached = await postJson(app, '/v1/sign', { message: 'detached', detached: true });
-    assert.equal((await postJson(app, '/v1/verify', { message: 'detached', signature: detached.json().data, publicKeys: server.publicKey })).json().data.valid, true);
+    assert.equal(
+      (
+        await postJson(app, '/v1/verify', {
+          message: 'detached',
+          signature: detached.json().data,
+          publicKeys: server.publicKey,
+        })
+      ).json().data.valid,
+      true,
+    );
 
     const toServer = await postJson(app, '/v1/encrypt', { message: 'for the server', publicKeys: server.publicKey });
     const decrypted = await postJson(app, '/v1/decrypt', { message: toServer.json().data });
@@ -131,18 +165,35 @@ describe('CRYPTO_KEY_DIR', () => {
 
     // With no key in the request, a passphrase is the message's (the server key needs none)...
     const symmetric = await postJson(app, '/v1/encrypt', { message: 'by passphrase', passphrase: 'msg pass' });
-    assert.equal((await postJson(app, '/v1/decrypt', { message: symmetric.json().data, passphrase: 'msg pass' })).json().data, 'by passphrase');
+    assert.equal(
+      (await postJson(app, '/v1/decrypt', { message: symmetric.json().data, passphrase: 'msg pass' })).json().data,
+      'by passphrase',
+    );
     // ... and a key in the request wins over the server's.
     const other = await makeKey();
     const toOther = await postJson(app, '/v1/encrypt', { message: 'for other', publicKeys: other.publicKey });
     assertProblem(await postJson(app, '/v1/decrypt', { message: toOther.json().data }), 400, 'DECRYPTION_FAILED');
-    assert.equal((await postJson(app, '/v1/decrypt', { message: toOther.json().data, privateKey: other.privateKey })).json().data, 'for other');
+    assert.equal(
+      (await postJson(app, '/v1/decrypt', { message: toOther.json().data, privateKey: other.privateKey })).json().data,
+      'for other',
+    );
     const otherSigned = await postJson(app, '/v1/sign', { message: 'by other', privateKey: other.privateKey });
-    assert.equal((await postJson(app, '/v1/verify', { message: otherSigned.json().data, publicKeys: server.publicKey })).json().data.valid, false);
+    assert.equal(
+      (await postJson(app, '/v1/verify', { message: otherSigned.json().data, publicKeys: server.publicKey })).json()
+        .data.valid,
+      false,
+    );
 
     // A passphrase for a key that was not sent is refused rather than silently ignored.
-    const stray = assertProblem(await postJson(app, '/v1/sign', { message: 'x', passphrase: 'server secret' }), 400, 'INVALID_INPUT');
-    assert.deepEqual(stray.errors?.map((error) => error.field), ['/passphrase']);
+    const stray = assertProblem(
+      await postJson(app, '/v1/sign', { message: 'x', passphrase: 'server secret' }),
+      400,
+      'INVALID_INPUT',
+    );
+    assert.deepEqual(
+      stray.errors?.map((error) => error.field),
+      ['/passphrase'],
+    );
   });
 
   test('an unlocked server key needs no passphrase', async (t) => {
@@ -150,7 +201,11 @@ describe('CRYPTO_KEY_DIR', () => {
     const app = await testApp({ CRYPTO_KEY_DIR: keyDir(server.privateKey) });
     t.after(() => app.close());
     const signed = await postJson(app, '/v1/sign', { message: 'x' });
-    assert.equal((await postJson(app, '/v1/verify', { message: signed.json().data, publicKeys: server.publicKey })).json().data.valid, true);
+    assert.equal(
+      (await postJson(app, '/v1/verify', { message: signed.json().data, publicKeys: server.publicKey })).json().data
+        .valid,
+      true,
+    );
   });
 
   test('warnings: a passphrase that unlocks nothing, a key file readable by others', async (t) => {
@@ -158,13 +213,28 @@ describe('CRYPTO_KEY_DIR', () => {
     const dir = keyDir(server.privateKey);
     chmodSync(join(dir, SERVER_KEY_FILE), 0o644);
     const lines: string[] = [];
-    const app = await testApp({ CRYPTO_KEY_DIR: dir, CRYPTO_KEY_PASSPHRASE: 'unneeded', LOG_LEVEL: 'info' }, { logStream: { write: (line: string) => lines.push(line) } });
+    const app = await testApp(
+      { CRYPTO_KEY_DIR: dir, CRYPTO_KEY_PASSPHRASE: 'unneeded', LOG_LEVEL: 'info' },
+      { logStream: { write: (line: string) => lines.push(line) } },
+    );
     t.after(() => app.close());
     const logs = lines.map((line) => JSON.parse(line) as { level: number; msg: string; fingerprint?: string });
-    assert.ok(logs.some((log) => log.level === 40 && /CRYPTO_KEY_PASSPHRASE is set, but the key in CRYPTO_KEY_DIR is not locked/.test(log.msg)), lines.join(''));
-    assert.ok(logs.some((log) => log.level === 40 && /readable by group or others/.test(log.msg)), lines.join(''));
+    assert.ok(
+      logs.some(
+        (log) =>
+          log.level === 40 && /CRYPTO_KEY_PASSPHRASE is set, but the key in CRYPTO_KEY_DIR is not locked/.test(log.msg),
+      ),
+      lines.join(''),
+    );
+    assert.ok(
+      logs.some((log) => log.level === 40 && /readable by group or others/.test(log.msg)),
+      lines.join(''),
+    );
     const fingerprint = (await openpgp.readKey({ armoredKey: server.publicKey })).getFingerprint();
-    assert.ok(logs.some((log) => log.fingerprint === fingerprint), 'the loaded key is logged by fingerprint');
+    assert.ok(
+      logs.some((log) => log.fingerprint === fingerprint),
+      'the loaded key is logged by fingerprint',
+    );
     assert.ok(!lines.join('').includes('unneeded'), 'the passphrase is never logged');
   });
 
@@ -172,8 +242,15 @@ describe('CRYPTO_KEY_DIR', () => {
     const app = await testApp();
     t.after(() => app.close());
     const sign = assertProblem(await postJson(app, '/v1/sign', { message: 'x' }), 400, 'INVALID_INPUT');
-    assert.match(sign.detail, /privateKey is required: this server has no key of its own \(CRYPTO_KEY_DIR is not set\)/);
-    const decrypt = assertProblem(await postJson(app, '/v1/decrypt', { message: '-----BEGIN PGP MESSAGE-----\n\nAAAA\n-----END PGP MESSAGE-----' }), 400, 'INVALID_INPUT');
+    assert.match(
+      sign.detail,
+      /privateKey is required: this server has no key of its own \(CRYPTO_KEY_DIR is not set\)/,
+    );
+    const decrypt = assertProblem(
+      await postJson(app, '/v1/decrypt', { message: '-----BEGIN PGP MESSAGE-----\n\nAAAA\n-----END PGP MESSAGE-----' }),
+      400,
+      'INVALID_INPUT',
+    );
     assert.match(decrypt.detail, /CRYPTO_KEY_DIR is not set/);
   });
 
@@ -191,17 +268,46 @@ describe('CRYPTO_KEY_DIR', () => {
     test('not a key, a public key, two keys, a damaged key', async () => {
       const a = await makeKey();
       const b = await makeKey();
-      await refusesToStart({ CRYPTO_KEY_DIR: keyDir('hello') }, 'CRYPTO_KEY_DIR', /not a readable ASCII-armored OpenPGP private key/);
-      await refusesToStart({ CRYPTO_KEY_DIR: keyDir(a.publicKey) }, 'CRYPTO_KEY_DIR', /not a readable ASCII-armored OpenPGP private key/);
-      await refusesToStart({ CRYPTO_KEY_DIR: keyDir(a.privateKey + b.privateKey) }, 'CRYPTO_KEY_DIR', /more than one key/);
-      await refusesToStart({ CRYPTO_KEY_DIR: keyDir('-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nAAAA\n-----END PGP PRIVATE KEY BLOCK-----\n') }, 'CRYPTO_KEY_DIR', /not a readable/);
+      await refusesToStart(
+        { CRYPTO_KEY_DIR: keyDir('hello') },
+        'CRYPTO_KEY_DIR',
+        /not a readable ASCII-armored OpenPGP private key/,
+      );
+      await refusesToStart(
+        { CRYPTO_KEY_DIR: keyDir(a.publicKey) },
+        'CRYPTO_KEY_DIR',
+        /not a readable ASCII-armored OpenPGP private key/,
+      );
+      await refusesToStart(
+        { CRYPTO_KEY_DIR: keyDir(a.privateKey + b.privateKey) },
+        'CRYPTO_KEY_DIR',
+        /more than one key/,
+      );
+      await refusesToStart(
+        {
+          CRYPTO_KEY_DIR: keyDir(
+            '-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nAAAA\n-----END PGP PRIVATE KEY BLOCK-----\n',
+          ),
+        },
+        'CRYPTO_KEY_DIR',
+        /not a readable/,
+      );
     });
 
     test('a locked key without CRYPTO_KEY_PASSPHRASE, or with the wrong one', async () => {
       const locked = await makeKey({ passphrase: 'the right one' });
       const dir = keyDir(locked.privateKey);
-      await refusesToStart({ CRYPTO_KEY_DIR: dir }, 'CRYPTO_KEY_PASSPHRASE', /is not set, and the key in .*private\.asc is locked/);
-      await refusesToStart({ CRYPTO_KEY_DIR: dir, CRYPTO_KEY_PASSPHRASE: 'the wrong one' }, 'CRYPTO_KEY_PASSPHRASE', /does not unlock/, ['the wrong one', 'the right one']);
+      await refusesToStart(
+        { CRYPTO_KEY_DIR: dir },
+        'CRYPTO_KEY_PASSPHRASE',
+        /is not set, and the key in .*private\.asc is locked/,
+      );
+      await refusesToStart(
+        { CRYPTO_KEY_DIR: dir, CRYPTO_KEY_PASSPHRASE: 'the wrong one' },
+        'CRYPTO_KEY_PASSPHRASE',
+        /does not unlock/,
+        ['the wrong one', 'the right one'],
+      );
     });
 
     test('a key that cannot decrypt (no encryption subkey), or cannot sign (expired)', async () => {
@@ -213,7 +319,10 @@ describe('CRYPTO_KEY_DIR', () => {
 
     test('a revoked key', async () => {
       const key = await makeKey();
-      const { privateKey } = await openpgp.revokeKey({ key: await openpgp.readPrivateKey({ armoredKey: key.privateKey }), format: 'armored' });
+      const { privateKey } = await openpgp.revokeKey({
+        key: await openpgp.readPrivateKey({ armoredKey: key.privateKey }),
+        format: 'armored',
+      });
       await refusesToStart({ CRYPTO_KEY_DIR: keyDir(privateKey) }, 'CRYPTO_KEY_DIR', /cannot sign/);
     });
   });

@@ -30,11 +30,14 @@ console.log(JSON.stringify({ initial, largest }));
 
 function semiSpaceMiB(): number {
   const sizes = SERVER_V8_FLAGS.map((flag) => /^--(?:min|max)-semi-space-size=(\d+)$/.exec(flag)?.[1]);
-  assert.ok(sizes.length === 2 && sizes[0] !== undefined && sizes[0] === sizes[1], `one fixed semi-space size: ${SERVER_V8_FLAGS.join(' ')}`);
+  assert.ok(
+    sizes.length === 2 && sizes[0] !== undefined && sizes[0] === sizes[1],
+    `one fixed semi-space size: ${SERVER_V8_FLAGS.join(' ')}`,
+  );
   return Number(sizes[0]);
 }
 
-test('the server\'s V8 flags fix the young generation: it starts at the semi-space size and never grows past two of them', async () => {
+test("the server's V8 flags fix the young generation: it starts at the semi-space size and never grows past two of them", async () => {
   const semiSpace = semiSpaceMiB() * MiB;
   const { stdout } = await run(process.execPath, [...SERVER_V8_FLAGS, '-e', YOUNG_GENERATION_PROBE]);
   const { initial, largest } = JSON.parse(stdout) as { initial: number; largest: number };

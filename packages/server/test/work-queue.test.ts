@@ -5,7 +5,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ARGON2_MAX, argon2MemoryBytes, planKdf, SCRYPT_MAX_MEMORY_BYTES } from '@crypto-service/core';
-import { KDF_QUEUE_DEFAULTS, MIB, PASSWORD_QUEUE_DEFAULTS, WorkQueue, type WorkQueueOptions } from '../src/work-queue.ts';
+import {
+  KDF_QUEUE_DEFAULTS,
+  MIB,
+  PASSWORD_QUEUE_DEFAULTS,
+  WorkQueue,
+  type WorkQueueOptions,
+} from '../src/work-queue.ts';
 import { ApiError } from '../src/errors.ts';
 
 interface Deferred<T> {
@@ -28,7 +34,10 @@ function deferred<T = string>(): Deferred<T> {
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function queue(options: Partial<WorkQueueOptions> = {}, onRefused?: () => void): WorkQueue {
-  return new WorkQueue({ name: 'test', concurrency: 2, maxQueued: 4, memoryBudgetBytes: 100, retryAfterSeconds: 3, ...options }, { onRefused });
+  return new WorkQueue(
+    { name: 'test', concurrency: 2, maxQueued: 4, memoryBudgetBytes: 100, retryAfterSeconds: 3, ...options },
+    { onRefused },
+  );
 }
 
 /** A job that records when it starts and finishes when the test says so. */
@@ -65,7 +74,7 @@ describe('concurrency', () => {
     assert.equal(q.queued, 2);
 
     jobs[1]!.gate.resolve('B');
-    assert.equal(await results[1], 'B', 'a job\'s value is passed through');
+    assert.equal(await results[1], 'B', "a job's value is passed through");
     await settle();
     assert.deepEqual(started, ['a', 'b', 'c']);
 
@@ -108,7 +117,10 @@ describe('queue limit', () => {
     await settle();
     assert.deepEqual([q.running, q.queued], [1, 2]);
 
-    await assert.rejects(q.run(0, async () => 'never'), isUnavailable('3'));
+    await assert.rejects(
+      q.run(0, async () => 'never'),
+      isUnavailable('3'),
+    );
     assert.equal(q.rejected, 1);
     assert.equal(refusals, 1, 'the hook sees every refusal');
     assert.deepEqual(started, ['a'], 'the refused job never ran and displaced nothing');
@@ -122,7 +134,10 @@ describe('queue limit', () => {
     const q = queue({ concurrency: 1, maxQueued: 0 });
     const gate = deferred<string>();
     const running = q.run(0, () => gate.promise);
-    await assert.rejects(q.run(0, async () => 'x'), isUnavailable('3'));
+    await assert.rejects(
+      q.run(0, async () => 'x'),
+      isUnavailable('3'),
+    );
     gate.resolve('ok');
     assert.equal(await running, 'ok');
   });
@@ -139,9 +154,11 @@ describe('refusal delay', () => {
     const running = q.run(0, () => gate.promise);
 
     let outcome: unknown = 'pending';
-    const refused = q.run(0, async () => 'never').catch((error: unknown) => {
-      outcome = error;
-    });
+    const refused = q
+      .run(0, async () => 'never')
+      .catch((error: unknown) => {
+        outcome = error;
+      });
     assert.equal(q.rejected, 1, 'counted when decided');
     assert.equal(refusals, 1);
     t.mock.timers.tick(24);
@@ -152,7 +169,10 @@ describe('refusal delay', () => {
     assert.ok(isUnavailable('3')(outcome));
 
     // Too large for the whole budget: that does not depend on the load, so no delay.
-    await assert.rejects(q.run(101, async () => 'never'), /more memory/);
+    await assert.rejects(
+      q.run(101, async () => 'never'),
+      /more memory/,
+    );
     assert.equal(q.running, 1, 'the running job kept its slot throughout');
     gate.resolve('ok');
     assert.equal(await running, 'ok');
@@ -166,9 +186,11 @@ describe('refusal delay', () => {
     const gate = deferred<string>();
     const running = q.run(0, () => gate.promise);
     let outcome: unknown = 'pending';
-    const refused = q.run(0, async () => 'never').catch((error: unknown) => {
-      outcome = error;
-    });
+    const refused = q
+      .run(0, async () => 'never')
+      .catch((error: unknown) => {
+        outcome = error;
+      });
     await settle();
     assert.ok(isUnavailable('3')(outcome), 'settled without a timer');
     await refused;
@@ -181,9 +203,12 @@ describe('memory budget', () => {
   test('a job larger than the whole budget is refused even when the queue is idle', async () => {
     const q = queue({ memoryBudgetBytes: 100 });
     let ran = false;
-    await assert.rejects(q.run(101, async () => {
-      ran = true;
-    }), isUnavailable('3'));
+    await assert.rejects(
+      q.run(101, async () => {
+        ran = true;
+      }),
+      isUnavailable('3'),
+    );
     assert.equal(ran, false);
     assert.equal(await q.run(100, async () => 'exactly the budget fits'), 'exactly the budget fits');
   });
@@ -215,7 +240,11 @@ describe('memory budget', () => {
 
   test('the largest job each route can submit fits the default budgets (else it would always be a 503)', () => {
     assert.ok(argon2MemoryBytes(ARGON2_MAX) <= PASSWORD_QUEUE_DEFAULTS.memoryBudgetBytes);
-    const largestScrypt = planKdf({ algorithm: 'scrypt', password: new Uint8Array([1]), params: { N: 2 ** 20, r: 2, p: 1 } });
+    const largestScrypt = planKdf({
+      algorithm: 'scrypt',
+      password: new Uint8Array([1]),
+      params: { N: 2 ** 20, r: 2, p: 1 },
+    });
     assert.equal(largestScrypt.memoryBytes, SCRYPT_MAX_MEMORY_BYTES);
     assert.ok(largestScrypt.memoryBytes <= KDF_QUEUE_DEFAULTS.memoryBudgetBytes);
     // Two default Argon2id jobs (64 MiB each) run side by side.
@@ -225,15 +254,28 @@ describe('memory budget', () => {
 
 describe('configuration', () => {
   test('nonsensical settings are refused when the queue is made', () => {
-    for (const bad of [{ concurrency: 0 }, { concurrency: 1.5 }, { maxQueued: -1 }, { memoryBudgetBytes: 0 }, { retryAfterSeconds: 0 }, { concurrency: Number.NaN }, { refusalDelayMs: -1 }, { refusalDelayMs: 2.5 }, { refusalDelayMs: 60_001 }]) {
+    for (const bad of [
+      { concurrency: 0 },
+      { concurrency: 1.5 },
+      { maxQueued: -1 },
+      { memoryBudgetBytes: 0 },
+      { retryAfterSeconds: 0 },
+      { concurrency: Number.NaN },
+      { refusalDelayMs: -1 },
+      { refusalDelayMs: 2.5 },
+      { refusalDelayMs: 60_001 },
+    ]) {
       assert.throws(() => queue(bad), RangeError, JSON.stringify(bad));
     }
   });
 
-  test('a malformed memory cost is the caller\'s bug (a plain error, so a 500), not a 503', async () => {
+  test("a malformed memory cost is the caller's bug (a plain error, so a 500), not a 503", async () => {
     const q = queue();
     for (const cost of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
-      await assert.rejects(q.run(cost, async () => 'x'), RangeError);
+      await assert.rejects(
+        q.run(cost, async () => 'x'),
+        RangeError,
+      );
     }
     assert.equal(q.rejected, 0);
   });
@@ -242,7 +284,10 @@ describe('configuration', () => {
 describe('jobs nobody waits for any more', () => {
   test('a waiting job whose request has ended is dropped at its turn, unstarted, and the next one runs', async () => {
     let dropped = 0;
-    const q = new WorkQueue({ name: 'test', concurrency: 1, maxQueued: 4, memoryBudgetBytes: 100, retryAfterSeconds: 1 }, { onDropped: () => (dropped += 1) });
+    const q = new WorkQueue(
+      { name: 'test', concurrency: 1, maxQueued: 4, memoryBudgetBytes: 100, retryAfterSeconds: 1 },
+      { onDropped: () => (dropped += 1) },
+    );
     const started: string[] = [];
     const [a, b, c] = ['a', 'b', 'c'].map((name) => job(started, name));
     let bWanted = true;
@@ -294,10 +339,14 @@ describe('jobs nobody waits for any more', () => {
   test('a job that starts at once is not asked: only waiting jobs can be dropped', async () => {
     const q = queue();
     let asked = 0;
-    const result = await q.run(1, async () => 'ran', () => {
-      asked += 1;
-      return false;
-    });
+    const result = await q.run(
+      1,
+      async () => 'ran',
+      () => {
+        asked += 1;
+        return false;
+      },
+    );
     assert.equal(result, 'ran');
     assert.equal(asked, 0);
     assert.equal(q.dropped, 0);

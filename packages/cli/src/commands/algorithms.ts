@@ -16,7 +16,9 @@ export const algorithms: Command = {
   async run(context) {
     const { values } = parseCommand(context.args, {}, 0);
     const { data } = await connect(values, context.env).algorithms();
-    const plain = Object.entries(data).map(([family, ids]) => `${family}: ${ids.join(' ')}`).join('\n');
+    const plain = Object.entries(data)
+      .map(([family, ids]) => `${family}: ${ids.join(' ')}`)
+      .join('\n');
     return { json: data, plain };
   },
 };

@@ -32,7 +32,11 @@ export const serve: Command = {
   async run(context) {
     let values: { port?: string | undefined; host?: string | undefined };
     try {
-      ({ values } = parseArgs({ args: context.args, options: { port: { type: 'string' }, host: { type: 'string' } }, strict: true }));
+      ({ values } = parseArgs({
+        args: context.args,
+        options: { port: { type: 'string' }, host: { type: 'string' } },
+        strict: true,
+      }));
     } catch (error) {
       throw new UsageError((error as Error).message);
     }

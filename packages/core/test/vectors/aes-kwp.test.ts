@@ -61,12 +61,22 @@ describe(`Wycheproof ${FILE}`, () => {
             counts.valid++;
             break;
           case 'invalid':
-            assert.ok(failsWith(() => unwrapKey(ALGORITHM, kek, ct), 'DECRYPTION_FAILED'), `${label}: unwrap`);
+            assert.ok(
+              failsWith(() => unwrapKey(ALGORITHM, kek, ct), 'DECRYPTION_FAILED'),
+              `${label}: unwrap`,
+            );
             if (msg.byteLength >= 1) {
-              assert.notEqual(toHex(wrapKey(ALGORITHM, kek, msg)), vector.ct, `${label}: wrap gives the invalid ciphertext`);
+              assert.notEqual(
+                toHex(wrapKey(ALGORITHM, kek, msg)),
+                vector.ct,
+                `${label}: wrap gives the invalid ciphertext`,
+              );
               counts.invalidWrapDiffers++;
             } else {
-              assert.ok(failsWith(() => wrapKey(ALGORITHM, kek, msg), 'INVALID_INPUT', '/keyToWrap'), `${label}: wrap`);
+              assert.ok(
+                failsWith(() => wrapKey(ALGORITHM, kek, msg), 'INVALID_INPUT', '/keyToWrap'),
+                `${label}: wrap`,
+              );
               counts.invalidWrapRefused++;
             }
             counts.invalid++;
@@ -83,6 +93,12 @@ describe(`Wycheproof ${FILE}`, () => {
 
   test('every test was handled and counted', () => {
     assert.equal(counts.valid + counts.invalid + counts.acceptable, data.numberOfTests);
-    assert.deepEqual(counts, { valid: 77, invalid: 177, acceptable: 0, invalidWrapRefused: 3, invalidWrapDiffers: 174 });
+    assert.deepEqual(counts, {
+      valid: 77,
+      invalid: 177,
+      acceptable: 0,
+      invalidWrapRefused: 3,
+      invalidWrapDiffers: 174,
+    });
   });
 });

@@ -64,19 +64,39 @@ describe(`Wycheproof ${FILE}`, () => {
             counts.valid++;
             break;
           case 'acceptable':
-            assert.deepEqual(vector.flags, ['ShortKey'], `${label}: an acceptable case other than the single-block wrap needs a decision`);
+            assert.deepEqual(
+              vector.flags,
+              ['ShortKey'],
+              `${label}: an acceptable case other than the single-block wrap needs a decision`,
+            );
             assert.equal(msg.byteLength, 8, label);
-            assert.ok(failsWith(() => wrapKey(ALGORITHM, kek, msg), 'INVALID_INPUT', '/keyToWrap'), `${label}: wrap is refused`);
-            assert.ok(failsWith(() => unwrapKey(ALGORITHM, kek, ct), 'DECRYPTION_FAILED'), `${label}: unwrap is refused`);
+            assert.ok(
+              failsWith(() => wrapKey(ALGORITHM, kek, msg), 'INVALID_INPUT', '/keyToWrap'),
+              `${label}: wrap is refused`,
+            );
+            assert.ok(
+              failsWith(() => unwrapKey(ALGORITHM, kek, ct), 'DECRYPTION_FAILED'),
+              `${label}: unwrap is refused`,
+            );
             counts.acceptable++;
             break;
           case 'invalid':
-            assert.ok(failsWith(() => unwrapKey(ALGORITHM, kek, ct), 'DECRYPTION_FAILED'), `${label}: unwrap`);
+            assert.ok(
+              failsWith(() => unwrapKey(ALGORITHM, kek, ct), 'DECRYPTION_FAILED'),
+              `${label}: unwrap`,
+            );
             if (wrappable(msg.byteLength)) {
-              assert.notEqual(toHex(wrapKey(ALGORITHM, kek, msg)), vector.ct, `${label}: wrap gives the invalid ciphertext`);
+              assert.notEqual(
+                toHex(wrapKey(ALGORITHM, kek, msg)),
+                vector.ct,
+                `${label}: wrap gives the invalid ciphertext`,
+              );
               counts.invalidWrapDiffers++;
             } else {
-              assert.ok(failsWith(() => wrapKey(ALGORITHM, kek, msg), 'INVALID_INPUT', '/keyToWrap'), `${label}: wrap`);
+              assert.ok(
+                failsWith(() => wrapKey(ALGORITHM, kek, msg), 'INVALID_INPUT', '/keyToWrap'),
+                `${label}: wrap`,
+              );
               counts.invalidWrapRefused++;
             }
             counts.invalid++;
@@ -90,6 +110,12 @@ describe(`Wycheproof ${FILE}`, () => {
 
   test('every test was handled and counted', () => {
     assert.equal(counts.valid + counts.invalid + counts.acceptable, data.numberOfTests);
-    assert.deepEqual(counts, { valid: 36, invalid: 126, acceptable: 3, invalidWrapRefused: 51, invalidWrapDiffers: 75 });
+    assert.deepEqual(counts, {
+      valid: 36,
+      invalid: 126,
+      acceptable: 3,
+      invalidWrapRefused: 51,
+      invalidWrapDiffers: 75,
+    });
   });
 });

@@ -44,7 +44,12 @@ interface AeadFile {
 const FILE = 'wycheproof/chacha20_poly1305_test.json';
 
 /** aead.ts's native seal, minus the HChaCha20 subkey and the nonce prefix. */
-function nativeSeal(key: Uint8Array, iv: Uint8Array, aad: Uint8Array, plaintext: Uint8Array): { ct: Uint8Array; tag: Uint8Array } {
+function nativeSeal(
+  key: Uint8Array,
+  iv: Uint8Array,
+  aad: Uint8Array,
+  plaintext: Uint8Array,
+): { ct: Uint8Array; tag: Uint8Array } {
   const cipher = createCipheriv('chacha20-poly1305', key, iv, { authTagLength: POLY1305_TAG_LENGTH });
   cipher.setAAD(aad, { plaintextLength: plaintext.byteLength });
   const ct = Buffer.concat([cipher.update(plaintext), cipher.final()]);
@@ -102,20 +107,34 @@ describe(`Wycheproof ${FILE}`, () => {
           }
           case 'invalid': {
             if (group.ivSize === 96) {
-              assert.ok(vector.flags.includes('ModifiedTag'), `${label}: an invalid case with a 96-bit nonce that is not a modified tag`);
-              assert.ok(throwsCode(() => nativeOpen(key, iv, aad, ct, tag)), `${label}: open`);
+              assert.ok(
+                vector.flags.includes('ModifiedTag'),
+                `${label}: an invalid case with a 96-bit nonce that is not a modified tag`,
+              );
+              assert.ok(
+                throwsCode(() => nativeOpen(key, iv, aad, ct, tag)),
+                `${label}: open`,
+              );
               counts.modifiedTag++;
             } else {
               assert.ok(vector.flags.includes('InvalidNonceSize'), label);
-              assert.ok(throwsCode(() => nativeSeal(key, iv, aad, msg), 'ERR_CRYPTO_INVALID_IV'), `${label}: seal`);
-              assert.ok(throwsCode(() => nativeOpen(key, iv, aad, ct, tag), 'ERR_CRYPTO_INVALID_IV'), `${label}: open`);
+              assert.ok(
+                throwsCode(() => nativeSeal(key, iv, aad, msg), 'ERR_CRYPTO_INVALID_IV'),
+                `${label}: seal`,
+              );
+              assert.ok(
+                throwsCode(() => nativeOpen(key, iv, aad, ct, tag), 'ERR_CRYPTO_INVALID_IV'),
+                `${label}: open`,
+              );
               counts.invalidNonceSize++;
             }
             counts.invalid++;
             break;
           }
           case 'acceptable':
-            assert.fail(`${label}: an "acceptable" ChaCha20-Poly1305 case; decide how it is handled before accepting the file`);
+            assert.fail(
+              `${label}: an "acceptable" ChaCha20-Poly1305 case; decide how it is handled before accepting the file`,
+            );
             break;
           default:
             assert.fail(`${label}: unknown result ${JSON.stringify(vector.result)}`);

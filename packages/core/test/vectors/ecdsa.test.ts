@@ -76,8 +76,26 @@ function compressed(uncompressed: Uint8Array, size: number): Uint8Array {
 }
 
 const SUITES = [
-  { file: 'ecdsa_secp256r1_sha256_test.json', algorithm: 'ecdsa-p256', curve: 'secp256r1', sha: 'SHA-256', size: 32, valid: 174, invalid: 310, strictDer: 249 },
-  { file: 'ecdsa_secp384r1_sha384_test.json', algorithm: 'ecdsa-p384', curve: 'secp384r1', sha: 'SHA-384', size: 48, valid: 194, invalid: 310, strictDer: 269 },
+  {
+    file: 'ecdsa_secp256r1_sha256_test.json',
+    algorithm: 'ecdsa-p256',
+    curve: 'secp256r1',
+    sha: 'SHA-256',
+    size: 32,
+    valid: 174,
+    invalid: 310,
+    strictDer: 249,
+  },
+  {
+    file: 'ecdsa_secp384r1_sha384_test.json',
+    algorithm: 'ecdsa-p384',
+    curve: 'secp384r1',
+    sha: 'SHA-384',
+    size: 48,
+    valid: 194,
+    invalid: 310,
+    strictDer: 269,
+  },
 ] as const;
 
 for (const suite of SUITES) {
@@ -108,7 +126,11 @@ for (const suite of SUITES) {
         converted += 1;
         assert.equal(await verifySignature(suite.algorithm, publicKey, message, fixed), expected, `${label}, r ‖ s`);
         if (expected) {
-          assert.equal(await verifySignature(suite.algorithm, compressedKey, message, fixed), true, `${label}, compressed key`);
+          assert.equal(
+            await verifySignature(suite.algorithm, compressedKey, message, fixed),
+            true,
+            `${label}, compressed key`,
+          );
           compressedChecked += 1;
         }
       }

@@ -41,7 +41,12 @@ test('Wycheproof ed25519_test.json: every vector gives its expected result', asy
       if (vector.sig.length !== 2 * 64) wrongLength += 1;
       let verdict: boolean;
       try {
-        verdict = await verifySignature('ed25519', fromHex(group.publicKey.pk), fromHex(vector.msg), fromHex(vector.sig));
+        verdict = await verifySignature(
+          'ed25519',
+          fromHex(group.publicKey.pk),
+          fromHex(vector.msg),
+          fromHex(vector.sig),
+        );
       } catch (error) {
         assert.ok(error instanceof CryptoError, `${label}: ${String(error)}`);
         assert.equal(error.code, 'INVALID_INPUT', label);

@@ -57,28 +57,56 @@ for (const [file, algorithm] of FILES) {
       for (const v of group.tests) {
         const label = `tcId ${v.tcId} (${v.comment})`;
         assert.notEqual(v.result, 'acceptable', `${label}: no "acceptable" results are expected in these files`);
-        const input = { algorithm, password: fromHex(v.ikm), salt: fromHex(v.salt), keyLength: v.size, params: { info: fromHex(v.info) } };
-        const withinPolicy = v.size >= KDF_MIN_KEY_LENGTH && v.size <= 255 * hashLength && input.password.byteLength > 0
-          && input.salt.byteLength <= KDF_MAX_SALT_LENGTH && input.params.info.byteLength <= HKDF_MAX_INFO_LENGTH;
+        const input = {
+          algorithm,
+          password: fromHex(v.ikm),
+          salt: fromHex(v.salt),
+          keyLength: v.size,
+          params: { info: fromHex(v.info) },
+        };
+        const withinPolicy =
+          v.size >= KDF_MIN_KEY_LENGTH &&
+          v.size <= 255 * hashLength &&
+          input.password.byteLength > 0 &&
+          input.salt.byteLength <= KDF_MAX_SALT_LENGTH &&
+          input.params.info.byteLength <= HKDF_MAX_INFO_LENGTH;
         if (v.result === 'valid' && withinPolicy) {
           assert.equal(toHex(await deriveKey(planKdf(input))), v.okm, label);
           // The route's entry point picks a backend by size (kdf.ts); each, forced, must agree.
           for (const backend of BACKENDS) {
-            assert.equal(toHex(hkdfRaw(hash, input.password, input.salt, input.params.info, v.size, { backend })), v.okm, `${label} (${backend})`);
+            assert.equal(
+              toHex(hkdfRaw(hash, input.password, input.salt, input.params.info, v.size, { backend })),
+              v.okm,
+              `${label} (${backend})`,
+            );
           }
           counts.validPublic += 1;
           continue;
         }
-        assert.throws(() => planKdf(input), (error: unknown) => error instanceof CryptoError && error.code === 'INVALID_INPUT', label);
+        assert.throws(
+          () => planKdf(input),
+          (error: unknown) => error instanceof CryptoError && error.code === 'INVALID_INPUT',
+          label,
+        );
         if (v.result === 'valid') {
           for (const backend of BACKENDS) {
-            assert.equal(toHex(hkdfRaw(hash, input.password, input.salt, input.params.info, v.size, { backend })), v.okm, `${label} (${backend})`);
+            assert.equal(
+              toHex(hkdfRaw(hash, input.password, input.salt, input.params.info, v.size, { backend })),
+              v.okm,
+              `${label} (${backend})`,
+            );
           }
           counts.validOutsidePolicy += 1;
         } else {
-          assert.ok(v.size > 255 * hashLength, `${label}: the only invalid HKDF vectors expected are oversized outputs`);
+          assert.ok(
+            v.size > 255 * hashLength,
+            `${label}: the only invalid HKDF vectors expected are oversized outputs`,
+          );
           for (const backend of BACKENDS) {
-            assert.throws(() => hkdfRaw(hash, input.password, input.salt, input.params.info, v.size, { backend }), `${label} (${backend})`);
+            assert.throws(
+              () => hkdfRaw(hash, input.password, input.salt, input.params.info, v.size, { backend }),
+              `${label} (${backend})`,
+            );
           }
           counts.invalidRefused += 1;
         }

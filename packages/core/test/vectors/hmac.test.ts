@@ -60,8 +60,12 @@ for (const [file, algorithm] of FILES) {
             counts.fullInvalid += 1;
           }
         } else {
-          assert.throws(() => verifyHmac(algorithm, key, msg, tag),
-            (error: unknown) => error instanceof CryptoError && error.code === 'INVALID_INPUT' && error.field === '/mac', label);
+          assert.throws(
+            () => verifyHmac(algorithm, key, msg, tag),
+            (error: unknown) =>
+              error instanceof CryptoError && error.code === 'INVALID_INPUT' && error.field === '/mac',
+            label,
+          );
           assert.equal(toHex(mac.subarray(0, tag.byteLength)) === v.tag, v.result === 'valid', label);
           if (v.result === 'valid') counts.truncatedValid += 1;
           else counts.truncatedInvalid += 1;
@@ -69,7 +73,10 @@ for (const [file, algorithm] of FILES) {
       }
     }
     t.diagnostic(`${file}: ${JSON.stringify(counts)}`);
-    assert.equal(counts.fullValid + counts.fullInvalid + counts.truncatedValid + counts.truncatedInvalid, data.numberOfTests);
+    assert.equal(
+      counts.fullValid + counts.fullInvalid + counts.truncatedValid + counts.truncatedInvalid,
+      data.numberOfTests,
+    );
     // Each kind is present, so a file change that dropped one would be noticed.
     for (const [kind, count] of Object.entries(counts)) assert.ok(count > 0, `${file}: no ${kind} vectors`);
   });

@@ -37,7 +37,10 @@ function parseSha256Section(markdown: string): ListedFile[] {
       continue;
     }
     const match = LISTING_LINE.exec(line);
-    assert.ok(match, `SOURCES.md, "## SHA-256": not a "<64 lowercase hex>  <relative path>" line: ${JSON.stringify(line)}`);
+    assert.ok(
+      match,
+      `SOURCES.md, "## SHA-256": not a "<64 lowercase hex>  <relative path>" line: ${JSON.stringify(line)}`,
+    );
     const [, sha256, path] = match;
     assert.ok(sha256 !== undefined && path !== undefined);
     listed.push({ sha256, path });
@@ -71,22 +74,34 @@ test('SOURCES.md lists at least one file under "## SHA-256", each once, each ins
   assert.equal(new Set(paths).size, paths.length, 'a file is listed twice');
   for (const { path } of listed) {
     const inside = relative(root, resolve(root, path));
-    assert.ok(!isAbsolute(path) && inside !== '' && !inside.startsWith('..'), `${path} is not a path inside the vector directory`);
+    assert.ok(
+      !isAbsolute(path) && inside !== '' && !inside.startsWith('..'),
+      `${path} is not a path inside the vector directory`,
+    );
   }
 });
 
 test('every compressed vector file in the directory is listed in SOURCES.md', () => {
   const listedPaths = new Set(listed.map((file) => file.path));
-  const unlisted = globSync('**/*.gz', { cwd: root }).map((file) => file.slice(0, -'.gz'.length)).filter((path) => !listedPaths.has(path));
+  const unlisted = globSync('**/*.gz', { cwd: root })
+    .map((file) => file.slice(0, -'.gz'.length))
+    .filter((path) => !listedPaths.has(path));
   assert.deepEqual(unlisted, [], 'vector files without a SHA-256 line in SOURCES.md');
 });
 
 for (const { sha256, path } of listed) {
   test(`${path} exists (as ${path}.gz) and its SHA-256 (our digest, uncompressed) is the listed one`, () => {
     const file = resolve(root, `${path}.gz`);
-    assert.ok(existsSync(file) && statSync(file).isFile(), `${path} is listed in SOURCES.md but ${path}.gz is not a file in ${root}`);
+    assert.ok(
+      existsSync(file) && statSync(file).isFile(),
+      `${path} is listed in SOURCES.md but ${path}.gz is not a file in ${root}`,
+    );
     const bytes = readVectorBytes(path);
     assert.ok(bytes.byteLength > 0, `${path} is empty`);
-    assert.equal(Buffer.from(digest('sha256', bytes)).toString('hex'), sha256, `${path} does not have the listed SHA-256`);
+    assert.equal(
+      Buffer.from(digest('sha256', bytes)).toString('hex'),
+      sha256,
+      `${path} does not have the listed SHA-256`,
+    );
   });
 }

@@ -29,11 +29,42 @@ import { fromHex, readVectorFile, toHex } from './vector-files.ts';
 const BACKENDS: PqBackend[] = PQ_NATIVE_SUPPORT.mlDsa ? ['native', 'noble'] : ['noble'];
 const ZERO_RND = new Uint8Array(32);
 
-interface VerifyTest { tcId: number; comment?: string; msg: string; ctx?: string; sig: string; result: string; flags?: string[] }
-interface SignTest { tcId: number; comment?: string; msg?: string; mu?: string; ctx?: string; rnd?: string; sig: string; result: string; flags?: string[] }
-interface VerifyGroup { type: string; publicKey: string; tests: VerifyTest[] }
-interface SignGroup { type: string; privateSeed: string; publicKey: string; tests: SignTest[] }
-interface WycheproofFile<G> { algorithm: string; numberOfTests: number; testGroups: G[] }
+interface VerifyTest {
+  tcId: number;
+  comment?: string;
+  msg: string;
+  ctx?: string;
+  sig: string;
+  result: string;
+  flags?: string[];
+}
+interface SignTest {
+  tcId: number;
+  comment?: string;
+  msg?: string;
+  mu?: string;
+  ctx?: string;
+  rnd?: string;
+  sig: string;
+  result: string;
+  flags?: string[];
+}
+interface VerifyGroup {
+  type: string;
+  publicKey: string;
+  tests: VerifyTest[];
+}
+interface SignGroup {
+  type: string;
+  privateSeed: string;
+  publicKey: string;
+  tests: SignTest[];
+}
+interface WycheproofFile<G> {
+  algorithm: string;
+  numberOfTests: number;
+  testGroups: G[];
+}
 
 function algorithmOf(name: string): MlDsaAlgorithm {
   const id = name.toLowerCase() as MlDsaAlgorithm;
@@ -48,7 +79,10 @@ async function rejection(work: () => Promise<{ valid: boolean }>, label: string)
     assert.equal(valid, false, `${label}: an invalid signature verified`);
     return 'false';
   } catch (error) {
-    assert.ok(error instanceof CryptoError && error.code === 'INVALID_INPUT', `${label}: expected false or INVALID_INPUT, got ${String(error)}`);
+    assert.ok(
+      error instanceof CryptoError && error.code === 'INVALID_INPUT',
+      `${label}: expected false or INVALID_INPUT, got ${String(error)}`,
+    );
     return 'refused';
   }
 }
@@ -80,7 +114,12 @@ describe('Wycheproof ML-DSA verification', () => {
               counts.invalid++;
               const outcomes = new Set<string>();
               for (const backend of BACKENDS) {
-                outcomes.add(await rejection(() => mlDsaVerify(publicKey, message, signature, { ...options, backend }), `${label} (${backend})`));
+                outcomes.add(
+                  await rejection(
+                    () => mlDsaVerify(publicKey, message, signature, { ...options, backend }),
+                    `${label} (${backend})`,
+                  ),
+                );
               }
               // Both backends reject the same way: a length or context fault is refused before
               // any backend runs, a well-formed bad signature is false on both.
@@ -93,7 +132,12 @@ describe('Wycheproof ML-DSA verification', () => {
               counts.acceptable++;
               const results = new Set<string>();
               for (const backend of BACKENDS) {
-                results.add(await mlDsaVerify(publicKey, message, signature, { ...options, backend }).then((r) => String(r.valid), () => 'refused'));
+                results.add(
+                  await mlDsaVerify(publicKey, message, signature, { ...options, backend }).then(
+                    (r) => String(r.valid),
+                    () => 'refused',
+                  ),
+                );
               }
               assert.equal(results.size, 1, `${label}: backends disagree on an acceptable vector`);
               break;
@@ -106,8 +150,8 @@ describe('Wycheproof ML-DSA verification', () => {
       assert.equal(counts.valid + counts.invalid + counts.acceptable, data.numberOfTests, 'every vector was run');
       assert.ok(counts.valid > 0 && counts.invalidAsFalse > 0 && counts.invalidRefused > 0);
       t.diagnostic(
-        `${file}: ${counts.valid} valid, ${counts.invalid} invalid (${counts.invalidAsFalse} valid: false, ${counts.invalidRefused} refused as INVALID_INPUT), `
-          + `${counts.acceptable} acceptable; backends: ${BACKENDS.join(', ')}`,
+        `${file}: ${counts.valid} valid, ${counts.invalid} invalid (${counts.invalidAsFalse} valid: false, ${counts.invalidRefused} refused as INVALID_INPUT), ` +
+          `${counts.acceptable} acceptable; backends: ${BACKENDS.join(', ')}`,
       );
     });
   }
@@ -130,7 +174,10 @@ describe('Wycheproof ML-DSA key generation from seeds and signing', () => {
           const withContext = context === undefined ? {} : { context };
           if (vector.msg === undefined) {
             // μ only: the external-μ interface, which this service does not offer.
-            assert.ok(vector.mu !== undefined && vector.result === 'valid', `${label}: a vector without a message must be an external-μ one`);
+            assert.ok(
+              vector.mu !== undefined && vector.result === 'valid',
+              `${label}: a vector without a message must be an external-μ one`,
+            );
             counts.externalMu++;
             continue;
           }
@@ -140,7 +187,10 @@ describe('Wycheproof ML-DSA key generation from seeds and signing', () => {
               counts.valid++;
               const publicKey = fromHex(group.publicKey);
               for (const backend of BACKENDS) {
-                const expected = await mlDsaVerify(publicKey, message, fromHex(vector.sig), { ...withContext, backend });
+                const expected = await mlDsaVerify(publicKey, message, fromHex(vector.sig), {
+                  ...withContext,
+                  backend,
+                });
                 assert.equal(expected.valid, true, `${label} the expected signature verifies (${backend})`);
               }
               if (!checkedGroup) {
@@ -152,7 +202,10 @@ describe('Wycheproof ML-DSA key generation from seeds and signing', () => {
                   assert.equal(toHex(keys.publicKey), group.publicKey, `${label} public key (${backend})`);
                   const fresh = await mlDsaSign(seed, message, { level, ...withContext, backend });
                   for (const verifier of BACKENDS) {
-                    const check = await mlDsaVerify(publicKey, message, fresh.signature, { ...withContext, backend: verifier });
+                    const check = await mlDsaVerify(publicKey, message, fresh.signature, {
+                      ...withContext,
+                      backend: verifier,
+                    });
                     assert.equal(check.valid, true, `${label} signed on ${backend}, verified on ${verifier}`);
                   }
                 }
@@ -160,7 +213,11 @@ describe('Wycheproof ML-DSA key generation from seeds and signing', () => {
               const randomness = vector.rnd === undefined ? ZERO_RND : fromHex(vector.rnd);
               const exact = await mlDsaSign(seed, message, { level, ...withContext, randomness });
               assert.equal(exact.algorithm, algorithm);
-              assert.equal(toHex(exact.signature), vector.sig, `${label} exact signature (noble, rnd ${vector.rnd === undefined ? '0^32' : 'given'})`);
+              assert.equal(
+                toHex(exact.signature),
+                vector.sig,
+                `${label} exact signature (noble, rnd ${vector.rnd === undefined ? '0^32' : 'given'})`,
+              );
               break;
             }
             case 'invalid':
@@ -168,7 +225,10 @@ describe('Wycheproof ML-DSA key generation from seeds and signing', () => {
               counts.invalid++;
               for (const backend of BACKENDS) {
                 await assert.rejects(mlDsaSign(seed, message, { level, ...withContext, backend }), (error: unknown) => {
-                  assert.ok(error instanceof CryptoError && error.code === 'INVALID_INPUT', `${label} (${backend}): ${String(error)}`);
+                  assert.ok(
+                    error instanceof CryptoError && error.code === 'INVALID_INPUT',
+                    `${label} (${backend}): ${String(error)}`,
+                  );
                   return true;
                 });
               }
@@ -177,7 +237,12 @@ describe('Wycheproof ML-DSA key generation from seeds and signing', () => {
               counts.acceptable++;
               const outcomes = new Set<string>();
               for (const backend of BACKENDS) {
-                outcomes.add(await mlDsaSign(seed, message, { level, ...withContext, backend }).then(() => 'signed', () => 'refused'));
+                outcomes.add(
+                  await mlDsaSign(seed, message, { level, ...withContext, backend }).then(
+                    () => 'signed',
+                    () => 'refused',
+                  ),
+                );
               }
               assert.equal(outcomes.size, 1, `${label}: backends disagree on an acceptable vector`);
               break;
@@ -187,11 +252,15 @@ describe('Wycheproof ML-DSA key generation from seeds and signing', () => {
           }
         }
       }
-      assert.equal(counts.valid + counts.invalid + counts.acceptable + counts.externalMu, data.numberOfTests, 'every vector was accounted for');
+      assert.equal(
+        counts.valid + counts.invalid + counts.acceptable + counts.externalMu,
+        data.numberOfTests,
+        'every vector was accounted for',
+      );
       assert.ok(counts.valid > 0 && counts.invalid > 0);
       t.diagnostic(
-        `${file}: ${counts.valid} valid, ${counts.invalid} invalid, ${counts.acceptable} acceptable, `
-          + `${counts.externalMu} external-μ only (interface not offered); backends: ${BACKENDS.join(', ')}`,
+        `${file}: ${counts.valid} valid, ${counts.invalid} invalid, ${counts.acceptable} acceptable, ` +
+          `${counts.externalMu} external-μ only (interface not offered); backends: ${BACKENDS.join(', ')}`,
       );
     });
   }

@@ -17,7 +17,13 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ml_kem768 } from '@noble/post-quantum/ml-kem.js';
 import { CryptoError } from '../../src/errors.ts';
-import { ML_KEM_PARAMETERS, mlKemDecapsulate, mlKemEncapsulate, mlKemKeyPairFromSeed, type MlKemAlgorithm } from '../../src/ml-kem.ts';
+import {
+  ML_KEM_PARAMETERS,
+  mlKemDecapsulate,
+  mlKemEncapsulate,
+  mlKemKeyPairFromSeed,
+  type MlKemAlgorithm,
+} from '../../src/ml-kem.ts';
 import { PQ_NATIVE_SUPPORT, type PqBackend } from '../../src/pq-common.ts';
 import { fromHex, readVectorFile, toHex } from './vector-files.ts';
 
@@ -27,9 +33,31 @@ interface WycheproofFile<T> {
   numberOfTests: number;
   testGroups: { parameterSet: string; type: string; tests: T[] }[];
 }
-interface DecapsTest { tcId: number; comment?: string; seed: string; ek?: string; c: string; K: string; result: string }
-interface EncapsTest { tcId: number; comment?: string; m: string; ek: string; c: string; K: string; result: string }
-interface KeygenTest { tcId: number; seed: string; ek: string; dk: string; result: string }
+interface DecapsTest {
+  tcId: number;
+  comment?: string;
+  seed: string;
+  ek?: string;
+  c: string;
+  K: string;
+  result: string;
+}
+interface EncapsTest {
+  tcId: number;
+  comment?: string;
+  m: string;
+  ek: string;
+  c: string;
+  K: string;
+  result: string;
+}
+interface KeygenTest {
+  tcId: number;
+  seed: string;
+  ek: string;
+  dk: string;
+  result: string;
+}
 
 function algorithmOf(parameterSet: string): MlKemAlgorithm {
   const id = parameterSet.toLowerCase() as MlKemAlgorithm;
@@ -39,11 +67,14 @@ function algorithmOf(parameterSet: string): MlKemAlgorithm {
 
 /** Runs `work` and asserts that it fails as a client error (CryptoError INVALID_INPUT). */
 async function assertRefused(work: () => unknown, label: string): Promise<void> {
-  await assert.rejects(async () => work(), (error: unknown) => {
-    assert.ok(error instanceof CryptoError, `${label}: expected a CryptoError, got ${String(error)}`);
-    assert.equal(error.code, 'INVALID_INPUT', label);
-    return true;
-  });
+  await assert.rejects(
+    async () => work(),
+    (error: unknown) => {
+      assert.ok(error instanceof CryptoError, `${label}: expected a CryptoError, got ${String(error)}`);
+      assert.equal(error.code, 'INVALID_INPUT', label);
+      return true;
+    },
+  );
 }
 
 describe('Wycheproof ML-KEM: key generation from seeds and decapsulation', () => {
@@ -72,7 +103,11 @@ describe('Wycheproof ML-KEM: key generation from seeds and decapsulation', () =>
                 const fromSeed = await mlKemDecapsulate(seed, ciphertext, level, { backend });
                 assert.equal(toHex(fromSeed.sharedSecret), vector.K, `${label} K from the seed (${backend})`);
                 const fromExpanded = await mlKemDecapsulate(expanded, ciphertext, undefined, { backend });
-                assert.equal(toHex(fromExpanded.sharedSecret), vector.K, `${label} K from the expanded key (${backend})`);
+                assert.equal(
+                  toHex(fromExpanded.sharedSecret),
+                  vector.K,
+                  `${label} K from the expanded key (${backend})`,
+                );
               }
               break;
             }
@@ -80,13 +115,19 @@ describe('Wycheproof ML-KEM: key generation from seeds and decapsulation', () =>
               counts.invalid++;
               // Seeds and ciphertexts of the wrong length: refused before any arithmetic.
               for (const backend of BACKENDS) {
-                await assertRefused(() => mlKemDecapsulate(seed, ciphertext, level, { backend }), `${label} (${backend})`);
+                await assertRefused(
+                  () => mlKemDecapsulate(seed, ciphertext, level, { backend }),
+                  `${label} (${backend})`,
+                );
               }
               break;
             case 'acceptable':
               // None in these files today; if one appears, both backends must at least agree.
               counts.acceptable++;
-              await assertBackendsAgree(BACKENDS.map((backend) => () => mlKemDecapsulate(seed, ciphertext, level, { backend })), true);
+              await assertBackendsAgree(
+                BACKENDS.map((backend) => () => mlKemDecapsulate(seed, ciphertext, level, { backend })),
+                true,
+              );
               break;
             default:
               assert.fail(`${label}: unknown result ${vector.result}`);
@@ -95,7 +136,9 @@ describe('Wycheproof ML-KEM: key generation from seeds and decapsulation', () =>
       }
       assert.equal(counts.valid + counts.invalid + counts.acceptable, data.numberOfTests, 'every vector was run');
       assert.ok(counts.valid > 0 && counts.invalid > 0);
-      t.diagnostic(`${file}: ${counts.valid} valid, ${counts.invalid} invalid, ${counts.acceptable} acceptable; backends: ${BACKENDS.join(', ')}`);
+      t.diagnostic(
+        `${file}: ${counts.valid} valid, ${counts.invalid} invalid, ${counts.acceptable} acceptable; backends: ${BACKENDS.join(', ')}`,
+      );
     });
   }
 });
@@ -133,7 +176,10 @@ test('Wycheproof mlkem_768_encaps_test.json: encapsulation and the FIPS 203 §7.
         case 'acceptable':
           counts.acceptable++;
           // Encapsulation is randomized on node:crypto: compare only acceptance.
-          await assertBackendsAgree(BACKENDS.map((backend) => () => mlKemEncapsulate(publicKey, { backend })), false);
+          await assertBackendsAgree(
+            BACKENDS.map((backend) => () => mlKemEncapsulate(publicKey, { backend })),
+            false,
+          );
           break;
         default:
           assert.fail(`${label}: unknown result ${vector.result}`);
@@ -142,7 +188,9 @@ test('Wycheproof mlkem_768_encaps_test.json: encapsulation and the FIPS 203 §7.
   }
   assert.equal(counts.valid + counts.invalid + counts.acceptable, data.numberOfTests, 'every vector was run');
   assert.ok(counts.valid > 0 && counts.invalid > 0);
-  t.diagnostic(`${file}: ${counts.valid} valid, ${counts.invalid} invalid, ${counts.acceptable} acceptable; backends: ${BACKENDS.join(', ')}`);
+  t.diagnostic(
+    `${file}: ${counts.valid} valid, ${counts.invalid} invalid, ${counts.acceptable} acceptable; backends: ${BACKENDS.join(', ')}`,
+  );
 });
 
 test('Wycheproof mlkem_768_keygen_seed_test.json: seed → ek, and the expanded dk decapsulates alike', async (t) => {
@@ -161,7 +209,11 @@ test('Wycheproof mlkem_768_keygen_seed_test.json: seed → ek, and the expanded 
       // with the vector's expanded dk and with the seed, on every backend.
       const { cipherText, sharedSecret } = ml_kem768.encapsulate(fromHex(vector.ek));
       for (const backend of BACKENDS) {
-        assert.equal(toHex(mlKemKeyPairFromSeed(seed, 768, { backend }).publicKey), vector.ek, `${label} ek (${backend})`);
+        assert.equal(
+          toHex(mlKemKeyPairFromSeed(seed, 768, { backend }).publicKey),
+          vector.ek,
+          `${label} ek (${backend})`,
+        );
         const withDk = await mlKemDecapsulate(dk, cipherText, undefined, { backend });
         const withSeed = await mlKemDecapsulate(seed, cipherText, 768, { backend });
         assert.equal(toHex(withDk.sharedSecret), toHex(sharedSecret), `${label} dk (${backend})`);
@@ -182,12 +234,17 @@ async function assertBackendsAgree(works: (() => Promise<unknown>)[], compareVal
   const outcome = async (work: () => Promise<unknown>) => {
     try {
       const value = await work();
-      return compareValues ? JSON.stringify(value, (_, item: unknown) => (item instanceof Uint8Array ? toHex(item) : item)) : 'accepted';
+      return compareValues
+        ? JSON.stringify(value, (_, item: unknown) => (item instanceof Uint8Array ? toHex(item) : item))
+        : 'accepted';
     } catch (error) {
       return error instanceof CryptoError ? `refused: ${error.code}` : `error: ${String(error)}`;
     }
   };
   const outcomes = await Promise.all(works.map(outcome));
-  assert.ok(outcomes.every((value) => value === outcomes[0]), `backends disagree: ${outcomes.join(' / ')}`);
+  assert.ok(
+    outcomes.every((value) => value === outcomes[0]),
+    `backends disagree: ${outcomes.join(' / ')}`,
+  );
   assert.ok(!outcomes[0]?.startsWith('error'), `an acceptable vector must not cause an internal error: ${outcomes[0]}`);
 }

@@ -40,12 +40,12 @@ interface PbkdfFile {
   testGroups: { tests: PbkdfVector[] }[];
 }
 
-
 /** The request fields on which a vector breaks this service's policy (empty: within it). */
 function violations(v: PbkdfVector): string[] {
   const fields: string[] = [];
   if (v.password.length === 0) fields.push('/password');
-  if (v.iterationCount < PBKDF2_MIN_ITERATIONS || v.iterationCount > PBKDF2_MAX_ITERATIONS) fields.push('/params/iterations');
+  if (v.iterationCount < PBKDF2_MIN_ITERATIONS || v.iterationCount > PBKDF2_MAX_ITERATIONS)
+    fields.push('/params/iterations');
   const saltLength = v.salt.length / 2;
   if (saltLength < KDF_MIN_SALT_LENGTH || saltLength > KDF_MAX_SALT_LENGTH) fields.push('/salt');
   if (v.dkLen < KDF_MIN_KEY_LENGTH || v.dkLen > PBKDF2_MAX_KEY_LENGTH) fields.push('/keyLength');
@@ -76,19 +76,27 @@ test('Wycheproof pbkdf2_hmacsha256_test.json', async (t) => {
         else counts.invalid += 1;
         continue;
       }
-      assert.throws(() => planKdf(input), (error: unknown) => {
-        assert.ok(error instanceof CryptoError && error.code === 'INVALID_INPUT', label);
-        assert.ok(error.field !== undefined && faults.includes(error.field), `${label}: refused on ${error.field}, expected one of ${faults.join(', ')}`);
-        refusedOn.set(error.field, (refusedOn.get(error.field) ?? 0) + 1);
-        return true;
-      });
+      assert.throws(
+        () => planKdf(input),
+        (error: unknown) => {
+          assert.ok(error instanceof CryptoError && error.code === 'INVALID_INPUT', label);
+          assert.ok(
+            error.field !== undefined && faults.includes(error.field),
+            `${label}: refused on ${error.field}, expected one of ${faults.join(', ')}`,
+          );
+          refusedOn.set(error.field, (refusedOn.get(error.field) ?? 0) + 1);
+          return true;
+        },
+      );
       const derived = toHex(await pbkdf2Raw('sha256', input.password, input.salt, v.iterationCount, v.dkLen));
       assert.equal(derived === v.dk, v.result === 'valid', label);
       if (v.result === 'valid') counts.validOutsidePolicy += 1;
       else counts.invalid += 1;
     }
   }
-  t.diagnostic(`counts: ${JSON.stringify(counts)}; public refusals by field: ${JSON.stringify(Object.fromEntries(refusedOn))}`);
+  t.diagnostic(
+    `counts: ${JSON.stringify(counts)}; public refusals by field: ${JSON.stringify(Object.fromEntries(refusedOn))}`,
+  );
   assert.equal(counts.validPublic + counts.validOutsidePolicy + counts.invalid, data.numberOfTests);
-  assert.ok(counts.validOutsidePolicy > 0, 'the file\'s vectors are expected to sit below the iteration floor');
+  assert.ok(counts.validOutsidePolicy > 0, "the file's vectors are expected to sit below the iteration floor");
 });

@@ -44,7 +44,12 @@ function refusedAsLowOrder(work: () => unknown): boolean {
     work();
     return false;
   } catch (error) {
-    return error instanceof CryptoError && error.code === 'INVALID_INPUT' && error.field === '/publicKey' && /low-order/.test(error.message);
+    return (
+      error instanceof CryptoError &&
+      error.code === 'INVALID_INPUT' &&
+      error.field === '/publicKey' &&
+      /low-order/.test(error.message)
+    );
   }
 }
 
@@ -75,7 +80,10 @@ describe(`Wycheproof ${FILE}`, () => {
           case 'acceptable':
             if (zero) {
               assert.ok(vector.flags.includes('ZeroSharedSecret'), label);
-              assert.ok(refusedAsLowOrder(() => sealedBoxX25519(secretKey, publicKey)), `${label}: not refused`);
+              assert.ok(
+                refusedAsLowOrder(() => sealedBoxX25519(secretKey, publicKey)),
+                `${label}: not refused`,
+              );
               counts.acceptableRefused++;
             } else {
               assert.equal(toHex(sealedBoxX25519(secretKey, publicKey)), vector.shared, label);

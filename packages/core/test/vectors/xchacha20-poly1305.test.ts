@@ -67,7 +67,11 @@ describe(`Wycheproof ${FILE}`, () => {
           case 'valid': {
             assert.equal(group.ivSize, XCHACHA_NONCE_LENGTH * 8, label);
             for (const backend of BACKENDS) {
-              assert.equal(toHex(xchachaSeal(key, msg, aad, { nonce: iv, backend })), toHex(blob), `${label}, ${backend} seal`);
+              assert.equal(
+                toHex(xchachaSeal(key, msg, aad, { nonce: iv, backend })),
+                toHex(blob),
+                `${label}, ${backend} seal`,
+              );
               assert.equal(toHex(xchachaOpen(key, blob, aad, { backend })), vector.msg, `${label}, ${backend} open`);
             }
             counts.valid++;
@@ -75,18 +79,34 @@ describe(`Wycheproof ${FILE}`, () => {
           }
           case 'invalid': {
             if (group.ivSize === XCHACHA_NONCE_LENGTH * 8) {
-              assert.ok(vector.flags.includes('ModifiedTag'), `${label}: an invalid case with a 192-bit nonce that is not a modified tag`);
+              assert.ok(
+                vector.flags.includes('ModifiedTag'),
+                `${label}: an invalid case with a 192-bit nonce that is not a modified tag`,
+              );
               for (const backend of BACKENDS) {
-                assert.ok(failsWith(() => xchachaOpen(key, blob, aad, { backend }), 'DECRYPTION_FAILED'), `${label}, ${backend} open`);
-                assert.notEqual(toHex(xchachaSeal(key, msg, aad, { nonce: iv, backend })), toHex(blob), `${label}, ${backend} seal`);
+                assert.ok(
+                  failsWith(() => xchachaOpen(key, blob, aad, { backend }), 'DECRYPTION_FAILED'),
+                  `${label}, ${backend} open`,
+                );
+                assert.notEqual(
+                  toHex(xchachaSeal(key, msg, aad, { nonce: iv, backend })),
+                  toHex(blob),
+                  `${label}, ${backend} seal`,
+                );
               }
               counts.modifiedTag++;
             } else {
               assert.ok(vector.flags.includes('InvalidNonceSize'), label);
               assert.equal(iv.byteLength * 8, group.ivSize, label);
               for (const backend of BACKENDS) {
-                assert.ok(failsWith(() => xchachaSeal(key, msg, aad, { nonce: iv, backend }), 'INVALID_INPUT', '/nonce'), `${label}, ${backend} seal`);
-                assert.ok(failsWith(() => xchachaOpen(key, blob, aad, { backend }), 'DECRYPTION_FAILED'), `${label}, ${backend} open`);
+                assert.ok(
+                  failsWith(() => xchachaSeal(key, msg, aad, { nonce: iv, backend }), 'INVALID_INPUT', '/nonce'),
+                  `${label}, ${backend} seal`,
+                );
+                assert.ok(
+                  failsWith(() => xchachaOpen(key, blob, aad, { backend }), 'DECRYPTION_FAILED'),
+                  `${label}, ${backend} open`,
+                );
               }
               counts.invalidNonceSize++;
             }
@@ -95,7 +115,9 @@ describe(`Wycheproof ${FILE}`, () => {
           }
           case 'acceptable':
             // This file has none; if a new version adds some, they need a decision, not a pass.
-            assert.fail(`${label}: an "acceptable" XChaCha20-Poly1305 case; decide how it is handled before accepting the file`);
+            assert.fail(
+              `${label}: an "acceptable" XChaCha20-Poly1305 case; decide how it is handled before accepting the file`,
+            );
             break;
           default:
             assert.fail(`${label}: unknown result ${JSON.stringify(vector.result)}`);

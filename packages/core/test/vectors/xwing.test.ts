@@ -29,7 +29,13 @@ import { fromHex, readVectorFile, toHex } from './vector-files.ts';
 
 const BACKENDS: PqBackend[] = PQ_NATIVE_SUPPORT.mlKem ? ['native', 'noble'] : ['noble'];
 
-interface Vector { seed: string; pk: string; eseed: string; ct: string; ss: string }
+interface Vector {
+  seed: string;
+  pk: string;
+  eseed: string;
+  ct: string;
+  ss: string;
+}
 
 async function check(vector: Vector, label: string): Promise<void> {
   const seed = fromHex(vector.seed);
@@ -37,15 +43,22 @@ async function check(vector: Vector, label: string): Promise<void> {
   for (const backend of BACKENDS) {
     const keys = xwingKeyPairFromSeed(seed, { backend });
     assert.equal(toHex(keys.publicKey), vector.pk, `${label} pk (${backend})`);
-    assert.equal(toHex(keys.mlKemPublicKey) + toHex(keys.x25519PublicKey), vector.pk, `${label} the parts make the pk (${backend})`);
+    assert.equal(
+      toHex(keys.mlKemPublicKey) + toHex(keys.x25519PublicKey),
+      vector.pk,
+      `${label} the parts make the pk (${backend})`,
+    );
     const fromSeed = await xwingDecapsulate(seed, ciphertext, { backend });
     assert.equal(toHex(fromSeed.sharedSecret), vector.ss, `${label} decapsulation from the seed (${backend})`);
-    const fromParts = await xwingDecapsulateParts({
-      x25519PrivateKey: keys.x25519PrivateKey,
-      mlKemSecretKey: keys.mlKemSecretKey,
-      mlKemCiphertext: ciphertext.subarray(0, 1088),
-      x25519EphemeralPublic: ciphertext.subarray(1088),
-    }, { backend });
+    const fromParts = await xwingDecapsulateParts(
+      {
+        x25519PrivateKey: keys.x25519PrivateKey,
+        mlKemSecretKey: keys.mlKemSecretKey,
+        mlKemCiphertext: ciphertext.subarray(0, 1088),
+        x25519EphemeralPublic: ciphertext.subarray(1088),
+      },
+      { backend },
+    );
     assert.equal(toHex(fromParts.sharedSecret), vector.ss, `${label} decapsulation from the parts (${backend})`);
   }
   const encapsulationSeed = fromHex(vector.eseed);
@@ -65,7 +78,11 @@ async function check(vector: Vector, label: string): Promise<void> {
   const keys = xwingKeyPairFromSeed(seed);
   const fromParts = xwingHpkePrivateKeyFromParts(keys, { x25519: 'x25519SecretKey', mlKem: 'mlKemSecretKey' });
   assert.equal(toHex(fromParts.publicKey), vector.pk, `${label} HPKE key from the parts: its public key`);
-  assert.equal(toHex(await XWING_HPKE_KEM.decap(ciphertext, fromParts)), vector.ss, `${label} HPKE Decap from the parts`);
+  assert.equal(
+    toHex(await XWING_HPKE_KEM.decap(ciphertext, fromParts)),
+    vector.ss,
+    `${label} HPKE Decap from the parts`,
+  );
 }
 
 test('xwing/xwing.json: the draft vectors (RustCrypto/KEMs)', async (t) => {
@@ -82,11 +99,17 @@ test('xwing/xwing.json: the draft vectors (RustCrypto/KEMs)', async (t) => {
 });
 
 test('xwing/mlkem768-x25519.json: noble-post-quantum vectors of the same KEM', async (t) => {
-  const data = readVectorFile<{ seed: string; sk: string; randomness: string; pk: string; ct: string; ss: string }[]>('xwing/mlkem768-x25519.json');
+  const data =
+    readVectorFile<{ seed: string; sk: string; randomness: string; pk: string; ct: string; ss: string }[]>(
+      'xwing/mlkem768-x25519.json',
+    );
   let valid = 0;
   for (const [index, vector] of data.entries()) {
     assert.equal(vector.sk, vector.seed);
-    await check({ seed: vector.seed, pk: vector.pk, eseed: vector.randomness, ct: vector.ct, ss: vector.ss }, `mlkem768-x25519.json #${index}`);
+    await check(
+      { seed: vector.seed, pk: vector.pk, eseed: vector.randomness, ct: vector.ct, ss: vector.ss },
+      `mlkem768-x25519.json #${index}`,
+    );
     valid++;
   }
   assert.equal(valid, 10);

@@ -58,7 +58,11 @@ const REALM = 'crypto-service';
  * would otherwise import a secret given as bytes again on every verification.
  */
 function importJwtKeys(secrets: readonly Uint8Array[]): Promise<webcrypto.CryptoKey[]> {
-  return Promise.all(secrets.map((secret) => webcrypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify'])));
+  return Promise.all(
+    secrets.map((secret) =>
+      webcrypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']),
+    ),
+  );
 }
 
 export class Authenticator {
@@ -114,7 +118,10 @@ export class Authenticator {
   async #verifyToken(token: string): Promise<Principal> {
     const invalid = (why: string) => this.#unauthorized(`invalid bearer token: ${why}`, 'invalid_token');
     if (token.length > MAX_TOKEN_LENGTH) throw invalid('too long');
-    const header = tryOrThrow(() => decodeProtectedHeader(token), () => invalid('malformed'));
+    const header = tryOrThrow(
+      () => decodeProtectedHeader(token),
+      () => invalid('malformed'),
+    );
     // The algorithm comes from our configuration, never from the token: whatever the header names
     // (none, RS256 or ES256 "verified" with our secret as a public key, HS512), only HS256 passes.
     // Key-locating headers (kid, jku, x5u, jwk, x5c) are ignored: the key is always JWT_SECRET,

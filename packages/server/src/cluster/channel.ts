@@ -18,7 +18,8 @@ export function processChannel(): PrimaryChannel | undefined {
   if (!isClusterWorker()) return undefined;
   return {
     send(message) {
-      if (process.connected !== true || process.send === undefined) throw new Error('the IPC channel to the primary is closed');
+      if (process.connected !== true || process.send === undefined)
+        throw new Error('the IPC channel to the primary is closed');
       // A callback, so that a write that fails later (the primary died meanwhile) is dropped here
       // rather than emitted as an 'error' event on process, which nothing listens to: the caller's
       // own time limit covers the lost message.

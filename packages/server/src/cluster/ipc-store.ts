@@ -146,7 +146,15 @@ export class IpcStore implements RateLimitStore {
     lease.units -= cost;
     if (lease.units < this.#refillBelow && !lease.requesting && !lease.noMoreLeases) {
       lease.requesting = true;
-      this.#enqueue({ key, units: 0, windowMs, now, leaseWanted: this.#leaseCap - lease.units, lease, request: undefined });
+      this.#enqueue({
+        key,
+        units: 0,
+        windowMs,
+        now,
+        leaseWanted: this.#leaseCap - lease.units,
+        lease,
+        request: undefined,
+      });
     }
     return { used: lease.used - lease.units, resetAt: lease.resetAt };
   }
@@ -154,7 +162,9 @@ export class IpcStore implements RateLimitStore {
   /** From the lease if it covers the request; else behind the lease asked for; else from the primary. */
   #admit(key: string, lease: Lease, request: Request): void {
     if (this.#isLocal()) {
-      void this.#localStore(request.windowMs).consume(key, request.cost, request.windowMs, request.now).then(request.resolve);
+      void this.#localStore(request.windowMs)
+        .consume(key, request.cost, request.windowMs, request.now)
+        .then(request.resolve);
       return;
     }
     if (lease.resetAt <= request.now) {
@@ -233,7 +243,11 @@ export class IpcStore implements RateLimitStore {
       return;
     }
     batch.consumes.forEach((consume, index) => {
-      const [used, resetAt, leased] = counts.slice(index * COUNT_FIELDS, (index + 1) * COUNT_FIELDS) as [number, number, number];
+      const [used, resetAt, leased] = counts.slice(index * COUNT_FIELDS, (index + 1) * COUNT_FIELDS) as [
+        number,
+        number,
+        number,
+      ];
       const { lease } = consume;
       if (resetAt !== lease.resetAt) {
         // The first answer in a new window: what was known of the old one no longer applies.
@@ -256,7 +270,10 @@ export class IpcStore implements RateLimitStore {
   /** Counts these locally, and keeps counting locally for a while. */
   #giveUp(consumes: PendingConsume[], reason: string): void {
     if (Date.now() >= this.#localUntil && !this.#closed) {
-      this.#log?.warn({ localForMs: this.#localForMs }, `rate limit: ${reason}; counting in this process alone for now`);
+      this.#log?.warn(
+        { localForMs: this.#localForMs },
+        `rate limit: ${reason}; counting in this process alone for now`,
+      );
     }
     this.#localUntil = Date.now() + this.#localForMs;
     this.#countLocally(consumes);
@@ -264,7 +281,8 @@ export class IpcStore implements RateLimitStore {
 
   #countLocally(consumes: PendingConsume[]): void {
     for (const { key, units, windowMs, now, leaseWanted, lease, request } of consumes) {
-      if (request !== undefined) void this.#localStore(windowMs).consume(key, units, windowMs, now).then(request.resolve);
+      if (request !== undefined)
+        void this.#localStore(windowMs).consume(key, units, windowMs, now).then(request.resolve);
       if (leaseWanted > 0) this.#leaseSettled(key, lease);
     }
   }

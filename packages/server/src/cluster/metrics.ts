@@ -71,7 +71,11 @@ const scrapeRequests = new WeakMap<PrimaryChannel, ScrapeRequests>();
  * The text for a /metrics scrape: the whole host's figures in cluster mode, this process's
  * otherwise. Never waits longer than SCRAPE_TIMEOUT_MS.
  */
-export async function metricsExposition(registry: Registry, channel: PrimaryChannel | undefined = processChannel(), timeoutMs = SCRAPE_TIMEOUT_MS): Promise<Exposition> {
+export async function metricsExposition(
+  registry: Registry,
+  channel: PrimaryChannel | undefined = processChannel(),
+  timeoutMs = SCRAPE_TIMEOUT_MS,
+): Promise<Exposition> {
   if (channel === undefined) return { contentType: registry.contentType, body: await registry.metrics() };
   const merged = await askPrimary(channel, timeoutMs);
   if (merged !== undefined) return { contentType: registry.contentType, body: merged };
@@ -95,7 +99,10 @@ function askPrimary(channel: PrimaryChannel, timeoutMs: number): Promise<string 
  * Answers the primary's requests for this worker's figures, from `registry` (each app has its own,
  * app.metricsRegistry, rather than prom-client's global one). Returns the function that stops it.
  */
-export function answerMetricsCollection(registry: Registry, channel: PrimaryChannel | undefined = processChannel()): () => void {
+export function answerMetricsCollection(
+  registry: Registry,
+  channel: PrimaryChannel | undefined = processChannel(),
+): () => void {
   if (channel === undefined) return () => {};
   return channel.subscribe((message) => {
     if (!isMessage(message, MessageType.metricsCollect)) return;

@@ -64,7 +64,11 @@ class ClusterPrimary {
     this.#config = config;
     this.#log = log;
     this.#budget = new RestartBudget(Math.max(MIN_RESTARTS_PER_WINDOW, config.workers), RESTART_WINDOW_MS);
-    this.#rateLimits = new RateLimitHost({ max: config.rateLimit.max, windowMs: config.rateLimit.windowMs, workers: config.workers });
+    this.#rateLimits = new RateLimitHost({
+      max: config.rateLimit.max,
+      windowMs: config.rateLimit.windowMs,
+      workers: config.workers,
+    });
 
     const registry = new Registry();
     // The primary's own process figures, under their own names: merged into the workers' they would
@@ -86,7 +90,9 @@ class ClusterPrimary {
     });
     // Only workers that listen have their app (and its registry) up: one still starting would only
     // make every scrape wait for the time limit.
-    this.#metrics = new MetricsGatherer(registry, () => [...this.#listening].flatMap((id) => this.#endpoints.get(id) ?? []));
+    this.#metrics = new MetricsGatherer(registry, () =>
+      [...this.#listening].flatMap((id) => this.#endpoints.get(id) ?? []),
+    );
   }
 
   start(): void {
@@ -132,7 +138,10 @@ class ClusterPrimary {
     if (this.#phase === 'starting' && this.#listening.size === this.#config.workers) {
       this.#phase = 'running';
       const pids = [...this.#workers.values()].map((each) => each.process.pid);
-      this.#log.info({ workers: this.#config.workers, workerPids: pids, port: address.port }, `cluster ready: ${this.#config.workers} workers listening`);
+      this.#log.info(
+        { workers: this.#config.workers, workerPids: pids, port: address.port },
+        `cluster ready: ${this.#config.workers} workers listening`,
+      );
     } else if (this.#phase === 'running') {
       this.#log.info({ worker: worker.id, workerPid: worker.process.pid }, 'replacement worker listening');
     }
@@ -149,7 +158,8 @@ class ClusterPrimary {
       const clean = code === 0 || !listened;
       if (!clean) this.#exitCode = 1;
       this.#log[clean ? 'info' : 'error'](fields, 'worker exited');
-      if (this.#workers.size === 0) this.#exit(this.#exitCode === 0 ? 'shutdown complete' : 'shutdown complete, not clean');
+      if (this.#workers.size === 0)
+        this.#exit(this.#exitCode === 0 ? 'shutdown complete' : 'shutdown complete, not clean');
       return;
     }
     if (this.#phase === 'starting') {
@@ -158,7 +168,10 @@ class ClusterPrimary {
       return;
     }
     if (!this.#budget.tryRestart(Date.now())) {
-      this.#log.error({ ...fields, restarts: this.#budget.max, windowMs: this.#budget.windowMs }, `workers keep exiting (more than ${this.#budget.max} restarts within ${this.#budget.windowMs / 1000} s): stopping`);
+      this.#log.error(
+        { ...fields, restarts: this.#budget.max, windowMs: this.#budget.windowMs },
+        `workers keep exiting (more than ${this.#budget.max} restarts within ${this.#budget.windowMs / 1000} s): stopping`,
+      );
       this.#stop('restart budget exhausted', { failed: true });
       return;
     }
@@ -175,7 +188,10 @@ class ClusterPrimary {
     this.#phase = 'stopping';
     if (failed) this.#exitCode = 1;
     const timeoutMs = this.#config.shutdownTimeoutMs + SHUTDOWN_MARGIN_MS;
-    this.#log.info({ signal, reason, timeoutMs: this.#config.shutdownTimeoutMs }, 'shutting down: draining every worker');
+    this.#log.info(
+      { signal, reason, timeoutMs: this.#config.shutdownTimeoutMs },
+      'shutting down: draining every worker',
+    );
     const workers = [...this.#workers.values()];
     // The signal rather than worker.kill(), which would first cut the IPC channel that the
     // draining worker still needs for its rate-limit counts.
@@ -189,7 +205,10 @@ class ClusterPrimary {
 
   #forceExit(timeoutMs: number): void {
     const remaining = [...this.#workers.values()];
-    this.#log.error({ timeoutMs, workerPids: remaining.map((worker) => worker.process.pid) }, 'shutdown timed out: killing the remaining workers');
+    this.#log.error(
+      { timeoutMs, workerPids: remaining.map((worker) => worker.process.pid) },
+      'shutdown timed out: killing the remaining workers',
+    );
     for (const worker of remaining) worker.process.kill('SIGKILL');
     this.#exitCode = 1;
     // #onExit exits once they are reaped, so that no worker outlives the primary; or after a

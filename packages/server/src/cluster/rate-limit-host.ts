@@ -96,7 +96,15 @@ export class RateLimitHost {
     if (!Array.isArray(ops) || ops.length % CONSUME_FIELDS !== 0) return true;
     const counts: number[] = [];
     for (let index = 0; index < ops.length; index += CONSUME_FIELDS) {
-      counts.push(...this.consume(String(ops[index]), Number(ops[index + 1]), Number(ops[index + 2]), Number(ops[index + 3]), Number(ops[index + 4])));
+      counts.push(
+        ...this.consume(
+          String(ops[index]),
+          Number(ops[index + 1]),
+          Number(ops[index + 2]),
+          Number(ops[index + 3]),
+          Number(ops[index + 4]),
+        ),
+      );
     }
     worker.send({ type: MessageType.rateLimitCounts, id: message.id, counts });
     return true;

@@ -39,5 +39,10 @@ export interface Message {
 }
 
 export function isMessage(value: unknown, type: string): value is Message {
-  return typeof value === 'object' && value !== null && (value as Message).type === type && typeof (value as Message).id === 'number';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as Message).type === type &&
+    typeof (value as Message).id === 'number'
+  );
 }

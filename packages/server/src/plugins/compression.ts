@@ -21,14 +21,17 @@ export function isUnderThreshold(payload: unknown): boolean {
   return Buffer.isBuffer(payload) && payload.byteLength < COMPRESSION_THRESHOLD_BYTES;
 }
 
-export default fp(async function compression(app) {
-  await app.register(compress, {
-    globalCompression: true,
-    // Request bodies are never inflated: a compressed body could hide a size bomb behind the body limit.
-    globalDecompression: false,
-    threshold: COMPRESSION_THRESHOLD_BYTES,
-    encodings: ['br', 'gzip', 'deflate'],
-    // Brotli's default quality (11) is for static assets; 4 compresses JSON well at a fraction of the CPU.
-    brotliOptions: { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } },
-  });
-}, { name: 'compression' });
+export default fp(
+  async function compression(app) {
+    await app.register(compress, {
+      globalCompression: true,
+      // Request bodies are never inflated: a compressed body could hide a size bomb behind the body limit.
+      globalDecompression: false,
+      threshold: COMPRESSION_THRESHOLD_BYTES,
+      encodings: ['br', 'gzip', 'deflate'],
+      // Brotli's default quality (11) is for static assets; 4 compresses JSON well at a fraction of the CPU.
+      brotliOptions: { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } },
+    });
+  },
+  { name: 'compression' },
+);

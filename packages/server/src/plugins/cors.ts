@@ -25,32 +25,43 @@ function isPreflight(method: string, headers: Record<string, string | string[] |
   return method === 'OPTIONS' && headers.origin !== undefined && headers['access-control-request-method'] !== undefined;
 }
 
-export default fp<CorsOptions>(async function corsPolicy(app, { origins }) {
-  if (origins.length === 0) return;
-  const wildcard = origins.includes('*');
-  const listed = new Set(origins);
-  await app.register(cors, {
-    // What to send as Access-Control-Allow-Origin for this request's Origin, or false for nothing.
-    origin: (origin, callback) => {
-      if (origin === undefined || origin === 'null') return callback(null, false);
-      if (wildcard) return callback(null, '*');
-      return callback(null, listed.has(origin) ? origin : false);
-    },
-    credentials: false,
-    methods: ['GET', 'POST'],
-    allowedHeaders: ['content-type', 'authorization', 'x-api-key'],
-    exposedHeaders: ['ratelimit', 'ratelimit-policy', 'retry-after', 'deprecation', 'sunset', 'link', 'www-authenticate'],
-    maxAge: 600,
-    // An OPTIONS from a granted origin without Access-Control-Request-Method is answered as a
-    // preflight too: strict mode would answer it with a text/plain 400, not a problem.
-    strictPreflight: false,
-  });
-  // Runs only when @fastify/cors did not answer (it ends the hook chain when it does): a preflight
-  // from an origin that is not granted.
-  app.addHook('onRequest', async (request, reply) => {
-    if (isPreflight(request.method, request.headers)) {
-      return reply.code(204).header('content-length', '0').send();
-    }
-    return undefined;
-  });
-}, { name: 'cors' });
+export default fp<CorsOptions>(
+  async function corsPolicy(app, { origins }) {
+    if (origins.length === 0) return;
+    const wildcard = origins.includes('*');
+    const listed = new Set(origins);
+    await app.register(cors, {
+      // What to send as Access-Control-Allow-Origin for this request's Origin, or false for nothing.
+      origin: (origin, callback) => {
+        if (origin === undefined || origin === 'null') return callback(null, false);
+        if (wildcard) return callback(null, '*');
+        return callback(null, listed.has(origin) ? origin : false);
+      },
+      credentials: false,
+      methods: ['GET', 'POST'],
+      allowedHeaders: ['content-type', 'authorization', 'x-api-key'],
+      exposedHeaders: [
+        'ratelimit',
+        'ratelimit-policy',
+        'retry-after',
+        'deprecation',
+        'sunset',
+        'link',
+        'www-authenticate',
+      ],
+      maxAge: 600,
+      // An OPTIONS from a granted origin without Access-Control-Request-Method is answered as a
+      // preflight too: strict mode would answer it with a text/plain 400, not a problem.
+      strictPreflight: false,
+    });
+    // Runs only when @fastify/cors did not answer (it ends the hook chain when it does): a preflight
+    // from an origin that is not granted.
+    app.addHook('onRequest', async (request, reply) => {
+      if (isPreflight(request.method, request.headers)) {
+        return reply.code(204).header('content-length', '0').send();
+      }
+      return undefined;
+    });
+  },
+  { name: 'cors' },
+);

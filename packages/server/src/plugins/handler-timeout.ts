@@ -12,8 +12,11 @@ export interface HandlerTimeoutOptions {
   timeoutMs: number;
 }
 
-export default fp<HandlerTimeoutOptions>(async function handlerTimeout(app, { timeoutMs }) {
-  app.addHook('onRoute', (route) => {
-    if (route.config?.handlerTimeout === true) route.handler = withHandlerTimeout(route.handler, timeoutMs);
-  });
-}, { name: 'handler-timeout' });
+export default fp<HandlerTimeoutOptions>(
+  async function handlerTimeout(app, { timeoutMs }) {
+    app.addHook('onRoute', (route) => {
+      if (route.config?.handlerTimeout === true) route.handler = withHandlerTimeout(route.handler, timeoutMs);
+    });
+  },
+  { name: 'handler-timeout' },
+);

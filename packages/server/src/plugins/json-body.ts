@@ -101,7 +101,10 @@ export function parseJsonBody(contentEncoding: string | undefined, body: Buffer)
   let text = body.toString('utf8');
   if (text.charCodeAt(0) === BYTE_ORDER_MARK) text = text.slice(1);
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new ApiError('MALFORMED_JSON', `the request body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`);
+    throw new ApiError(
+      'MALFORMED_JSON',
+      `the request body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`,
+    );
   }
   // The reviver costs a call per key, so it runs only when a forbidden key could be present
   // (spelled out, or hidden behind a \u escape).
@@ -109,54 +112,61 @@ export function parseJsonBody(contentEncoding: string | undefined, body: Buffer)
   // tryOrThrow: the SyntaxError JSON.parse throws is replaced, so it captures no stack.
   return tryOrThrow(
     () => (suspicious ? JSON.parse(text, rejectPoisoning) : JSON.parse(text)) as unknown,
-    (error) => (error instanceof ApiError ? error : new ApiError('MALFORMED_JSON', 'the request body is not valid JSON')),
+    (error) =>
+      error instanceof ApiError ? error : new ApiError('MALFORMED_JSON', 'the request body is not valid JSON'),
   );
 }
 
-export default fp(async function jsonBody(app) {
-  // JSON only: Fastify's default text/plain parser goes too, so anything else is a 415.
-  app.removeAllContentTypeParsers();
-  // The body limit is the server's (BODY_LIMIT_BYTES) unless a route declares its own. Fastify's
-  // request.routeOptions builds a twelve-field object on every read, so each route's limit is read
-  // once, on its first request, and kept by the route's config object (one per route, whatever the
-  // order in which routes and plugins were declared).
-  declareRouteConfigCache(app);
-  const limits = new WeakMap<object, number>();
-  const bodyLimitOf = (request: FastifyRequest): number => {
-    const config = routeConfigOf(request);
-    let limit = limits.get(config);
-    if (limit === undefined) {
-      limit = request.routeOptions.bodyLimit;
-      limits.set(config, limit);
-    }
-    return limit;
-  };
-  // Callback style (three parameters), not async: Fastify then calls it without a promise. With no
-  // parseAs, Fastify hands over the payload stream and body-reader.ts reads it (same limits and
-  // errors as Fastify's reader, without its copy of a body that came in one chunk). Fastify then
-  // ignores a parser's own `bodyLimit` option: limits belong to the server and the routes.
-  app.addContentTypeParser('application/json', (request: FastifyRequest, payload: PayloadStream, done: (error: Error | null, body?: unknown) => void) => {
-    readBody(request, payload, bodyLimitOf(request), (readError, body) => {
-      if (readError !== null) {
-        done(readError);
-        return;
+export default fp(
+  async function jsonBody(app) {
+    // JSON only: Fastify's default text/plain parser goes too, so anything else is a 415.
+    app.removeAllContentTypeParsers();
+    // The body limit is the server's (BODY_LIMIT_BYTES) unless a route declares its own. Fastify's
+    // request.routeOptions builds a twelve-field object on every read, so each route's limit is read
+    // once, on its first request, and kept by the route's config object (one per route, whatever the
+    // order in which routes and plugins were declared).
+    declareRouteConfigCache(app);
+    const limits = new WeakMap<object, number>();
+    const bodyLimitOf = (request: FastifyRequest): number => {
+      const config = routeConfigOf(request);
+      let limit = limits.get(config);
+      if (limit === undefined) {
+        limit = request.routeOptions.bodyLimit;
+        limits.set(config, limit);
       }
-      let parsed: unknown;
-      try {
-        parsed = parseJsonBody(request.headers['content-encoding'], body as Buffer);
-      } catch (error) {
-        done(error as Error);
-        return;
+      return limit;
+    };
+    // Callback style (three parameters), not async: Fastify then calls it without a promise. With no
+    // parseAs, Fastify hands over the payload stream and body-reader.ts reads it (same limits and
+    // errors as Fastify's reader, without its copy of a body that came in one chunk). Fastify then
+    // ignores a parser's own `bodyLimit` option: limits belong to the server and the routes.
+    app.addContentTypeParser(
+      'application/json',
+      (request: FastifyRequest, payload: PayloadStream, done: (error: Error | null, body?: unknown) => void) => {
+        readBody(request, payload, bodyLimitOf(request), (readError, body) => {
+          if (readError !== null) {
+            done(readError);
+            return;
+          }
+          let parsed: unknown;
+          try {
+            parsed = parseJsonBody(request.headers['content-encoding'], body as Buffer);
+          } catch (error) {
+            done(error as Error);
+            return;
+          }
+          done(null, parsed);
+        });
+      },
+    );
+    // A POST without any body (and so without a Content-Type) is an empty object to the schemas:
+    // routes whose fields are all optional (`POST /v2/pq/hybrid/keygen`) can then be called bare.
+    app.addHook('preValidation', (request, _reply, next) => {
+      if (request.method === 'POST' && request.body === undefined) {
+        request.body = {};
       }
-      done(null, parsed);
+      next();
     });
-  });
-  // A POST without any body (and so without a Content-Type) is an empty object to the schemas:
-  // routes whose fields are all optional (`POST /v2/pq/hybrid/keygen`) can then be called bare.
-  app.addHook('preValidation', (request, _reply, next) => {
-    if (request.method === 'POST' && request.body === undefined) {
-      request.body = {};
-    }
-    next();
-  });
-}, { name: 'json-body' });
+  },
+  { name: 'json-body' },
+);

@@ -83,145 +83,152 @@ type HttpLabels = { method: string; route: string; status_code: string };
 type HttpSeries = { count: Series<HttpLabels>; latency: HistogramSeries };
 type OperationLabels = { operation: string; algorithm: string; outcome: Outcome };
 
-export default fp(async function metrics(app) {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const requestCounts = new DeferredCounts<HttpLabels>();
-  const operationCounts = new DeferredCounts<OperationLabels>();
-  new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests by method, route template and status code',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    registers: [registry],
-    collect() {
-      requestCounts.flush(this);
-    },
-  });
-  const latency = new LatencyHistogram(
-    'http_request_duration_seconds',
-    'HTTP request latency by method, route template and status code',
-    LATENCY_BUCKETS,
-  ).registerIn(registry);
-  new Counter({
-    name: 'crypto_operations_total',
-    help: 'Crypto operations by operation, algorithm and outcome (success, rejected, unavailable, error)',
-    labelNames: ['operation', 'algorithm', 'outcome'] as const,
-    registers: [registry],
-    collect() {
-      operationCounts.flush(this);
-    },
-  });
+export default fp(
+  async function metrics(app) {
+    const registry = new Registry();
+    collectDefaultMetrics({ register: registry });
+    const requestCounts = new DeferredCounts<HttpLabels>();
+    const operationCounts = new DeferredCounts<OperationLabels>();
+    new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests by method, route template and status code',
+      labelNames: ['method', 'route', 'status_code'] as const,
+      registers: [registry],
+      collect() {
+        requestCounts.flush(this);
+      },
+    });
+    const latency = new LatencyHistogram(
+      'http_request_duration_seconds',
+      'HTTP request latency by method, route template and status code',
+      LATENCY_BUCKETS,
+    ).registerIn(registry);
+    new Counter({
+      name: 'crypto_operations_total',
+      help: 'Crypto operations by operation, algorithm and outcome (success, rejected, unavailable, error)',
+      labelNames: ['operation', 'algorithm', 'outcome'] as const,
+      registers: [registry],
+      collect() {
+        operationCounts.flush(this);
+      },
+    });
 
-  // operation → algorithm → outcome → series. Bounded: operations are the routes' fixed names,
-  // algorithms those the schemas accept.
-  const operationSeries = new Map<string, Map<unknown, Map<unknown, Series<OperationLabels>>>>();
-  const count = (operation: string, algorithm: string, outcome: Outcome) => {
-    const byOutcome = inner(inner(operationSeries, operation) as Map<string, Map<unknown, Series<OperationLabels>>>, algorithm);
-    let series = byOutcome.get(outcome);
-    if (series === undefined) {
-      series = operationCounts.create({ operation, algorithm, outcome });
-      byOutcome.set(outcome, series);
-    }
-    series.pending++;
-  };
-  const failure = (error: unknown): Outcome =>
-    error instanceof CryptoError ? 'rejected' : error instanceof ApiError ? 'unavailable' : 'error';
-
-  app.decorate('metricsRegistry', registry);
-  declareRouteConfigCache(app);
-  app.decorate('operations', {
-    run<T>(request: FastifyRequest, algorithm: string, work: () => T): T {
-      const operation = routeConfigOf(request).operation;
-      if (operation === undefined) throw new Error(`route ${request.method} ${routeConfigOf(request).url} declares no operation label`);
-      let result: T;
-      try {
-        result = work();
-      } catch (error) {
-        count(operation, algorithm, failure(error));
-        throw error;
+    // operation → algorithm → outcome → series. Bounded: operations are the routes' fixed names,
+    // algorithms those the schemas accept.
+    const operationSeries = new Map<string, Map<unknown, Map<unknown, Series<OperationLabels>>>>();
+    const count = (operation: string, algorithm: string, outcome: Outcome) => {
+      const byOutcome = inner(
+        inner(operationSeries, operation) as Map<string, Map<unknown, Series<OperationLabels>>>,
+        algorithm,
+      );
+      let series = byOutcome.get(outcome);
+      if (series === undefined) {
+        series = operationCounts.create({ operation, algorithm, outcome });
+        byOutcome.set(outcome, series);
       }
-      if (result instanceof Promise) {
-        return result.then(
-          (value) => (count(operation, algorithm, 'success'), value),
-          (error: unknown) => {
-            count(operation, algorithm, failure(error));
-            throw error;
-          },
-        ) as T;
+      series.pending++;
+    };
+    const failure = (error: unknown): Outcome =>
+      error instanceof CryptoError ? 'rejected' : error instanceof ApiError ? 'unavailable' : 'error';
+
+    app.decorate('metricsRegistry', registry);
+    declareRouteConfigCache(app);
+    app.decorate('operations', {
+      run<T>(request: FastifyRequest, algorithm: string, work: () => T): T {
+        const operation = routeConfigOf(request).operation;
+        if (operation === undefined)
+          throw new Error(`route ${request.method} ${routeConfigOf(request).url} declares no operation label`);
+        let result: T;
+        try {
+          result = work();
+        } catch (error) {
+          count(operation, algorithm, failure(error));
+          throw error;
+        }
+        if (result instanceof Promise) {
+          return result.then(
+            (value) => (count(operation, algorithm, 'success'), value),
+            (error: unknown) => {
+              count(operation, algorithm, failure(error));
+              throw error;
+            },
+          ) as T;
+        }
+        count(operation, algorithm, 'success');
+        return result;
+      },
+    });
+
+    // The series of a request, through its route's config object (one per route; the 404 handler's
+    // for every unknown path), its method and its status: no labels object or string built per
+    // request. Route labels are templates, never raw URLs: an attacker cannot mint label values.
+    const httpSeries = new WeakMap<object, Map<string, Map<unknown, HttpSeries>>>();
+    const seriesOf = (request: FastifyRequest, reply: FastifyReply): HttpSeries => {
+      const config = routeConfigOf(request);
+      let byMethod = httpSeries.get(config);
+      if (byMethod === undefined) {
+        byMethod = new Map();
+        httpSeries.set(config, byMethod);
       }
-      count(operation, algorithm, 'success');
-      return result;
-    },
-  });
-
-  // The series of a request, through its route's config object (one per route; the 404 handler's
-  // for every unknown path), its method and its status: no labels object or string built per
-  // request. Route labels are templates, never raw URLs: an attacker cannot mint label values.
-  const httpSeries = new WeakMap<object, Map<string, Map<unknown, HttpSeries>>>();
-  const seriesOf = (request: FastifyRequest, reply: FastifyReply): HttpSeries => {
-    const config = routeConfigOf(request);
-    let byMethod = httpSeries.get(config);
-    if (byMethod === undefined) {
-      byMethod = new Map();
-      httpSeries.set(config, byMethod);
-    }
-    const method = request.method;
-    const status = reply.statusCode;
-    const byStatus = inner(byMethod, method);
-    let series = byStatus.get(status);
-    if (series === undefined) {
-      const route = request.is404 ? 'unmatched' : (config.url ?? 'unmatched');
-      const labels = { method, route, status_code: String(status) };
-      series = { count: requestCounts.create(labels), latency: latency.series(labels) };
-      byStatus.set(status, series);
-    }
-    return series;
-  };
-
-  const observe = (request: FastifyRequest, reply: FastifyReply, startedAt: number) => {
-    const series = seriesOf(request, reply);
-    series.count.pending++;
-    latency.observe(series.latency, (performance.now() - startedAt) / 1000);
-  };
-  // A function of its own, so that the hook below captures nothing: a closure there would make V8
-  // allocate a context for its variables on every call, small answers included.
-  const observeAtFinish = (request: FastifyRequest, reply: FastifyReply, startedAt: number) => {
-    reply.raw.once('finish', () => observe(request, reply, startedAt));
-  };
-
-  // A request is timed from the first hook of the pipeline (app.ts registers this plugin first, so
-  // a 401 or 429 from a later stage is timed too; only logging.ts's hook, which hands the request
-  // its logger below LOG_LEVEL=info, runs before it) until its answer is out, and counted then,
-  // once, under its final status. Not from Fastify's own timestamps: those exist only when Fastify
-  // listens for the response's `finish`, which app.ts spares most requests (logging.ts,
-  // appLogging). So the onSend hook, the first to see the answer, decides:
-  // - a body under the compression threshold (nearly every answer of this API) is final here: no
-  //   later onSend hook compresses, streams or fails it (the v1 deprecation hook only adds
-  //   headers), and Node writes it at once. It is counted now, at no cost beyond this hook;
-  // - a larger body or a stream is compressed or streamed after this hook, and could still fail:
-  //   it is counted when the response finishes (one `finish` listener, on those responses only),
-  //   so its latency includes compression and streaming, and a response cut off mid-stream is not
-  //   counted, as Fastify's own accounting would not count it.
-  // A malformed URL is answered before routing (app.ts, frameworkErrors) with no hook at all: it is
-  // not counted, as it has no route.
-  app.decorateRequest('pipelineStartedAt', 0);
-  app.addHook('onRequest', (request, _reply, done) => {
-    request.pipelineStartedAt = performance.now();
-    done();
-  });
-  app.addHook('onSend', (request, reply, payload, done) => {
-    const startedAt = request.pipelineStartedAt;
-    // 0: the onRequest hook never ran (nothing answers before it today); -1: already counted or
-    // waiting for `finish` (an onSend hook after this one failed, and its error answer comes
-    // through again: the `finish` listener will see that answer's status).
-    if (startedAt > 0) {
-      request.pipelineStartedAt = -1;
-      if (isUnderThreshold(payload)) {
-        observe(request, reply, startedAt);
-      } else {
-        observeAtFinish(request, reply, startedAt);
+      const method = request.method;
+      const status = reply.statusCode;
+      const byStatus = inner(byMethod, method);
+      let series = byStatus.get(status);
+      if (series === undefined) {
+        const route = request.is404 ? 'unmatched' : (config.url ?? 'unmatched');
+        const labels = { method, route, status_code: String(status) };
+        series = { count: requestCounts.create(labels), latency: latency.series(labels) };
+        byStatus.set(status, series);
       }
-    }
-    done(null, payload);
-  });
-}, { name: 'metrics' });
+      return series;
+    };
+
+    const observe = (request: FastifyRequest, reply: FastifyReply, startedAt: number) => {
+      const series = seriesOf(request, reply);
+      series.count.pending++;
+      latency.observe(series.latency, (performance.now() - startedAt) / 1000);
+    };
+    // A function of its own, so that the hook below captures nothing: a closure there would make V8
+    // allocate a context for its variables on every call, small answers included.
+    const observeAtFinish = (request: FastifyRequest, reply: FastifyReply, startedAt: number) => {
+      reply.raw.once('finish', () => observe(request, reply, startedAt));
+    };
+
+    // A request is timed from the first hook of the pipeline (app.ts registers this plugin first, so
+    // a 401 or 429 from a later stage is timed too; only logging.ts's hook, which hands the request
+    // its logger below LOG_LEVEL=info, runs before it) until its answer is out, and counted then,
+    // once, under its final status. Not from Fastify's own timestamps: those exist only when Fastify
+    // listens for the response's `finish`, which app.ts spares most requests (logging.ts,
+    // appLogging). So the onSend hook, the first to see the answer, decides:
+    // - a body under the compression threshold (nearly every answer of this API) is final here: no
+    //   later onSend hook compresses, streams or fails it (the v1 deprecation hook only adds
+    //   headers), and Node writes it at once. It is counted now, at no cost beyond this hook;
+    // - a larger body or a stream is compressed or streamed after this hook, and could still fail:
+    //   it is counted when the response finishes (one `finish` listener, on those responses only),
+    //   so its latency includes compression and streaming, and a response cut off mid-stream is not
+    //   counted, as Fastify's own accounting would not count it.
+    // A malformed URL is answered before routing (app.ts, frameworkErrors) with no hook at all: it is
+    // not counted, as it has no route.
+    app.decorateRequest('pipelineStartedAt', 0);
+    app.addHook('onRequest', (request, _reply, done) => {
+      request.pipelineStartedAt = performance.now();
+      done();
+    });
+    app.addHook('onSend', (request, reply, payload, done) => {
+      const startedAt = request.pipelineStartedAt;
+      // 0: the onRequest hook never ran (nothing answers before it today); -1: already counted or
+      // waiting for `finish` (an onSend hook after this one failed, and its error answer comes
+      // through again: the `finish` listener will see that answer's status).
+      if (startedAt > 0) {
+        request.pipelineStartedAt = -1;
+        if (isUnderThreshold(payload)) {
+          observe(request, reply, startedAt);
+        } else {
+          observeAtFinish(request, reply, startedAt);
+        }
+      }
+      done(null, payload);
+    });
+  },
+  { name: 'metrics' },
+);

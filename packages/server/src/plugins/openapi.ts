@@ -11,48 +11,55 @@ export interface OpenApiOptions {
   version: string;
 }
 
-export default fp<OpenApiOptions>(async function openApi(app, { version }) {
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'crypto-service',
-        version,
-        description:
-          'Cryptographic operations over JSON: hashing, AEAD, signatures, key derivation, MACs, password hashing, key wrapping, sealed boxes and post-quantum KEMs and signatures. Errors are RFC 9457 problem details.',
-      },
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
-          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+export default fp<OpenApiOptions>(
+  async function openApi(app, { version }) {
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: {
+          title: 'crypto-service',
+          version,
+          description:
+            'Cryptographic operations over JSON: hashing, AEAD, signatures, key derivation, MACs, password hashing, key wrapping, sealed boxes and post-quantum KEMs and signatures. Errors are RFC 9457 problem details.',
         },
+        components: {
+          securitySchemes: {
+            apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+            bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          },
+        },
+        security: [{ apiKey: [] }, { bearer: [] }],
+        tags: [
+          { name: 'hash', description: 'Message digests' },
+          { name: 'aead', description: 'Authenticated encryption (XChaCha20-Poly1305) and secretbox' },
+          { name: 'sealed-box', description: 'Anonymous public-key encryption' },
+          { name: 'multi-recipient', description: 'One message for many recipients (HPKE slots)' },
+          { name: 'signatures', description: 'Digital signatures' },
+          { name: 'keys', description: 'Key generation and key wrapping' },
+          { name: 'kdf', description: 'Key derivation' },
+          { name: 'mac', description: 'Message authentication codes' },
+          { name: 'password', description: 'Password hashing and password-based encryption' },
+          { name: 'post-quantum', description: 'ML-KEM, X-Wing, ML-DSA and SLH-DSA' },
+          {
+            name: 'openpgp (v1, deprecated)',
+            description:
+              'The deprecated /v1 OpenPGP routes; their responses carry Deprecation, Sunset and Link headers',
+          },
+          { name: 'meta', description: 'Algorithms, probes and metrics' },
+        ],
       },
-      security: [{ apiKey: [] }, { bearer: [] }],
-      tags: [
-        { name: 'hash', description: 'Message digests' },
-        { name: 'aead', description: 'Authenticated encryption (XChaCha20-Poly1305) and secretbox' },
-        { name: 'sealed-box', description: 'Anonymous public-key encryption' },
-        { name: 'multi-recipient', description: 'One message for many recipients (HPKE slots)' },
-        { name: 'signatures', description: 'Digital signatures' },
-        { name: 'keys', description: 'Key generation and key wrapping' },
-        { name: 'kdf', description: 'Key derivation' },
-        { name: 'mac', description: 'Message authentication codes' },
-        { name: 'password', description: 'Password hashing and password-based encryption' },
-        { name: 'post-quantum', description: 'ML-KEM, X-Wing, ML-DSA and SLH-DSA' },
-        { name: 'openpgp (v1, deprecated)', description: 'The deprecated /v1 OpenPGP routes; their responses carry Deprecation, Sunset and Link headers' },
-        { name: 'meta', description: 'Algorithms, probes and metrics' },
-      ],
-    },
-  });
-  // The UI's own routes are public, like the probes: reading the documentation needs no credential.
-  await app.register(async (docs) => {
-    docs.addHook('onRoute', (route) => {
-      route.config = { ...route.config, public: true };
     });
-    await docs.register(swaggerUi, {
-      routePrefix: '/docs',
-      uiConfig: { deepLinking: true, tryItOutEnabled: true, displayRequestDuration: true },
-      staticCSP: false,
+    // The UI's own routes are public, like the probes: reading the documentation needs no credential.
+    await app.register(async (docs) => {
+      docs.addHook('onRoute', (route) => {
+        route.config = { ...route.config, public: true };
+      });
+      await docs.register(swaggerUi, {
+        routePrefix: '/docs',
+        uiConfig: { deepLinking: true, tryItOutEnabled: true, displayRequestDuration: true },
+        staticCSP: false,
+      });
     });
-  });
-}, { name: 'openapi' });
+  },
+  { name: 'openapi' },
+);

@@ -36,23 +36,34 @@ function totalCounter(registry: Registry, name: string, help: string, total: () 
   });
 }
 
-export default fp<PqOffloadPluginOptions>(async function pqOffload(app, options) {
-  const offload = options.offload ?? new PqOffload(options.queue);
-  if (options.offload === undefined) app.addHook('onClose', () => offload.close());
-  app.decorate('pqOffload', offload);
-  // They read the offload at scrape time, whether it was built here or passed in.
-  totalCounter(app.metricsRegistry, 'crypto_pq_queue_rejected_total',
-    'Post-quantum jobs refused with 503 because the post-quantum queue was full', () => offload.rejected);
-  totalCounter(app.metricsRegistry, 'crypto_pq_queue_dropped_total',
-    'Post-quantum jobs dropped before they started because their request had ended (HANDLER_TIMEOUT_MS, or the client left)', () => offload.dropped);
-  new Gauge({
-    name: 'crypto_pq_queue_jobs',
-    help: 'Post-quantum jobs in the bounded queue (worker threads, or native SLH-DSA signing and key generation), by state (running, waiting)',
-    labelNames: ['state'] as const,
-    registers: [app.metricsRegistry],
-    collect() {
-      this.set({ state: 'running' }, offload.running);
-      this.set({ state: 'waiting' }, offload.queued);
-    },
-  });
-}, { name: 'pq-offload', dependencies: ['metrics'] });
+export default fp<PqOffloadPluginOptions>(
+  async function pqOffload(app, options) {
+    const offload = options.offload ?? new PqOffload(options.queue);
+    if (options.offload === undefined) app.addHook('onClose', () => offload.close());
+    app.decorate('pqOffload', offload);
+    // They read the offload at scrape time, whether it was built here or passed in.
+    totalCounter(
+      app.metricsRegistry,
+      'crypto_pq_queue_rejected_total',
+      'Post-quantum jobs refused with 503 because the post-quantum queue was full',
+      () => offload.rejected,
+    );
+    totalCounter(
+      app.metricsRegistry,
+      'crypto_pq_queue_dropped_total',
+      'Post-quantum jobs dropped before they started because their request had ended (HANDLER_TIMEOUT_MS, or the client left)',
+      () => offload.dropped,
+    );
+    new Gauge({
+      name: 'crypto_pq_queue_jobs',
+      help: 'Post-quantum jobs in the bounded queue (worker threads, or native SLH-DSA signing and key generation), by state (running, waiting)',
+      labelNames: ['state'] as const,
+      registers: [app.metricsRegistry],
+      collect() {
+        this.set({ state: 'running' }, offload.running);
+        this.set({ state: 'waiting' }, offload.queued);
+      },
+    });
+  },
+  { name: 'pq-offload', dependencies: ['metrics'] },
+);

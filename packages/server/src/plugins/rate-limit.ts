@@ -50,58 +50,65 @@ declare module 'fastify' {
   }
 }
 
-export default fp<RateLimitOptions>(async function rateLimit(app, options) {
-  const store = options.store ?? new MemoryStore(options.windowMs);
-  const windowSeconds = Math.ceil(options.windowMs / 1000);
-  const policy = rateLimitPolicy(options.max, windowSeconds);
-  declareRouteConfigCache(app);
+export default fp<RateLimitOptions>(
+  async function rateLimit(app, options) {
+    const store = options.store ?? new MemoryStore(options.windowMs);
+    const windowSeconds = Math.ceil(options.windowMs / 1000);
+    const policy = rateLimitPolicy(options.max, windowSeconds);
+    declareRouteConfigCache(app);
 
-  /** Sets the headers of a counted request; the 429 to throw when it is over the limit. */
-  function apply(reply: FastifyReply, count: WindowCount, now: number): ApiError | undefined {
-    // The shared store is down and RATE_LIMIT_FAILURE_MODE=open: nothing was counted, so no
-    // header claims a quota.
-    if (count === UNCOUNTED) return undefined;
-    const { used, resetAt } = count;
-    const resetSeconds = Math.max(0, Math.ceil((resetAt - now) / 1000));
-    reply.header('ratelimit-policy', policy);
-    reply.header('ratelimit', rateLimitHeader(options.max, used, resetSeconds));
-    if (used > options.max) {
-      return new ApiError('RATE_LIMITED', `rate limit exceeded: ${options.max} units per ${windowSeconds} s; retry after ${resetSeconds} s`, {
-        headers: { 'retry-after': String(Math.max(1, resetSeconds)) },
+    /** Sets the headers of a counted request; the 429 to throw when it is over the limit. */
+    function apply(reply: FastifyReply, count: WindowCount, now: number): ApiError | undefined {
+      // The shared store is down and RATE_LIMIT_FAILURE_MODE=open: nothing was counted, so no
+      // header claims a quota.
+      if (count === UNCOUNTED) return undefined;
+      const { used, resetAt } = count;
+      const resetSeconds = Math.max(0, Math.ceil((resetAt - now) / 1000));
+      reply.header('ratelimit-policy', policy);
+      reply.header('ratelimit', rateLimitHeader(options.max, used, resetSeconds));
+      if (used > options.max) {
+        return new ApiError(
+          'RATE_LIMITED',
+          `rate limit exceeded: ${options.max} units per ${windowSeconds} s; retry after ${resetSeconds} s`,
+          {
+            headers: { 'retry-after': String(Math.max(1, resetSeconds)) },
+          },
+        );
+      }
+      return undefined;
+    }
+
+    async function charge(request: FastifyRequest, reply: FastifyReply, units: number): Promise<void> {
+      const now = Date.now();
+      const refusal = apply(reply, await store.consume(request.ip, units, options.windowMs, now), now);
+      if (refusal !== undefined) throw refusal;
+    }
+
+    app.decorateReply('chargeRateLimit', async function chargeRateLimit(this: FastifyReply, units: number) {
+      if (units > 0 && routeConfigOf(this.request).rateLimitCost !== false) {
+        await charge(this.request, this, units);
+      }
+    });
+    app.addHook('onClose', async () => store.close());
+    if (store instanceof FailoverStore) {
+      // The metrics plugin comes later in the pipeline, so its registry exists only from here; and
+      // the app is ready once the shared store has been tried (connected, or its outage logged).
+      app.addHook('onReady', async () => {
+        if (app.hasDecorator('metricsRegistry')) store.registerMetrics(app.metricsRegistry);
+        await store.ready();
       });
     }
-    return undefined;
-  }
-
-  async function charge(request: FastifyRequest, reply: FastifyReply, units: number): Promise<void> {
-    const now = Date.now();
-    const refusal = apply(reply, await store.consume(request.ip, units, options.windowMs, now), now);
-    if (refusal !== undefined) throw refusal;
-  }
-
-  app.decorateReply('chargeRateLimit', async function chargeRateLimit(this: FastifyReply, units: number) {
-    if (units > 0 && routeConfigOf(this.request).rateLimitCost !== false) {
-      await charge(this.request, this, units);
-    }
-  });
-  app.addHook('onClose', async () => store.close());
-  if (store instanceof FailoverStore) {
-    // The metrics plugin comes later in the pipeline, so its registry exists only from here; and
-    // the app is ready once the shared store has been tried (connected, or its outage logged).
-    app.addHook('onReady', async () => {
-      if (app.hasDecorator('metricsRegistry')) store.registerMetrics(app.metricsRegistry);
-      await store.ready();
+    // Callback style: a count the store has at hand (MemoryStore always; a cluster worker's lease)
+    // is applied with no promise at all; only a count from elsewhere (Redis, the cluster's primary)
+    // is waited for.
+    app.addHook('onRequest', (request, reply, done) => {
+      const cost = routeConfigOf(request).rateLimitCost ?? 1;
+      if (cost === false) return done();
+      const now = Date.now();
+      const count = store.consumeSync?.(request.ip, cost, options.windowMs, now);
+      if (count !== undefined) return done(apply(reply, count, now));
+      charge(request, reply, cost).then(() => done(), done);
     });
-  }
-  // Callback style: a count the store has at hand (MemoryStore always; a cluster worker's lease)
-  // is applied with no promise at all; only a count from elsewhere (Redis, the cluster's primary)
-  // is waited for.
-  app.addHook('onRequest', (request, reply, done) => {
-    const cost = routeConfigOf(request).rateLimitCost ?? 1;
-    if (cost === false) return done();
-    const now = Date.now();
-    const count = store.consumeSync?.(request.ip, cost, options.windowMs, now);
-    if (count !== undefined) return done(apply(reply, count, now));
-    charge(request, reply, cost).then(() => done(), done);
-  });
-}, { name: 'rate-limit' });
+  },
+  { name: 'rate-limit' },
+);

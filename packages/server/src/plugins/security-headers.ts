@@ -90,7 +90,10 @@ export function reachedOverHttps(request: FastifyRequest): boolean {
 
 /** /docs, /docs/json, /docs/static/…: not /docsx. */
 export function isDocsPath(url: string): boolean {
-  return url.startsWith('/docs') && (url.length === 5 || url.charCodeAt(5) === 47 /* / */ || url.charCodeAt(5) === 63 /* ? */);
+  return (
+    url.startsWith('/docs') &&
+    (url.length === 5 || url.charCodeAt(5) === 47 /* / */ || url.charCodeAt(5) === 63) /* ? */
+  );
 }
 
 /** Runs helmet's middleware once against a recorder and keeps the headers it would set. */
@@ -118,21 +121,24 @@ function setAll(reply: FastifyReply, headers: readonly (readonly [string, string
   for (const [name, value] of headers) reply.header(name, value);
 }
 
-export default fp(async function securityHeaders(app) {
-  const secureDocsHeaders = docsSecurityHeaderValues();
-  const docsHeaders = { ...secureDocsHeaders };
-  delete docsHeaders[HSTS];
-  const api = Object.entries(securityHeaderValues(false));
-  const secureApi = Object.entries(securityHeaderValues(true));
-  const docs = Object.entries(docsHeaders);
-  const secureDocs = Object.entries(secureDocsHeaders);
-  app.addHook('onRequest', (request, reply, done) => {
-    const secure = reachedOverHttps(request);
-    if (isDocsPath(request.url)) {
-      setAll(reply, secure ? secureDocs : docs);
-    } else {
-      setAll(reply, secure ? secureApi : api);
-    }
-    done();
-  });
-}, { name: 'security-headers' });
+export default fp(
+  async function securityHeaders(app) {
+    const secureDocsHeaders = docsSecurityHeaderValues();
+    const docsHeaders = { ...secureDocsHeaders };
+    delete docsHeaders[HSTS];
+    const api = Object.entries(securityHeaderValues(false));
+    const secureApi = Object.entries(securityHeaderValues(true));
+    const docs = Object.entries(docsHeaders);
+    const secureDocs = Object.entries(secureDocsHeaders);
+    app.addHook('onRequest', (request, reply, done) => {
+      const secure = reachedOverHttps(request);
+      if (isDocsPath(request.url)) {
+        setAll(reply, secure ? secureDocs : docs);
+      } else {
+        setAll(reply, secure ? secureApi : api);
+      }
+      done();
+    });
+  },
+  { name: 'security-headers' },
+);

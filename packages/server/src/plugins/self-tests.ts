@@ -79,125 +79,149 @@ function describeAlgorithm(id: string): string {
   return `'${id.slice(id.indexOf('/') + 1)}' (${id})`;
 }
 
-export default fp<SelfTestPluginOptions>(async function selfTests(app, options) {
-  const overrides: Readonly<Record<string, SelfTest>> = options.overrides ?? {};
-  const ids = selfTestIds();
-  const known = new Set(ids);
-  const outcomes = new Map<string, SelfTestOutcome>();
-  let completed = false;
-  let closed = false;
-  let durationSeconds: number | undefined;
-  let finish: () => void = () => {};
-  const done = new Promise<void>((resolve) => {
-    finish = resolve;
-  });
-
-  const state: SelfTestState = {
-    done,
-    get completed() {
-      return completed;
-    },
-    status(id) {
-      const outcome = outcomes.get(id);
-      if (outcome === undefined) return 'pending';
-      return outcome.passed ? 'passed' : 'failed';
-    },
-    disabled() {
-      return [...outcomes.values()].filter((outcome) => !outcome.passed).map((outcome) => outcome.id).sort();
-    },
-    get durationSeconds() {
-      return durationSeconds;
-    },
-  };
-  app.decorate('selfTests', state);
-  declareRouteConfigCache(app);
-  app.readiness.addCheck('self-tests', () => completed);
-  app.readiness.setDisabledAlgorithms(() => state.disabled());
-
-  const record = (outcome: SelfTestOutcome) => {
-    outcomes.set(outcome.id, outcome);
-    if (!outcome.passed) app.log.error({ algorithm: outcome.id, reason: outcome.error }, 'start-up self-test failed: algorithm disabled');
-  };
-
-  async function runSuite(): Promise<void> {
-    const started = performance.now();
-    const overridden = (id: string) => Object.hasOwn(overrides, id);
-    // Outcomes this process already has are taken at once, before the first request can arrive.
-    for (const id of ids) {
-      const outcome = processOutcomes.get(id);
-      if (!overridden(id) && outcome !== undefined) record(outcome);
-    }
-    for (const id of ids) {
-      if (closed) return;
-      if (outcomes.has(id)) continue;
-      record(overridden(id) ? await runSelfTest(id, overrides[id]) : await builtIn(id));
-      await nextTurn();
-    }
-    durationSeconds = (performance.now() - started) / 1000;
-    completed = true;
-    const failed = state.disabled();
-    app.log.info(
-      { selfTests: { passed: ids.length - failed.length, failed: failed.length, disabled: failed, durationMs: Math.round(durationSeconds * 1000) } },
-      `start-up self-tests: ${ids.length - failed.length} of ${ids.length} algorithms passed in ${Math.round(durationSeconds * 1000)} ms${failed.length > 0 ? `; disabled: ${failed.join(', ')}` : ''}`,
-    );
-  }
-
-  app.addHook('onReady', async () => {
-    // Not awaited: readiness (and listening) must not wait for the suite; /ready reports it.
-    runSuite()
-      .catch((error: unknown) => app.log.error({ err: error }, 'start-up self-tests stopped unexpectedly'))
-      .finally(finish);
-  });
-  app.addHook('onClose', async () => {
-    closed = true;
-  });
-
-  // Once the suite has finished with every algorithm passed (the usual state), no request can be
-  // held back: the hook answers at once, without looking at the route or the body.
-  let allPassed = false;
-  void done.then(() => {
-    allPassed = completed && state.disabled().length === 0;
-  });
-  app.addHook('preHandler', (request, _reply, next) => {
-    if (allPassed) return next();
-    const needed = selfTestsOfRequest(routeConfigOf(request).url, request.body).filter((id) => known.has(id));
-    const failed = needed.find((id) => state.status(id) === 'failed');
-    if (failed !== undefined) {
-      return next(new ApiError('SERVICE_UNAVAILABLE', `algorithm ${describeAlgorithm(failed)} is disabled: its start-up self-test failed`));
-    }
-    const pending = needed.find((id) => state.status(id) === 'pending');
-    if (pending !== undefined) {
-      return next(new ApiError(
-        'SERVICE_UNAVAILABLE',
-        `algorithm ${describeAlgorithm(pending)} is not available yet: the start-up self-tests are still running`,
-        { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } },
-      ));
-    }
-    return next();
-  });
-
-  if (app.hasDecorator('metricsRegistry')) {
-    new Gauge({
-      name: 'crypto_self_test_passed',
-      help: 'Start-up known-answer test by algorithm (family/id): 1 passed, 0 failed (the algorithm is disabled); absent until it has run',
-      labelNames: ['algorithm'] as const,
-      // Across cluster workers: 0 if any worker has the algorithm disabled.
-      aggregator: 'min',
-      registers: [app.metricsRegistry],
-      collect() {
-        this.reset();
-        for (const outcome of outcomes.values()) this.set({ algorithm: outcome.id }, outcome.passed ? 1 : 0);
-      },
+export default fp<SelfTestPluginOptions>(
+  async function selfTests(app, options) {
+    const overrides: Readonly<Record<string, SelfTest>> = options.overrides ?? {};
+    const ids = selfTestIds();
+    const known = new Set(ids);
+    const outcomes = new Map<string, SelfTestOutcome>();
+    let completed = false;
+    let closed = false;
+    let durationSeconds: number | undefined;
+    let finish: () => void = () => {};
+    const done = new Promise<void>((resolve) => {
+      finish = resolve;
     });
-    new Gauge({
-      name: 'crypto_self_test_duration_seconds',
-      help: 'Wall-clock time of the start-up self-test suite; 0 until it has finished',
-      aggregator: 'max',
-      registers: [app.metricsRegistry],
-      collect() {
-        this.reset();
-        if (durationSeconds !== undefined) this.set(durationSeconds);
+
+    const state: SelfTestState = {
+      done,
+      get completed() {
+        return completed;
       },
+      status(id) {
+        const outcome = outcomes.get(id);
+        if (outcome === undefined) return 'pending';
+        return outcome.passed ? 'passed' : 'failed';
+      },
+      disabled() {
+        return [...outcomes.values()]
+          .filter((outcome) => !outcome.passed)
+          .map((outcome) => outcome.id)
+          .sort();
+      },
+      get durationSeconds() {
+        return durationSeconds;
+      },
+    };
+    app.decorate('selfTests', state);
+    declareRouteConfigCache(app);
+    app.readiness.addCheck('self-tests', () => completed);
+    app.readiness.setDisabledAlgorithms(() => state.disabled());
+
+    const record = (outcome: SelfTestOutcome) => {
+      outcomes.set(outcome.id, outcome);
+      if (!outcome.passed)
+        app.log.error(
+          { algorithm: outcome.id, reason: outcome.error },
+          'start-up self-test failed: algorithm disabled',
+        );
+    };
+
+    async function runSuite(): Promise<void> {
+      const started = performance.now();
+      const overridden = (id: string) => Object.hasOwn(overrides, id);
+      // Outcomes this process already has are taken at once, before the first request can arrive.
+      for (const id of ids) {
+        const outcome = processOutcomes.get(id);
+        if (!overridden(id) && outcome !== undefined) record(outcome);
+      }
+      for (const id of ids) {
+        if (closed) return;
+        if (outcomes.has(id)) continue;
+        record(overridden(id) ? await runSelfTest(id, overrides[id]) : await builtIn(id));
+        await nextTurn();
+      }
+      durationSeconds = (performance.now() - started) / 1000;
+      completed = true;
+      const failed = state.disabled();
+      app.log.info(
+        {
+          selfTests: {
+            passed: ids.length - failed.length,
+            failed: failed.length,
+            disabled: failed,
+            durationMs: Math.round(durationSeconds * 1000),
+          },
+        },
+        `start-up self-tests: ${ids.length - failed.length} of ${ids.length} algorithms passed in ${Math.round(durationSeconds * 1000)} ms${failed.length > 0 ? `; disabled: ${failed.join(', ')}` : ''}`,
+      );
+    }
+
+    app.addHook('onReady', async () => {
+      // Not awaited: readiness (and listening) must not wait for the suite; /ready reports it.
+      runSuite()
+        .catch((error: unknown) => app.log.error({ err: error }, 'start-up self-tests stopped unexpectedly'))
+        .finally(finish);
     });
-  }
-}, { name: 'self-tests' });
+    app.addHook('onClose', async () => {
+      closed = true;
+    });
+
+    // Once the suite has finished with every algorithm passed (the usual state), no request can be
+    // held back: the hook answers at once, without looking at the route or the body.
+    let allPassed = false;
+    void done.then(() => {
+      allPassed = completed && state.disabled().length === 0;
+    });
+    app.addHook('preHandler', (request, _reply, next) => {
+      if (allPassed) return next();
+      const needed = selfTestsOfRequest(routeConfigOf(request).url, request.body).filter((id) => known.has(id));
+      const failed = needed.find((id) => state.status(id) === 'failed');
+      if (failed !== undefined) {
+        return next(
+          new ApiError(
+            'SERVICE_UNAVAILABLE',
+            `algorithm ${describeAlgorithm(failed)} is disabled: its start-up self-test failed`,
+          ),
+        );
+      }
+      const pending = needed.find((id) => state.status(id) === 'pending');
+      if (pending !== undefined) {
+        return next(
+          new ApiError(
+            'SERVICE_UNAVAILABLE',
+            `algorithm ${describeAlgorithm(pending)} is not available yet: the start-up self-tests are still running`,
+            { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } },
+          ),
+        );
+      }
+      return next();
+    });
+
+    if (app.hasDecorator('metricsRegistry')) {
+      new Gauge({
+        name: 'crypto_self_test_passed',
+        help: 'Start-up known-answer test by algorithm (family/id): 1 passed, 0 failed (the algorithm is disabled); absent until it has run',
+        labelNames: ['algorithm'] as const,
+        // Across cluster workers: 0 if any worker has the algorithm disabled.
+        aggregator: 'min',
+        registers: [app.metricsRegistry],
+        collect() {
+          this.reset();
+          for (const outcome of outcomes.values()) this.set({ algorithm: outcome.id }, outcome.passed ? 1 : 0);
+        },
+      });
+      new Gauge({
+        name: 'crypto_self_test_duration_seconds',
+        help: 'Wall-clock time of the start-up self-test suite; 0 until it has finished',
+        aggregator: 'max',
+        registers: [app.metricsRegistry],
+        collect() {
+          this.reset();
+          if (durationSeconds !== undefined) this.set(durationSeconds);
+        },
+      });
+    }
+  },
+  { name: 'self-tests' },
+);

@@ -14,13 +14,18 @@ import { ApiError } from '../errors.ts';
 import type { Readiness } from '../readiness.ts';
 import { routeConfigOf } from '../route-config.ts';
 
-export default fp<{ readiness: Readiness }>(async function shutdownGate(app, { readiness }) {
-  app.addHook('onRequest', (request, reply, done) => {
-    // Probes are the routes the rate limit exempts (routes/probes.ts).
-    if (!readiness.draining || routeConfigOf(request).rateLimitCost === false) return done();
-    reply.header('connection', 'close');
-    done(new ApiError('SERVICE_UNAVAILABLE', 'the server is shutting down; send the request again on a new connection', {
-      headers: { 'retry-after': '1' },
-    }));
-  });
-}, { name: 'shutdown-gate' });
+export default fp<{ readiness: Readiness }>(
+  async function shutdownGate(app, { readiness }) {
+    app.addHook('onRequest', (request, reply, done) => {
+      // Probes are the routes the rate limit exempts (routes/probes.ts).
+      if (!readiness.draining || routeConfigOf(request).rateLimitCost === false) return done();
+      reply.header('connection', 'close');
+      done(
+        new ApiError('SERVICE_UNAVAILABLE', 'the server is shutting down; send the request again on a new connection', {
+          headers: { 'retry-after': '1' },
+        }),
+      );
+    });
+  },
+  { name: 'shutdown-gate' },
+);

@@ -54,34 +54,37 @@ function registerQueueGauges(registry: Registry, queues: WorkQueues): void {
   });
 }
 
-export default fp<WorkQueuesOptions>(async function workQueues(app, options) {
-  const registry = app.metricsRegistry;
-  const refused = new Counter({
-    name: 'crypto_work_queue_rejected_total',
-    help: 'Expensive jobs refused with 503 because their queue was full, by queue',
-    labelNames: ['queue'] as const,
-    registers: [registry],
-  });
-  const dropped = new Counter({
-    name: 'crypto_work_queue_dropped_total',
-    help: 'Queued jobs dropped before they started because their request had ended (HANDLER_TIMEOUT_MS, or the client left), by queue',
-    labelNames: ['queue'] as const,
-    registers: [registry],
-  });
-  const queue = (defaults: Readonly<WorkQueueOptions>, overrides: Partial<WorkQueueOptions> | undefined) => {
-    const settings = { ...defaults, ...overrides };
-    // Present at 0 from the start, so that a dashboard sees the series before the first refusal.
-    refused.inc({ queue: settings.name }, 0);
-    dropped.inc({ queue: settings.name }, 0);
-    return new WorkQueue(settings, {
-      onRefused: () => refused.inc({ queue: settings.name }),
-      onDropped: () => dropped.inc({ queue: settings.name }),
+export default fp<WorkQueuesOptions>(
+  async function workQueues(app, options) {
+    const registry = app.metricsRegistry;
+    const refused = new Counter({
+      name: 'crypto_work_queue_rejected_total',
+      help: 'Expensive jobs refused with 503 because their queue was full, by queue',
+      labelNames: ['queue'] as const,
+      registers: [registry],
     });
-  };
-  const queues: WorkQueues = {
-    password: queue(PASSWORD_QUEUE_DEFAULTS, options.password),
-    kdf: queue(KDF_QUEUE_DEFAULTS, options.kdf),
-  };
-  app.decorate('workQueues', queues);
-  registerQueueGauges(registry, queues);
-}, { name: 'work-queues', dependencies: ['metrics'] });
+    const dropped = new Counter({
+      name: 'crypto_work_queue_dropped_total',
+      help: 'Queued jobs dropped before they started because their request had ended (HANDLER_TIMEOUT_MS, or the client left), by queue',
+      labelNames: ['queue'] as const,
+      registers: [registry],
+    });
+    const queue = (defaults: Readonly<WorkQueueOptions>, overrides: Partial<WorkQueueOptions> | undefined) => {
+      const settings = { ...defaults, ...overrides };
+      // Present at 0 from the start, so that a dashboard sees the series before the first refusal.
+      refused.inc({ queue: settings.name }, 0);
+      dropped.inc({ queue: settings.name }, 0);
+      return new WorkQueue(settings, {
+        onRefused: () => refused.inc({ queue: settings.name }),
+        onDropped: () => dropped.inc({ queue: settings.name }),
+      });
+    };
+    const queues: WorkQueues = {
+      password: queue(PASSWORD_QUEUE_DEFAULTS, options.password),
+      kdf: queue(KDF_QUEUE_DEFAULTS, options.kdf),
+    };
+    app.decorate('workQueues', queues);
+    registerQueueGauges(registry, queues);
+  },
+  { name: 'work-queues', dependencies: ['metrics'] },
+);

@@ -91,7 +91,11 @@ export class FailoverStore implements RateLimitStore {
     this.#probeIntervalMs = options.probeIntervalMs ?? 1000;
     this.#local = options.mode === 'local' ? new MemoryStore(options.windowMs) : undefined;
     // Not registered anywhere yet: the app's registry does not exist when the store is built.
-    this.#upGauge = new Gauge({ name: 'rate_limit_store_up', help: `1 while the shared rate-limit store (${options.name}) answers, 0 during an outage`, registers: [] });
+    this.#upGauge = new Gauge({
+      name: 'rate_limit_store_up',
+      help: `1 while the shared rate-limit store (${options.name}) answers, 0 during an outage`,
+      registers: [],
+    });
     this.#failures = new Counter({
       name: 'rate_limit_store_failures_total',
       help: 'Calls to the shared rate-limit store that failed (error) or took longer than REDIS_TIMEOUT_MS (timeout)',
@@ -158,9 +162,13 @@ export class FailoverStore implements RateLimitStore {
         return Promise.resolve(UNCOUNTED);
       case 'closed': {
         const seconds = Math.max(1, Math.ceil(this.#probeIntervalMs / 1000));
-        throw new ApiError('SERVICE_UNAVAILABLE', `the rate limiter's shared store is unavailable; retry after ${seconds} s`, {
-          headers: { 'retry-after': String(seconds) },
-        });
+        throw new ApiError(
+          'SERVICE_UNAVAILABLE',
+          `the rate limiter's shared store is unavailable; retry after ${seconds} s`,
+          {
+            headers: { 'retry-after': String(seconds) },
+          },
+        );
       }
     }
   }
@@ -174,7 +182,12 @@ export class FailoverStore implements RateLimitStore {
     this.#upGauge.set(0);
     // The message only: an error object may carry more (a client library's command arguments).
     this.#options.log.warn(
-      { store: this.#options.name, address: this.#options.address, failureMode: this.#options.mode, reason: messageOf(error) },
+      {
+        store: this.#options.name,
+        address: this.#options.address,
+        failureMode: this.#options.mode,
+        reason: messageOf(error),
+      },
       `rate-limit store unavailable: ${OUTAGE_EFFECT[this.#options.mode]} until it answers again`,
     );
     this.#scheduleProbe();
@@ -192,10 +205,19 @@ export class FailoverStore implements RateLimitStore {
 
   async #checkAtStart(): Promise<void> {
     try {
-      await this.#call(PROBE_KEY, 0, this.#options.windowMs, Date.now(), this.#options.startupTimeoutMs ?? this.#options.timeoutMs);
+      await this.#call(
+        PROBE_KEY,
+        0,
+        this.#options.windowMs,
+        Date.now(),
+        this.#options.startupTimeoutMs ?? this.#options.timeoutMs,
+      );
       if (this.#closed) return;
       if (this.#up) {
-        this.#options.log.info({ store: this.#options.name, address: this.#options.address, failureMode: this.#options.mode }, `rate-limit counters are shared through ${this.#options.name}`);
+        this.#options.log.info(
+          { store: this.#options.name, address: this.#options.address, failureMode: this.#options.mode },
+          `rate-limit counters are shared through ${this.#options.name}`,
+        );
       } else {
         // A request gave up on the store (its time limit is shorter) while this slower check
         // was still connecting: the store answers now.

@@ -77,168 +77,257 @@ async function withPassword<T>(text: string, work: (password: Uint8Array) => Pro
   }
 }
 
-export const derivationRoutes = fp(async function derivationRoutes(fastify) {
-  const queues = fastify.workQueues;
-  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const PASSWORD_HASH = PASSWORD_ALGORITHM_IDS[0];
+export const derivationRoutes = fp(
+  async function derivationRoutes(fastify) {
+    const queues = fastify.workQueues;
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+    const PASSWORD_HASH = PASSWORD_ALGORITHM_IDS[0];
 
-  app.post('/v2/kdf', {
-    config: { scope: 'crypto:kdf', rateLimitCost: EXPENSIVE_RATE_LIMIT_COST, operation: 'kdf.derive', handlerTimeout: true },
-    schema: {
-      tags: ['kdf'],
-      summary: 'Derive a key with scrypt, HKDF (SHA-256/384/512) or PBKDF2-HMAC-SHA256',
-      body: KdfRequest,
-      response: { 200: KdfResponse, ...problemResponses },
-    },
-  }, async (request, reply) => {
-    const { algorithm, password, salt, keyLength, params = {}, encoding = 'utf8' } = request.body;
-    const data = await app.operations.run(request, algorithm, async () => {
-      const secret = decodeText(password, encoding, '/password');
-      try {
-        const plan = planKdf({
-          algorithm,
-          password: secret,
-          salt: salt === undefined ? undefined : hexToBytes(salt, '/salt'),
-          keyLength,
-          params: {
-            N: params.N,
-            r: params.r,
-            p: params.p,
-            iterations: params.iterations,
-            info: params.info === undefined ? undefined : decodeText(params.info, encoding, '/params/info'),
-          },
+    app.post(
+      '/v2/kdf',
+      {
+        config: {
+          scope: 'crypto:kdf',
+          rateLimitCost: EXPENSIVE_RATE_LIMIT_COST,
+          operation: 'kdf.derive',
+          handlerTimeout: true,
+        },
+        schema: {
+          tags: ['kdf'],
+          summary: 'Derive a key with scrypt, HKDF (SHA-256/384/512) or PBKDF2-HMAC-SHA256',
+          body: KdfRequest,
+          response: { 200: KdfResponse, ...problemResponses },
+        },
+      },
+      async (request, reply) => {
+        const { algorithm, password, salt, keyLength, params = {}, encoding = 'utf8' } = request.body;
+        const data = await app.operations.run(request, algorithm, async () => {
+          const secret = decodeText(password, encoding, '/password');
+          try {
+            const plan = planKdf({
+              algorithm,
+              password: secret,
+              salt: salt === undefined ? undefined : hexToBytes(salt, '/salt'),
+              keyLength,
+              params: {
+                N: params.N,
+                r: params.r,
+                p: params.p,
+                iterations: params.iterations,
+                info: params.info === undefined ? undefined : decodeText(params.info, encoding, '/params/info'),
+              },
+            });
+            const key = isExpensiveKdf(plan)
+              ? await queues.kdf.run(plan.memoryBytes, () => deriveKey(plan), stillWanted(reply))
+              : await deriveKey(plan);
+            try {
+              const effective =
+                plan.algorithm === 'scrypt' || plan.algorithm === 'pbkdf2-sha256'
+                  ? plan.params
+                  : { info: params.info ?? '' };
+              return {
+                derivedKey: bytesToHex(key),
+                salt: bytesToHex(plan.salt),
+                algorithm,
+                keyLength: plan.keyLength,
+                params: effective,
+              };
+            } finally {
+              wipe(key);
+            }
+          } finally {
+            wipe(secret);
+          }
         });
-        const key = isExpensiveKdf(plan) ? await queues.kdf.run(plan.memoryBytes, () => deriveKey(plan), stillWanted(reply)) : await deriveKey(plan);
-        try {
-          const effective = plan.algorithm === 'scrypt' || plan.algorithm === 'pbkdf2-sha256'
-            ? plan.params
-            : { info: params.info ?? '' };
-          return { derivedKey: bytesToHex(key), salt: bytesToHex(plan.salt), algorithm, keyLength: plan.keyLength, params: effective };
-        } finally {
-          wipe(key);
-        }
-      } finally {
-        wipe(secret);
-      }
-    });
-    return { data };
-  });
+        return { data };
+      },
+    );
 
-  app.post('/v2/hmac', {
-    config: { scope: 'crypto:mac', operation: 'hmac.compute' },
-    schema: {
-      tags: ['mac'],
-      summary: 'HMAC of data with SHA-2 or SHA-3',
-      body: HmacRequest,
-      response: { 200: HmacResponse, ...problemResponses },
-    },
-  }, async (request) => {
-    const { algorithm, key, data, encoding = 'utf8' } = request.body;
-    const mac = app.operations.run(request, algorithm, () => {
-      const keyBytes = hexToBytes(key, '/key');
-      try {
-        return computeHmac(algorithm, keyBytes, decodeText(data, encoding, '/data'));
-      } finally {
-        wipe(keyBytes);
-      }
-    });
-    return { data: { mac: bytesToHex(mac), algorithm } };
-  });
+    app.post(
+      '/v2/hmac',
+      {
+        config: { scope: 'crypto:mac', operation: 'hmac.compute' },
+        schema: {
+          tags: ['mac'],
+          summary: 'HMAC of data with SHA-2 or SHA-3',
+          body: HmacRequest,
+          response: { 200: HmacResponse, ...problemResponses },
+        },
+      },
+      async (request) => {
+        const { algorithm, key, data, encoding = 'utf8' } = request.body;
+        const mac = app.operations.run(request, algorithm, () => {
+          const keyBytes = hexToBytes(key, '/key');
+          try {
+            return computeHmac(algorithm, keyBytes, decodeText(data, encoding, '/data'));
+          } finally {
+            wipe(keyBytes);
+          }
+        });
+        return { data: { mac: bytesToHex(mac), algorithm } };
+      },
+    );
 
-  app.post('/v2/hmac/verify', {
-    config: { scope: 'crypto:mac', operation: 'hmac.verify' },
-    schema: {
-      tags: ['mac'],
-      summary: 'Check an HMAC in constant time (full-length MACs only)',
-      body: HmacVerifyRequest,
-      response: { 200: HmacVerifyResponse, ...problemResponses },
-    },
-  }, async (request) => {
-    const { algorithm, key, data, mac, encoding = 'utf8' } = request.body;
-    const valid = app.operations.run(request, algorithm, () => {
-      const keyBytes = hexToBytes(key, '/key');
-      try {
-        return verifyHmac(algorithm, keyBytes, decodeText(data, encoding, '/data'), hexToBytes(mac, '/mac'));
-      } finally {
-        wipe(keyBytes);
-      }
-    });
-    return { data: { valid, algorithm } };
-  });
+    app.post(
+      '/v2/hmac/verify',
+      {
+        config: { scope: 'crypto:mac', operation: 'hmac.verify' },
+        schema: {
+          tags: ['mac'],
+          summary: 'Check an HMAC in constant time (full-length MACs only)',
+          body: HmacVerifyRequest,
+          response: { 200: HmacVerifyResponse, ...problemResponses },
+        },
+      },
+      async (request) => {
+        const { algorithm, key, data, mac, encoding = 'utf8' } = request.body;
+        const valid = app.operations.run(request, algorithm, () => {
+          const keyBytes = hexToBytes(key, '/key');
+          try {
+            return verifyHmac(algorithm, keyBytes, decodeText(data, encoding, '/data'), hexToBytes(mac, '/mac'));
+          } finally {
+            wipe(keyBytes);
+          }
+        });
+        return { data: { valid, algorithm } };
+      },
+    );
 
-  app.post('/v2/password/hash', {
-    config: { scope: 'crypto:kdf', rateLimitCost: EXPENSIVE_RATE_LIMIT_COST, operation: 'password.hash', handlerTimeout: true },
-    schema: {
-      tags: ['password'],
-      summary: 'Hash a password with Argon2id (PHC string)',
-      body: PasswordHashRequest,
-      response: { 200: PasswordHashResponse, ...problemResponses },
-    },
-  }, async (request, reply) => {
-    const { password, timeCost, memoryCost, parallelism } = request.body;
-    const result = await app.operations.run(request, PASSWORD_HASH, () => withPassword(password, (secret) => {
-      const params = resolveArgon2Params({ timeCost, memoryCost, parallelism });
-      return queues.password.run(argon2MemoryBytes(params), () => hashPassword(secret, params), stillWanted(reply));
-    }));
-    return { data: { hash: result.hash, algorithm: PASSWORD_HASH, params: result.params } };
-  });
+    app.post(
+      '/v2/password/hash',
+      {
+        config: {
+          scope: 'crypto:kdf',
+          rateLimitCost: EXPENSIVE_RATE_LIMIT_COST,
+          operation: 'password.hash',
+          handlerTimeout: true,
+        },
+        schema: {
+          tags: ['password'],
+          summary: 'Hash a password with Argon2id (PHC string)',
+          body: PasswordHashRequest,
+          response: { 200: PasswordHashResponse, ...problemResponses },
+        },
+      },
+      async (request, reply) => {
+        const { password, timeCost, memoryCost, parallelism } = request.body;
+        const result = await app.operations.run(request, PASSWORD_HASH, () =>
+          withPassword(password, (secret) => {
+            const params = resolveArgon2Params({ timeCost, memoryCost, parallelism });
+            return queues.password.run(
+              argon2MemoryBytes(params),
+              () => hashPassword(secret, params),
+              stillWanted(reply),
+            );
+          }),
+        );
+        return { data: { hash: result.hash, algorithm: PASSWORD_HASH, params: result.params } };
+      },
+    );
 
-  app.post('/v2/password/verify', {
-    config: { scope: 'crypto:kdf', rateLimitCost: EXPENSIVE_RATE_LIMIT_COST, operation: 'password.verify', handlerTimeout: true },
-    schema: {
-      tags: ['password'],
-      summary: 'Check a password against an Argon2 PHC string',
-      body: PasswordVerifyRequest,
-      response: { 200: PasswordVerifyResponse, ...problemResponses },
-    },
-  }, async (request, reply) => {
-    const { password, hash } = request.body;
-    const data = await app.operations.run(request, PASSWORD_HASH, () => withPassword(password, (secret) => {
-      // Parsed first: a malformed or over-cap string is a 400 before any memory is committed.
-      const parsed = parsePhc(hash, '/hash');
-      return queues.password.run(argon2MemoryBytes(parsed.params), () => verifyPassword(secret, parsed), stillWanted(reply));
-    }));
-    return { data };
-  });
+    app.post(
+      '/v2/password/verify',
+      {
+        config: {
+          scope: 'crypto:kdf',
+          rateLimitCost: EXPENSIVE_RATE_LIMIT_COST,
+          operation: 'password.verify',
+          handlerTimeout: true,
+        },
+        schema: {
+          tags: ['password'],
+          summary: 'Check a password against an Argon2 PHC string',
+          body: PasswordVerifyRequest,
+          response: { 200: PasswordVerifyResponse, ...problemResponses },
+        },
+      },
+      async (request, reply) => {
+        const { password, hash } = request.body;
+        const data = await app.operations.run(request, PASSWORD_HASH, () =>
+          withPassword(password, (secret) => {
+            // Parsed first: a malformed or over-cap string is a 400 before any memory is committed.
+            const parsed = parsePhc(hash, '/hash');
+            return queues.password.run(
+              argon2MemoryBytes(parsed.params),
+              () => verifyPassword(secret, parsed),
+              stillWanted(reply),
+            );
+          }),
+        );
+        return { data };
+      },
+    );
 
-  app.post('/v2/password/encrypt', {
-    config: { scope: 'crypto:encrypt', rateLimitCost: EXPENSIVE_RATE_LIMIT_COST, operation: 'password.encrypt', handlerTimeout: true },
-    schema: {
-      tags: ['password'],
-      summary: 'Encrypt under a password (Argon2id, then XChaCha20-Poly1305)',
-      body: PasswordEncryptRequest,
-      response: { 200: PasswordEncryptResponse, ...problemResponses },
-    },
-  }, async (request, reply) => {
-    const { password, plaintext, encoding = 'utf8' } = request.body;
-    const blob = await app.operations.run(request, PASSWORD_ENCRYPTION_ALGORITHM, () => withPassword(password, (secret) => {
-      const data = decodeText(plaintext, encoding, '/plaintext');
-      return queues.password.run(argon2MemoryBytes(ARGON2_DEFAULTS), () => encryptWithPassword(secret, data), stillWanted(reply));
-    }));
-    return { data: { encrypted: bytesToBase64(blob), algorithm: PASSWORD_ENCRYPTION_ALGORITHM } };
-  });
+    app.post(
+      '/v2/password/encrypt',
+      {
+        config: {
+          scope: 'crypto:encrypt',
+          rateLimitCost: EXPENSIVE_RATE_LIMIT_COST,
+          operation: 'password.encrypt',
+          handlerTimeout: true,
+        },
+        schema: {
+          tags: ['password'],
+          summary: 'Encrypt under a password (Argon2id, then XChaCha20-Poly1305)',
+          body: PasswordEncryptRequest,
+          response: { 200: PasswordEncryptResponse, ...problemResponses },
+        },
+      },
+      async (request, reply) => {
+        const { password, plaintext, encoding = 'utf8' } = request.body;
+        const blob = await app.operations.run(request, PASSWORD_ENCRYPTION_ALGORITHM, () =>
+          withPassword(password, (secret) => {
+            const data = decodeText(plaintext, encoding, '/plaintext');
+            return queues.password.run(
+              argon2MemoryBytes(ARGON2_DEFAULTS),
+              () => encryptWithPassword(secret, data),
+              stillWanted(reply),
+            );
+          }),
+        );
+        return { data: { encrypted: bytesToBase64(blob), algorithm: PASSWORD_ENCRYPTION_ALGORITHM } };
+      },
+    );
 
-  app.post('/v2/password/decrypt', {
-    config: { scope: 'crypto:decrypt', rateLimitCost: EXPENSIVE_RATE_LIMIT_COST, operation: 'password.decrypt', handlerTimeout: true },
-    schema: {
-      tags: ['password'],
-      summary: 'Decrypt what /v2/password/encrypt made',
-      body: PasswordDecryptRequest,
-      response: { 200: PasswordDecryptResponse, ...problemResponses },
-    },
-  }, async (request, reply) => {
-    const { password, ciphertext, encoding = 'utf8' } = request.body;
-    const text = await app.operations.run(request, PASSWORD_ENCRYPTION_ALGORITHM, () => withPassword(password, async (secret) => {
-      const blob = base64ToBytes(ciphertext, '/ciphertext');
-      // The header says what the decryption costs; a bad header is DECRYPTION_FAILED before any work.
-      const header = parsePasswordEnvelope(blob);
-      const plaintext = await queues.password.run(argon2MemoryBytes(header.params), () => decryptWithPassword(secret, blob), stillWanted(reply));
-      try {
-        return encodeText(plaintext, encoding, '/plaintext');
-      } finally {
-        wipe(plaintext);
-      }
-    }));
-    return { data: text };
-  });
-}, { name: 'derivation-routes', dependencies: ['metrics', 'work-queues', 'handler-timeout'], encapsulate: true });
+    app.post(
+      '/v2/password/decrypt',
+      {
+        config: {
+          scope: 'crypto:decrypt',
+          rateLimitCost: EXPENSIVE_RATE_LIMIT_COST,
+          operation: 'password.decrypt',
+          handlerTimeout: true,
+        },
+        schema: {
+          tags: ['password'],
+          summary: 'Decrypt what /v2/password/encrypt made',
+          body: PasswordDecryptRequest,
+          response: { 200: PasswordDecryptResponse, ...problemResponses },
+        },
+      },
+      async (request, reply) => {
+        const { password, ciphertext, encoding = 'utf8' } = request.body;
+        const text = await app.operations.run(request, PASSWORD_ENCRYPTION_ALGORITHM, () =>
+          withPassword(password, async (secret) => {
+            const blob = base64ToBytes(ciphertext, '/ciphertext');
+            // The header says what the decryption costs; a bad header is DECRYPTION_FAILED before any work.
+            const header = parsePasswordEnvelope(blob);
+            const plaintext = await queues.password.run(
+              argon2MemoryBytes(header.params),
+              () => decryptWithPassword(secret, blob),
+              stillWanted(reply),
+            );
+            try {
+              return encodeText(plaintext, encoding, '/plaintext');
+            } finally {
+              wipe(plaintext);
+            }
+          }),
+        );
+        return { data: text };
+      },
+    );
+  },
+  { name: 'derivation-routes', dependencies: ['metrics', 'work-queues', 'handler-timeout'], encapsulate: true },
+);

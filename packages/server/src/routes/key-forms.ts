@@ -17,7 +17,10 @@ export function chooseForm(body: Record<string, unknown>, forms: readonly (reado
   const touched = forms.flatMap((_, index) => ((given[index] ?? []).length > 0 ? [index] : []));
   const [first, second] = touched;
   if (second !== undefined) {
-    throw invalidInput(`${forms.length === 2 ? 'the two' : 'these'} forms cannot be mixed: ${expected}`, `/${given[second]?.[0]}`);
+    throw invalidInput(
+      `${forms.length === 2 ? 'the two' : 'these'} forms cannot be mixed: ${expected}`,
+      `/${given[second]?.[0]}`,
+    );
   }
   if (first === undefined) throw invalidInput(`no key given: ${expected}`, '/');
   const missing = (forms[first] ?? []).filter((name) => body[name] === undefined);

@@ -26,93 +26,110 @@ import '../route-config.ts';
  * `POST /v2/multi-recipient/encrypt` and `/decrypt`: decode, call core, encode. X-Wing slots run
  * on the event loop, as on /v2/pq/hybrid/*, in pieces between which core yields (multi-recipient.ts).
  */
-export const multiRecipientRoutes = fp(async function multiRecipientRoutes(fastify) {
-  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+export const multiRecipientRoutes = fp(
+  async function multiRecipientRoutes(fastify) {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.post('/v2/multi-recipient/encrypt', {
-    config: { scope: 'crypto:encrypt', operation: 'multi-recipient.encrypt', handlerTimeout: true },
-    schema: {
-      tags: ['multi-recipient'],
-      summary: 'Encrypt once for 1 to 100 recipients (HPKE slots around an XChaCha20-Poly1305 payload)',
-      body: MultiRecipientEncryptRequest,
-      response: { 200: MultiRecipientEncryptResponse, ...problemResponses },
-    },
-  }, async (request) => {
-    const { plaintext, recipients, encoding = 'utf8' } = request.body;
-    // Decoding runs inside operations.run, so that a refused key counts as a rejected operation.
-    const envelope = await app.operations.run(request, MULTI_RECIPIENT_ALGORITHM, async () => {
-      const keys = recipients.map((recipient, index) => ({
-        type: recipient.type,
-        publicKey: hexToBytes(recipient.publicKey, `/recipients/${index}/publicKey`),
-        mlKemPublicKey: recipient.mlKemPublicKey === undefined
-          ? undefined
-          : hexToBytes(recipient.mlKemPublicKey, `/recipients/${index}/mlKemPublicKey`),
-      }));
-      const data = decodeText(plaintext, encoding, '/plaintext');
-      try {
-        return await multiRecipientEncrypt(data, keys);
-      } finally {
-        wipe(data);
-      }
-    });
-    return {
-      data: {
-        ciphertext: bytesToBase64(envelope.ciphertext),
-        recipients: envelope.recipients.map((slot) => ({ type: slot.type, enc: bytesToBase64(slot.enc), wrappedKey: bytesToBase64(slot.wrappedKey) })),
-        algorithm: envelope.algorithm,
+    app.post(
+      '/v2/multi-recipient/encrypt',
+      {
+        config: { scope: 'crypto:encrypt', operation: 'multi-recipient.encrypt', handlerTimeout: true },
+        schema: {
+          tags: ['multi-recipient'],
+          summary: 'Encrypt once for 1 to 100 recipients (HPKE slots around an XChaCha20-Poly1305 payload)',
+          body: MultiRecipientEncryptRequest,
+          response: { 200: MultiRecipientEncryptResponse, ...problemResponses },
+        },
       },
-    };
-  });
+      async (request) => {
+        const { plaintext, recipients, encoding = 'utf8' } = request.body;
+        // Decoding runs inside operations.run, so that a refused key counts as a rejected operation.
+        const envelope = await app.operations.run(request, MULTI_RECIPIENT_ALGORITHM, async () => {
+          const keys = recipients.map((recipient, index) => ({
+            type: recipient.type,
+            publicKey: hexToBytes(recipient.publicKey, `/recipients/${index}/publicKey`),
+            mlKemPublicKey:
+              recipient.mlKemPublicKey === undefined
+                ? undefined
+                : hexToBytes(recipient.mlKemPublicKey, `/recipients/${index}/mlKemPublicKey`),
+          }));
+          const data = decodeText(plaintext, encoding, '/plaintext');
+          try {
+            return await multiRecipientEncrypt(data, keys);
+          } finally {
+            wipe(data);
+          }
+        });
+        return {
+          data: {
+            ciphertext: bytesToBase64(envelope.ciphertext),
+            recipients: envelope.recipients.map((slot) => ({
+              type: slot.type,
+              enc: bytesToBase64(slot.enc),
+              wrappedKey: bytesToBase64(slot.wrappedKey),
+            })),
+            algorithm: envelope.algorithm,
+          },
+        };
+      },
+    );
 
-  app.post('/v2/multi-recipient/decrypt', {
-    config: { scope: 'crypto:decrypt', operation: 'multi-recipient.decrypt', handlerTimeout: true },
-    schema: {
-      tags: ['multi-recipient'],
-      summary: "Decrypt a multi-recipient envelope with one recipient's secret key: recipientSecretKey (x25519), or x25519SecretKey + mlKemSecretKey, or secretKey (x25519-ml-kem-768)",
-      body: MultiRecipientDecryptRequest,
-      response: { 200: MultiRecipientDecryptResponse, ...problemResponses },
-    },
-  }, async (request) => {
-    const { ciphertext, recipients, encoding = 'utf8' } = request.body;
-    const body = request.body;
-    const plaintext = await app.operations.run(request, MULTI_RECIPIENT_ALGORITHM, async () => {
-      const form = chooseForm(body, [['recipientSecretKey'], ['x25519SecretKey', 'mlKemSecretKey'], ['secretKey']]);
-      const envelope = {
-        ciphertext: base64ToBytes(ciphertext, '/ciphertext'),
-        recipients: recipients.map((slot, index) => ({
-          type: slot.type,
-          enc: base64ToBytes(slot.enc, `/recipients/${index}/enc`),
-          wrappedKey: base64ToBytes(slot.wrappedKey, `/recipients/${index}/wrappedKey`),
-        })),
-      };
-      const secrets: Uint8Array[] = [];
-      const secret = (value: string | undefined, field: string) => {
-        const bytes = hexToBytes(value ?? '', field);
-        secrets.push(bytes);
-        return bytes;
-      };
-      try {
-        let credential: RecipientSecret;
-        if (form === 0) {
-          credential = { type: 'x25519', secretKey: secret(body.recipientSecretKey, '/recipientSecretKey') };
-        } else if (form === 1) {
-          credential = {
-            type: 'x25519-ml-kem-768',
-            x25519SecretKey: secret(body.x25519SecretKey, '/x25519SecretKey'),
-            mlKemSecretKey: secret(body.mlKemSecretKey, '/mlKemSecretKey'),
+    app.post(
+      '/v2/multi-recipient/decrypt',
+      {
+        config: { scope: 'crypto:decrypt', operation: 'multi-recipient.decrypt', handlerTimeout: true },
+        schema: {
+          tags: ['multi-recipient'],
+          summary:
+            "Decrypt a multi-recipient envelope with one recipient's secret key: recipientSecretKey (x25519), or x25519SecretKey + mlKemSecretKey, or secretKey (x25519-ml-kem-768)",
+          body: MultiRecipientDecryptRequest,
+          response: { 200: MultiRecipientDecryptResponse, ...problemResponses },
+        },
+      },
+      async (request) => {
+        const { ciphertext, recipients, encoding = 'utf8' } = request.body;
+        const body = request.body;
+        const plaintext = await app.operations.run(request, MULTI_RECIPIENT_ALGORITHM, async () => {
+          const form = chooseForm(body, [['recipientSecretKey'], ['x25519SecretKey', 'mlKemSecretKey'], ['secretKey']]);
+          const envelope = {
+            ciphertext: base64ToBytes(ciphertext, '/ciphertext'),
+            recipients: recipients.map((slot, index) => ({
+              type: slot.type,
+              enc: base64ToBytes(slot.enc, `/recipients/${index}/enc`),
+              wrappedKey: base64ToBytes(slot.wrappedKey, `/recipients/${index}/wrappedKey`),
+            })),
           };
-        } else {
-          credential = { type: 'x25519-ml-kem-768', secretKey: secret(body.secretKey, '/secretKey') };
+          const secrets: Uint8Array[] = [];
+          const secret = (value: string | undefined, field: string) => {
+            const bytes = hexToBytes(value ?? '', field);
+            secrets.push(bytes);
+            return bytes;
+          };
+          try {
+            let credential: RecipientSecret;
+            if (form === 0) {
+              credential = { type: 'x25519', secretKey: secret(body.recipientSecretKey, '/recipientSecretKey') };
+            } else if (form === 1) {
+              credential = {
+                type: 'x25519-ml-kem-768',
+                x25519SecretKey: secret(body.x25519SecretKey, '/x25519SecretKey'),
+                mlKemSecretKey: secret(body.mlKemSecretKey, '/mlKemSecretKey'),
+              };
+            } else {
+              credential = { type: 'x25519-ml-kem-768', secretKey: secret(body.secretKey, '/secretKey') };
+            }
+            return await multiRecipientDecrypt(envelope, credential);
+          } finally {
+            wipe(...secrets);
+          }
+        });
+        try {
+          return { data: encodeText(plaintext, encoding, '/plaintext') };
+        } finally {
+          wipe(plaintext);
         }
-        return await multiRecipientDecrypt(envelope, credential);
-      } finally {
-        wipe(...secrets);
-      }
-    });
-    try {
-      return { data: encodeText(plaintext, encoding, '/plaintext') };
-    } finally {
-      wipe(plaintext);
-    }
-  });
-}, { name: 'multi-recipient-routes', dependencies: ['metrics', 'handler-timeout'], encapsulate: true });
+      },
+    );
+  },
+  { name: 'multi-recipient-routes', dependencies: ['metrics', 'handler-timeout'], encapsulate: true },
+);

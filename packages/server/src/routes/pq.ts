@@ -49,241 +49,418 @@ const TAGS = ['post-quantum'];
 const SCOPE = 'crypto:pq' as const;
 
 /** Every core call goes through the app's post-quantum offload (plugins/pq-offload.ts). */
-export const pqRoutes = fp(async function pqRoutes(fastify) {
-  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const offload = fastify.pqOffload;
+export const pqRoutes = fp(
+  async function pqRoutes(fastify) {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+    const offload = fastify.pqOffload;
 
-  // ML-KEM -----------------------------------------------------------------------------------
+    // ML-KEM -----------------------------------------------------------------------------------
 
-  app.post('/v2/pq/keygen', {
-    config: { scope: SCOPE, operation: 'ml-kem.keygen' },
-    schema: { tags: TAGS, summary: 'ML-KEM key pair (FIPS 203); the secret key is the 64-byte seed', body: PqKeygenRequest, response: { 200: PqKeygenResponse, ...problemResponses } },
-  }, async (request) => {
-    const { level } = request.body;
-    const keys = await app.operations.run(request, mlKemAlgorithmForLevel(level), () => offload.run('ml-kem.keygen', level));
-    try {
-      return { data: { publicKey: bytesToHex(keys.publicKey), secretKey: bytesToHex(keys.secretKey), algorithm: keys.algorithm } };
-    } finally {
-      wipe(keys.secretKey);
-    }
-  });
-
-  app.post('/v2/pq/encapsulate', {
-    config: { scope: SCOPE, operation: 'ml-kem.encapsulate' },
-    schema: { tags: TAGS, summary: 'ML-KEM encapsulation to a public key (its length gives the level)', body: PqEncapsulateRequest, response: { 200: PqEncapsulateResponse, ...problemResponses } },
-  }, async (request) => {
-    const publicKey = hexToBytes(request.body.publicKey, '/publicKey');
-    const label = mlKemAlgorithmForPublicKey(publicKey.byteLength) ?? 'ml-kem';
-    const result = await app.operations.run(request, label, () => offload.run('ml-kem.encapsulate', publicKey));
-    try {
-      return { data: { ciphertext: bytesToHex(result.ciphertext), sharedSecret: bytesToHex(result.sharedSecret), algorithm: result.algorithm } };
-    } finally {
-      wipe(result.sharedSecret);
-    }
-  });
-
-  app.post('/v2/pq/decapsulate', {
-    config: { scope: SCOPE, operation: 'ml-kem.decapsulate' },
-    schema: { tags: TAGS, summary: 'ML-KEM decapsulation with the seed or the expanded key', body: PqDecapsulateRequest, response: { 200: PqDecapsulateResponse, ...problemResponses } },
-  }, async (request) => {
-    const { level } = request.body;
-    const secretKey = hexToBytes(request.body.secretKey, '/secretKey');
-    try {
-      const ciphertext = hexToBytes(request.body.ciphertext, '/ciphertext');
-      const label = mlKemAlgorithmForSecretKey(secretKey.byteLength, level) ?? 'ml-kem';
-      const result = await app.operations.run(request, label, () => offload.run('ml-kem.decapsulate', secretKey, ciphertext, level));
-      const sharedSecret = bytesToHex(result.sharedSecret);
-      wipe(result.sharedSecret);
-      return { data: { sharedSecret, algorithm: result.algorithm } };
-    } finally {
-      wipe(secretKey);
-    }
-  });
-
-  // X-Wing -----------------------------------------------------------------------------------
-
-  app.post('/v2/pq/hybrid/keygen', {
-    config: { scope: SCOPE, operation: 'x-wing.keygen' },
-    schema: { tags: TAGS, summary: 'X-Wing (X25519 + ML-KEM-768) key pair, with its parts; the body may be omitted', body: PqHybridKeygenRequest, response: { 200: PqHybridKeygenResponse, ...problemResponses } },
-  }, async (request) => {
-    const keys = await app.operations.run(request, XWING_ALGORITHM, () => offload.run('x-wing.keygen'));
-    try {
-      return {
-        data: {
-          x25519PublicKey: bytesToHex(keys.x25519PublicKey),
-          x25519PrivateKey: bytesToHex(keys.x25519PrivateKey),
-          mlKemPublicKey: bytesToHex(keys.mlKemPublicKey),
-          mlKemSecretKey: bytesToHex(keys.mlKemSecretKey),
-          publicKey: bytesToHex(keys.publicKey),
-          secretKey: bytesToHex(keys.secretKey),
-          algorithm: keys.algorithm,
+    app.post(
+      '/v2/pq/keygen',
+      {
+        config: { scope: SCOPE, operation: 'ml-kem.keygen' },
+        schema: {
+          tags: TAGS,
+          summary: 'ML-KEM key pair (FIPS 203); the secret key is the 64-byte seed',
+          body: PqKeygenRequest,
+          response: { 200: PqKeygenResponse, ...problemResponses },
         },
-      };
-    } finally {
-      wipe(keys.secretKey, keys.x25519PrivateKey, keys.mlKemSecretKey);
-    }
-  });
+      },
+      async (request) => {
+        const { level } = request.body;
+        const keys = await app.operations.run(request, mlKemAlgorithmForLevel(level), () =>
+          offload.run('ml-kem.keygen', level),
+        );
+        try {
+          return {
+            data: {
+              publicKey: bytesToHex(keys.publicKey),
+              secretKey: bytesToHex(keys.secretKey),
+              algorithm: keys.algorithm,
+            },
+          };
+        } finally {
+          wipe(keys.secretKey);
+        }
+      },
+    );
 
-  app.post('/v2/pq/hybrid/encapsulate', {
-    config: { scope: SCOPE, operation: 'x-wing.encapsulate' },
-    schema: { tags: TAGS, summary: 'X-Wing encapsulation to x25519PublicKey + mlKemPublicKey, or to the combined publicKey', body: PqHybridEncapsulateRequest, response: { 200: PqHybridEncapsulateResponse, ...problemResponses } },
-  }, async (request) => {
-    const body = request.body;
-    const form = chooseForm(body, [['x25519PublicKey', 'mlKemPublicKey'], ['publicKey']]);
-    let start;
-    if (form === 0) {
-      const x25519PublicKey = hexToBytes(body.x25519PublicKey ?? '', '/x25519PublicKey');
-      const mlKemPublicKey = hexToBytes(body.mlKemPublicKey ?? '', '/mlKemPublicKey');
-      start = () => offload.run('x-wing.encapsulate-parts', x25519PublicKey, mlKemPublicKey);
-    } else {
-      const publicKey = hexToBytes(body.publicKey ?? '', '/publicKey');
-      start = () => offload.run('x-wing.encapsulate', publicKey);
-    }
-    const result = await app.operations.run(request, XWING_ALGORITHM, start);
-    try {
-      return {
-        data: {
-          x25519EphemeralPublic: bytesToHex(result.x25519EphemeralPublic),
-          mlKemCiphertext: bytesToHex(result.mlKemCiphertext),
-          ciphertext: bytesToHex(result.ciphertext),
-          sharedSecret: bytesToHex(result.sharedSecret),
-          algorithm: result.algorithm,
+    app.post(
+      '/v2/pq/encapsulate',
+      {
+        config: { scope: SCOPE, operation: 'ml-kem.encapsulate' },
+        schema: {
+          tags: TAGS,
+          summary: 'ML-KEM encapsulation to a public key (its length gives the level)',
+          body: PqEncapsulateRequest,
+          response: { 200: PqEncapsulateResponse, ...problemResponses },
         },
-      };
-    } finally {
-      wipe(result.sharedSecret);
-    }
-  });
+      },
+      async (request) => {
+        const publicKey = hexToBytes(request.body.publicKey, '/publicKey');
+        const label = mlKemAlgorithmForPublicKey(publicKey.byteLength) ?? 'ml-kem';
+        const result = await app.operations.run(request, label, () => offload.run('ml-kem.encapsulate', publicKey));
+        try {
+          return {
+            data: {
+              ciphertext: bytesToHex(result.ciphertext),
+              sharedSecret: bytesToHex(result.sharedSecret),
+              algorithm: result.algorithm,
+            },
+          };
+        } finally {
+          wipe(result.sharedSecret);
+        }
+      },
+    );
 
-  app.post('/v2/pq/hybrid/decapsulate', {
-    config: { scope: SCOPE, operation: 'x-wing.decapsulate' },
-    schema: { tags: TAGS, summary: 'X-Wing decapsulation with the four parts, or with secretKey + ciphertext', body: PqHybridDecapsulateRequest, response: { 200: PqHybridDecapsulateResponse, ...problemResponses } },
-  }, async (request) => {
-    const body = request.body;
-    const form = chooseForm(body, [['x25519PrivateKey', 'mlKemSecretKey', 'x25519EphemeralPublic', 'mlKemCiphertext'], ['secretKey', 'ciphertext']]);
-    const secrets: Uint8Array[] = [];
-    const secret = (value: string | undefined, field: string) => {
-      const bytes = hexToBytes(value ?? '', field);
-      secrets.push(bytes);
-      return bytes;
-    };
-    try {
-      let start;
-      if (form === 0) {
-        const parts = {
-          x25519PrivateKey: secret(body.x25519PrivateKey, '/x25519PrivateKey'),
-          mlKemSecretKey: secret(body.mlKemSecretKey, '/mlKemSecretKey'),
-          x25519EphemeralPublic: hexToBytes(body.x25519EphemeralPublic ?? '', '/x25519EphemeralPublic'),
-          mlKemCiphertext: hexToBytes(body.mlKemCiphertext ?? '', '/mlKemCiphertext'),
+    app.post(
+      '/v2/pq/decapsulate',
+      {
+        config: { scope: SCOPE, operation: 'ml-kem.decapsulate' },
+        schema: {
+          tags: TAGS,
+          summary: 'ML-KEM decapsulation with the seed or the expanded key',
+          body: PqDecapsulateRequest,
+          response: { 200: PqDecapsulateResponse, ...problemResponses },
+        },
+      },
+      async (request) => {
+        const { level } = request.body;
+        const secretKey = hexToBytes(request.body.secretKey, '/secretKey');
+        try {
+          const ciphertext = hexToBytes(request.body.ciphertext, '/ciphertext');
+          const label = mlKemAlgorithmForSecretKey(secretKey.byteLength, level) ?? 'ml-kem';
+          const result = await app.operations.run(request, label, () =>
+            offload.run('ml-kem.decapsulate', secretKey, ciphertext, level),
+          );
+          const sharedSecret = bytesToHex(result.sharedSecret);
+          wipe(result.sharedSecret);
+          return { data: { sharedSecret, algorithm: result.algorithm } };
+        } finally {
+          wipe(secretKey);
+        }
+      },
+    );
+
+    // X-Wing -----------------------------------------------------------------------------------
+
+    app.post(
+      '/v2/pq/hybrid/keygen',
+      {
+        config: { scope: SCOPE, operation: 'x-wing.keygen' },
+        schema: {
+          tags: TAGS,
+          summary: 'X-Wing (X25519 + ML-KEM-768) key pair, with its parts; the body may be omitted',
+          body: PqHybridKeygenRequest,
+          response: { 200: PqHybridKeygenResponse, ...problemResponses },
+        },
+      },
+      async (request) => {
+        const keys = await app.operations.run(request, XWING_ALGORITHM, () => offload.run('x-wing.keygen'));
+        try {
+          return {
+            data: {
+              x25519PublicKey: bytesToHex(keys.x25519PublicKey),
+              x25519PrivateKey: bytesToHex(keys.x25519PrivateKey),
+              mlKemPublicKey: bytesToHex(keys.mlKemPublicKey),
+              mlKemSecretKey: bytesToHex(keys.mlKemSecretKey),
+              publicKey: bytesToHex(keys.publicKey),
+              secretKey: bytesToHex(keys.secretKey),
+              algorithm: keys.algorithm,
+            },
+          };
+        } finally {
+          wipe(keys.secretKey, keys.x25519PrivateKey, keys.mlKemSecretKey);
+        }
+      },
+    );
+
+    app.post(
+      '/v2/pq/hybrid/encapsulate',
+      {
+        config: { scope: SCOPE, operation: 'x-wing.encapsulate' },
+        schema: {
+          tags: TAGS,
+          summary: 'X-Wing encapsulation to x25519PublicKey + mlKemPublicKey, or to the combined publicKey',
+          body: PqHybridEncapsulateRequest,
+          response: { 200: PqHybridEncapsulateResponse, ...problemResponses },
+        },
+      },
+      async (request) => {
+        const body = request.body;
+        const form = chooseForm(body, [['x25519PublicKey', 'mlKemPublicKey'], ['publicKey']]);
+        let start;
+        if (form === 0) {
+          const x25519PublicKey = hexToBytes(body.x25519PublicKey ?? '', '/x25519PublicKey');
+          const mlKemPublicKey = hexToBytes(body.mlKemPublicKey ?? '', '/mlKemPublicKey');
+          start = () => offload.run('x-wing.encapsulate-parts', x25519PublicKey, mlKemPublicKey);
+        } else {
+          const publicKey = hexToBytes(body.publicKey ?? '', '/publicKey');
+          start = () => offload.run('x-wing.encapsulate', publicKey);
+        }
+        const result = await app.operations.run(request, XWING_ALGORITHM, start);
+        try {
+          return {
+            data: {
+              x25519EphemeralPublic: bytesToHex(result.x25519EphemeralPublic),
+              mlKemCiphertext: bytesToHex(result.mlKemCiphertext),
+              ciphertext: bytesToHex(result.ciphertext),
+              sharedSecret: bytesToHex(result.sharedSecret),
+              algorithm: result.algorithm,
+            },
+          };
+        } finally {
+          wipe(result.sharedSecret);
+        }
+      },
+    );
+
+    app.post(
+      '/v2/pq/hybrid/decapsulate',
+      {
+        config: { scope: SCOPE, operation: 'x-wing.decapsulate' },
+        schema: {
+          tags: TAGS,
+          summary: 'X-Wing decapsulation with the four parts, or with secretKey + ciphertext',
+          body: PqHybridDecapsulateRequest,
+          response: { 200: PqHybridDecapsulateResponse, ...problemResponses },
+        },
+      },
+      async (request) => {
+        const body = request.body;
+        const form = chooseForm(body, [
+          ['x25519PrivateKey', 'mlKemSecretKey', 'x25519EphemeralPublic', 'mlKemCiphertext'],
+          ['secretKey', 'ciphertext'],
+        ]);
+        const secrets: Uint8Array[] = [];
+        const secret = (value: string | undefined, field: string) => {
+          const bytes = hexToBytes(value ?? '', field);
+          secrets.push(bytes);
+          return bytes;
         };
-        start = () => offload.run('x-wing.decapsulate-parts', parts);
-      } else {
-        const secretKey = secret(body.secretKey, '/secretKey');
-        const ciphertext = hexToBytes(body.ciphertext ?? '', '/ciphertext');
-        start = () => offload.run('x-wing.decapsulate', secretKey, ciphertext);
-      }
-      const result = await app.operations.run(request, XWING_ALGORITHM, start);
-      const sharedSecret = bytesToHex(result.sharedSecret);
-      wipe(result.sharedSecret);
-      return { data: { sharedSecret, algorithm: result.algorithm } };
-    } finally {
-      wipe(...secrets);
-    }
-  });
+        try {
+          let start;
+          if (form === 0) {
+            const parts = {
+              x25519PrivateKey: secret(body.x25519PrivateKey, '/x25519PrivateKey'),
+              mlKemSecretKey: secret(body.mlKemSecretKey, '/mlKemSecretKey'),
+              x25519EphemeralPublic: hexToBytes(body.x25519EphemeralPublic ?? '', '/x25519EphemeralPublic'),
+              mlKemCiphertext: hexToBytes(body.mlKemCiphertext ?? '', '/mlKemCiphertext'),
+            };
+            start = () => offload.run('x-wing.decapsulate-parts', parts);
+          } else {
+            const secretKey = secret(body.secretKey, '/secretKey');
+            const ciphertext = hexToBytes(body.ciphertext ?? '', '/ciphertext');
+            start = () => offload.run('x-wing.decapsulate', secretKey, ciphertext);
+          }
+          const result = await app.operations.run(request, XWING_ALGORITHM, start);
+          const sharedSecret = bytesToHex(result.sharedSecret);
+          wipe(result.sharedSecret);
+          return { data: { sharedSecret, algorithm: result.algorithm } };
+        } finally {
+          wipe(...secrets);
+        }
+      },
+    );
 
-  // ML-DSA -----------------------------------------------------------------------------------
+    // ML-DSA -----------------------------------------------------------------------------------
 
-  app.post('/v2/pq/dsa/keygen', {
-    config: { scope: SCOPE, rateLimitCost: PQ_RATE_LIMIT_COSTS.mlDsaKeygen, operation: 'ml-dsa.keygen', handlerTimeout: true },
-    schema: { tags: TAGS, summary: 'ML-DSA key pair (FIPS 204); the secret key is the 32-byte seed', body: PqDsaKeygenRequest, response: { 200: PqDsaKeygenResponse, ...problemResponses } },
-  }, async (request) => {
-    const { level } = request.body;
-    const keys = await app.operations.run(request, mlDsaAlgorithmForLevel(level), () => offload.run('ml-dsa.keygen', level));
-    try {
-      return { data: { publicKey: bytesToHex(keys.publicKey), secretKey: bytesToHex(keys.secretKey), algorithm: keys.algorithm } };
-    } finally {
-      wipe(keys.secretKey);
-    }
-  });
+    app.post(
+      '/v2/pq/dsa/keygen',
+      {
+        config: {
+          scope: SCOPE,
+          rateLimitCost: PQ_RATE_LIMIT_COSTS.mlDsaKeygen,
+          operation: 'ml-dsa.keygen',
+          handlerTimeout: true,
+        },
+        schema: {
+          tags: TAGS,
+          summary: 'ML-DSA key pair (FIPS 204); the secret key is the 32-byte seed',
+          body: PqDsaKeygenRequest,
+          response: { 200: PqDsaKeygenResponse, ...problemResponses },
+        },
+      },
+      async (request) => {
+        const { level } = request.body;
+        const keys = await app.operations.run(request, mlDsaAlgorithmForLevel(level), () =>
+          offload.run('ml-dsa.keygen', level),
+        );
+        try {
+          return {
+            data: {
+              publicKey: bytesToHex(keys.publicKey),
+              secretKey: bytesToHex(keys.secretKey),
+              algorithm: keys.algorithm,
+            },
+          };
+        } finally {
+          wipe(keys.secretKey);
+        }
+      },
+    );
 
-  app.post('/v2/pq/dsa/sign', {
-    config: { scope: SCOPE, rateLimitCost: PQ_RATE_LIMIT_COSTS.mlDsaSign, operation: 'ml-dsa.sign', handlerTimeout: true },
-    schema: { tags: TAGS, summary: 'ML-DSA signature (hedged), with an optional context', body: PqDsaSignRequest, response: { 200: PqDsaSignResponse, ...problemResponses } },
-  }, async (request) => {
-    const { level, encoding = 'utf8' } = request.body;
-    const secretKey = hexToBytes(request.body.secretKey, '/secretKey');
-    try {
-      const message = decodeText(request.body.message, encoding, '/message');
-      const context = request.body.context === undefined ? undefined : utf8ToBytes(request.body.context, '/context');
-      const label = mlDsaAlgorithmForSecretKey(secretKey.byteLength, level) ?? 'ml-dsa';
-      const result = await app.operations.run(request, label, () => offload.run('ml-dsa.sign', secretKey, message, { level, context }));
-      return { data: { signature: bytesToHex(result.signature), algorithm: result.algorithm } };
-    } finally {
-      wipe(secretKey);
-    }
-  });
+    app.post(
+      '/v2/pq/dsa/sign',
+      {
+        config: {
+          scope: SCOPE,
+          rateLimitCost: PQ_RATE_LIMIT_COSTS.mlDsaSign,
+          operation: 'ml-dsa.sign',
+          handlerTimeout: true,
+        },
+        schema: {
+          tags: TAGS,
+          summary: 'ML-DSA signature (hedged), with an optional context',
+          body: PqDsaSignRequest,
+          response: { 200: PqDsaSignResponse, ...problemResponses },
+        },
+      },
+      async (request) => {
+        const { level, encoding = 'utf8' } = request.body;
+        const secretKey = hexToBytes(request.body.secretKey, '/secretKey');
+        try {
+          const message = decodeText(request.body.message, encoding, '/message');
+          const context =
+            request.body.context === undefined ? undefined : utf8ToBytes(request.body.context, '/context');
+          const label = mlDsaAlgorithmForSecretKey(secretKey.byteLength, level) ?? 'ml-dsa';
+          const result = await app.operations.run(request, label, () =>
+            offload.run('ml-dsa.sign', secretKey, message, { level, context }),
+          );
+          return { data: { signature: bytesToHex(result.signature), algorithm: result.algorithm } };
+        } finally {
+          wipe(secretKey);
+        }
+      },
+    );
 
-  app.post('/v2/pq/dsa/verify', {
-    config: { scope: SCOPE, operation: 'ml-dsa.verify', handlerTimeout: true },
-    schema: { tags: TAGS, summary: 'ML-DSA verification; a signature that does not verify is valid: false', body: PqDsaVerifyRequest, response: { 200: PqDsaVerifyResponse, ...problemResponses } },
-  }, async (request) => {
-    const { level, encoding = 'utf8' } = request.body;
-    const publicKey = hexToBytes(request.body.publicKey, '/publicKey');
-    const message = decodeText(request.body.message, encoding, '/message');
-    const signature = hexToBytes(request.body.signature, '/signature');
-    const context = request.body.context === undefined ? undefined : utf8ToBytes(request.body.context, '/context');
-    const label = mlDsaAlgorithmForPublicKey(publicKey.byteLength, level) ?? 'ml-dsa';
-    const result = await app.operations.run(request, label, () => offload.run('ml-dsa.verify', publicKey, message, signature, { level, context }));
-    return { data: { valid: result.valid, algorithm: result.algorithm } };
-  });
-
-  // SLH-DSA, under both names ------------------------------------------------------------------
-
-  for (const prefix of ['/v2/pq/slh-dsa', '/v2/pq/hash-sign']) {
-    const alias = prefix === '/v2/pq/hash-sign' ? ' (the typed client\'s name for /v2/pq/slh-dsa)' : '';
-
-    app.post(`${prefix}/keygen`, {
-      config: { scope: SCOPE, rateLimitCost: PQ_RATE_LIMIT_COSTS.slhDsaKeygen, operation: 'slh-dsa.keygen', handlerTimeout: true },
-      schema: { tags: TAGS, summary: `SLH-DSA key pair (FIPS 205)${alias}`, body: PqSlhDsaKeygenRequest, response: { 200: PqSlhDsaKeygenResponse, ...problemResponses } },
-    }, async (request, reply) => {
-      const { variant } = request.body;
-      const keys = await app.operations.run(request, slhDsaAlgorithmForVariant(variant), () => offload.runWhile(stillWanted(reply), 'slh-dsa.keygen', variant));
-      try {
-        return { data: { publicKey: bytesToHex(keys.publicKey), secretKey: bytesToHex(keys.secretKey), algorithm: keys.algorithm } };
-      } finally {
-        wipe(keys.secretKey);
-      }
-    });
-
-    app.post(`${prefix}/sign`, {
-      config: { scope: SCOPE, rateLimitCost: PQ_RATE_LIMIT_COSTS.slhDsaSign, operation: 'slh-dsa.sign', handlerTimeout: true },
-      schema: { tags: TAGS, summary: `SLH-DSA signature (hedged), with an optional context${alias}`, body: PqSlhDsaSignRequest, response: { 200: PqSlhDsaSignResponse, ...problemResponses } },
-    }, async (request, reply) => {
-      const { variant, encoding = 'utf8' } = request.body;
-      const secretKey = hexToBytes(request.body.secretKey, '/secretKey');
-      try {
+    app.post(
+      '/v2/pq/dsa/verify',
+      {
+        config: { scope: SCOPE, operation: 'ml-dsa.verify', handlerTimeout: true },
+        schema: {
+          tags: TAGS,
+          summary: 'ML-DSA verification; a signature that does not verify is valid: false',
+          body: PqDsaVerifyRequest,
+          response: { 200: PqDsaVerifyResponse, ...problemResponses },
+        },
+      },
+      async (request) => {
+        const { level, encoding = 'utf8' } = request.body;
+        const publicKey = hexToBytes(request.body.publicKey, '/publicKey');
         const message = decodeText(request.body.message, encoding, '/message');
+        const signature = hexToBytes(request.body.signature, '/signature');
         const context = request.body.context === undefined ? undefined : utf8ToBytes(request.body.context, '/context');
-        const algorithm = slhDsaAlgorithmForVariant(variant);
-        const result = await app.operations.run(request, algorithm, () => offload.runWhile(stillWanted(reply), 'slh-dsa.sign', secretKey, message, { variant, context }));
-        return { data: { signature: bytesToHex(result.signature), algorithm: result.algorithm } };
-      } finally {
-        wipe(secretKey);
-      }
-    });
+        const label = mlDsaAlgorithmForPublicKey(publicKey.byteLength, level) ?? 'ml-dsa';
+        const result = await app.operations.run(request, label, () =>
+          offload.run('ml-dsa.verify', publicKey, message, signature, { level, context }),
+        );
+        return { data: { valid: result.valid, algorithm: result.algorithm } };
+      },
+    );
 
-    app.post(`${prefix}/verify`, {
-      config: { scope: SCOPE, operation: 'slh-dsa.verify', handlerTimeout: true },
-      schema: { tags: TAGS, summary: `SLH-DSA verification; a signature that does not verify is valid: false${alias}`, body: PqSlhDsaVerifyRequest, response: { 200: PqSlhDsaVerifyResponse, ...problemResponses } },
-    }, async (request) => {
-      const { variant, encoding = 'utf8' } = request.body;
-      const publicKey = hexToBytes(request.body.publicKey, '/publicKey');
-      const message = decodeText(request.body.message, encoding, '/message');
-      const signature = hexToBytes(request.body.signature, '/signature');
-      const context = request.body.context === undefined ? undefined : utf8ToBytes(request.body.context, '/context');
-      const algorithm = slhDsaAlgorithmForVariant(variant);
-      const result = await app.operations.run(request, algorithm, () => offload.run('slh-dsa.verify', publicKey, message, signature, { variant, context }));
-      return { data: { valid: result.valid, algorithm: result.algorithm } };
-    });
-  }
-}, { name: 'pq-routes', dependencies: ['metrics', 'pq-offload', 'handler-timeout'], encapsulate: true });
+    // SLH-DSA, under both names ------------------------------------------------------------------
+
+    for (const prefix of ['/v2/pq/slh-dsa', '/v2/pq/hash-sign']) {
+      const alias = prefix === '/v2/pq/hash-sign' ? " (the typed client's name for /v2/pq/slh-dsa)" : '';
+
+      app.post(
+        `${prefix}/keygen`,
+        {
+          config: {
+            scope: SCOPE,
+            rateLimitCost: PQ_RATE_LIMIT_COSTS.slhDsaKeygen,
+            operation: 'slh-dsa.keygen',
+            handlerTimeout: true,
+          },
+          schema: {
+            tags: TAGS,
+            summary: `SLH-DSA key pair (FIPS 205)${alias}`,
+            body: PqSlhDsaKeygenRequest,
+            response: { 200: PqSlhDsaKeygenResponse, ...problemResponses },
+          },
+        },
+        async (request, reply) => {
+          const { variant } = request.body;
+          const keys = await app.operations.run(request, slhDsaAlgorithmForVariant(variant), () =>
+            offload.runWhile(stillWanted(reply), 'slh-dsa.keygen', variant),
+          );
+          try {
+            return {
+              data: {
+                publicKey: bytesToHex(keys.publicKey),
+                secretKey: bytesToHex(keys.secretKey),
+                algorithm: keys.algorithm,
+              },
+            };
+          } finally {
+            wipe(keys.secretKey);
+          }
+        },
+      );
+
+      app.post(
+        `${prefix}/sign`,
+        {
+          config: {
+            scope: SCOPE,
+            rateLimitCost: PQ_RATE_LIMIT_COSTS.slhDsaSign,
+            operation: 'slh-dsa.sign',
+            handlerTimeout: true,
+          },
+          schema: {
+            tags: TAGS,
+            summary: `SLH-DSA signature (hedged), with an optional context${alias}`,
+            body: PqSlhDsaSignRequest,
+            response: { 200: PqSlhDsaSignResponse, ...problemResponses },
+          },
+        },
+        async (request, reply) => {
+          const { variant, encoding = 'utf8' } = request.body;
+          const secretKey = hexToBytes(request.body.secretKey, '/secretKey');
+          try {
+            const message = decodeText(request.body.message, encoding, '/message');
+            const context =
+              request.body.context === undefined ? undefined : utf8ToBytes(request.body.context, '/context');
+            const algorithm = slhDsaAlgorithmForVariant(variant);
+            const result = await app.operations.run(request, algorithm, () =>
+              offload.runWhile(stillWanted(reply), 'slh-dsa.sign', secretKey, message, { variant, context }),
+            );
+            return { data: { signature: bytesToHex(result.signature), algorithm: result.algorithm } };
+          } finally {
+            wipe(secretKey);
+          }
+        },
+      );
+
+      app.post(
+        `${prefix}/verify`,
+        {
+          config: { scope: SCOPE, operation: 'slh-dsa.verify', handlerTimeout: true },
+          schema: {
+            tags: TAGS,
+            summary: `SLH-DSA verification; a signature that does not verify is valid: false${alias}`,
+            body: PqSlhDsaVerifyRequest,
+            response: { 200: PqSlhDsaVerifyResponse, ...problemResponses },
+          },
+        },
+        async (request) => {
+          const { variant, encoding = 'utf8' } = request.body;
+          const publicKey = hexToBytes(request.body.publicKey, '/publicKey');
+          const message = decodeText(request.body.message, encoding, '/message');
+          const signature = hexToBytes(request.body.signature, '/signature');
+          const context =
+            request.body.context === undefined ? undefined : utf8ToBytes(request.body.context, '/context');
+          const algorithm = slhDsaAlgorithmForVariant(variant);
+          const result = await app.operations.run(request, algorithm, () =>
+            offload.run('slh-dsa.verify', publicKey, message, signature, { variant, context }),
+          );
+          return { data: { valid: result.valid, algorithm: result.algorithm } };
+        },
+      );
+    }
+  },
+  { name: 'pq-routes', dependencies: ['metrics', 'pq-offload', 'handler-timeout'], encapsulate: true },
+);

@@ -16,42 +16,74 @@ export interface ProbeOptions {
 
 const probeConfig = { public: true, rateLimitCost: false } as const;
 
-export const probeRoutes = fp<ProbeOptions>(async function probeRoutes(app, { readiness }) {
-  const uptime = () => Math.round(process.uptime() * 1000) / 1000;
+export const probeRoutes = fp<ProbeOptions>(
+  async function probeRoutes(app, { readiness }) {
+    const uptime = () => Math.round(process.uptime() * 1000) / 1000;
 
-  app.get('/live', {
-    config: probeConfig,
-    schema: { tags: ['meta'], summary: 'Liveness: the process answers', security: [], response: { 200: LiveResponse } },
-  }, async () => ({ status: 'alive' as const, uptime: uptime() }));
+    app.get(
+      '/live',
+      {
+        config: probeConfig,
+        schema: {
+          tags: ['meta'],
+          summary: 'Liveness: the process answers',
+          security: [],
+          response: { 200: LiveResponse },
+        },
+      },
+      async () => ({ status: 'alive' as const, uptime: uptime() }),
+    );
 
-  app.get('/health', {
-    config: probeConfig,
-    schema: { tags: ['meta'], summary: 'Health, as the typed client probes it', security: [], response: { 200: HealthResponse } },
-  }, async () => ({ status: 'ok' as const, uptime: uptime() }));
+    app.get(
+      '/health',
+      {
+        config: probeConfig,
+        schema: {
+          tags: ['meta'],
+          summary: 'Health, as the typed client probes it',
+          security: [],
+          response: { 200: HealthResponse },
+        },
+      },
+      async () => ({ status: 'ok' as const, uptime: uptime() }),
+    );
 
-  const NotReady = Type.Intersect([ProblemSchema, Type.Object({ checks: ReadyResponse.properties.checks })]);
-  app.get('/ready', {
-    config: probeConfig,
-    schema: {
-      tags: ['meta'],
-      summary: 'Readiness: every check passes and no shutdown is under way',
-      security: [],
-      response: { 200: ReadyResponse, 503: NotReady },
-    },
-  }, async (request, reply) => {
-    const { ready, checks, disabled } = readiness.report();
-    if (ready) return { status: 'ready' as const, checks, disabled };
-    const failing = Object.keys(checks).filter((name) => checks[name] === 'fail');
-    const problem = buildProblem('SERVICE_UNAVAILABLE', `not ready: ${failing.join(', ')}`, instanceOf(request));
-    return reply.code(503).type('application/problem+json').send({ ...problem, checks });
-  });
+    const NotReady = Type.Intersect([ProblemSchema, Type.Object({ checks: ReadyResponse.properties.checks })]);
+    app.get(
+      '/ready',
+      {
+        config: probeConfig,
+        schema: {
+          tags: ['meta'],
+          summary: 'Readiness: every check passes and no shutdown is under way',
+          security: [],
+          response: { 200: ReadyResponse, 503: NotReady },
+        },
+      },
+      async (request, reply) => {
+        const { ready, checks, disabled } = readiness.report();
+        if (ready) return { status: 'ready' as const, checks, disabled };
+        const failing = Object.keys(checks).filter((name) => checks[name] === 'fail');
+        const problem = buildProblem('SERVICE_UNAVAILABLE', `not ready: ${failing.join(', ')}`, instanceOf(request));
+        return reply
+          .code(503)
+          .type('application/problem+json')
+          .send({ ...problem, checks });
+      },
+    );
 
-  app.get('/metrics', {
-    config: probeConfig,
-    schema: { tags: ['meta'], summary: 'Prometheus metrics', security: [], produces: ['text/plain'] },
-  }, async (_request, reply) => {
-    // In cluster mode, every worker's figures merged by the primary (cluster/metrics.ts).
-    const { contentType, body } = await metricsExposition(app.metricsRegistry);
-    return reply.type(contentType).send(body);
-  });
-}, { name: 'probe-routes', dependencies: ['metrics'], encapsulate: true });
+    app.get(
+      '/metrics',
+      {
+        config: probeConfig,
+        schema: { tags: ['meta'], summary: 'Prometheus metrics', security: [], produces: ['text/plain'] },
+      },
+      async (_request, reply) => {
+        // In cluster mode, every worker's figures merged by the primary (cluster/metrics.ts).
+        const { contentType, body } = await metricsExposition(app.metricsRegistry);
+        return reply.type(contentType).send(body);
+      },
+    );
+  },
+  { name: 'probe-routes', dependencies: ['metrics'], encapsulate: true },
+);

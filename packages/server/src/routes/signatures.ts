@@ -47,88 +47,116 @@ function wipeKey(key: KeyInput): void {
  * work is queued and bounded as on the `/v2/pq` routes; these routes charge the same rate-limit
  * units as those (rate-limit/costs.ts) once the body names the algorithm.
  */
-export const signatureRoutes = fp(async function signatureRoutes(fastify) {
-  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+export const signatureRoutes = fp(
+  async function signatureRoutes(fastify) {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.post('/v2/sign', {
-    config: { scope: 'crypto:sign', operation: 'signature.sign', handlerTimeout: true },
-    schema: {
-      tags: ['signatures'],
-      summary: 'Sign a message with Ed25519 (default), Ed448, ECDSA P-256 / P-384, ML-DSA or SLH-DSA',
-      body: SignRequest,
-      response: { 200: SignResponse, ...problemResponses },
-    },
-  }, async (request, reply) => {
-    const { algorithm = 'ed25519', privateKey, message, context, encoding = 'utf8' } = request.body;
-    await chargeUpTo(reply, signingCost(algorithm));
-    const signature = await app.operations.run(request, algorithm, async () => {
-      const key = decodeKeyField(privateKey, '/privateKey');
-      try {
-        return await signMessage(algorithm, key, decodeText(message, encoding, '/message'), { context: contextBytes(context), runner: app.pqOffload.runnerWhile(stillWanted(reply)) });
-      } finally {
-        wipeKey(key);
-      }
-    });
-    return { data: { signature: bytesToHex(signature), algorithm } };
-  });
-
-  app.post('/v2/verify', {
-    config: { scope: 'crypto:verify', operation: 'signature.verify', handlerTimeout: true },
-    schema: {
-      tags: ['signatures'],
-      summary: 'Verify a signature; a signature that does not verify is valid: false, not an error',
-      body: VerifyRequest,
-      response: { 200: VerifyResponse, ...problemResponses },
-    },
-  }, async (request, reply) => {
-    const { algorithm = 'ed25519', publicKey, message, signature, context, encoding = 'utf8' } = request.body;
-    const valid = await app.operations.run(request, algorithm, () =>
-      verifySignature(
-        algorithm,
-        decodeKeyField(publicKey, '/publicKey'),
-        decodeText(message, encoding, '/message'),
-        hexToBytes(signature, '/signature'),
-        { context: contextBytes(context), runner: app.pqOffload.runnerWhile(stillWanted(reply)) },
-      ));
-    return { data: { valid, algorithm } };
-  });
-
-  app.post('/v2/keys/generate', {
-    config: { scope: 'crypto:keys', operation: 'keys.generate', handlerTimeout: true },
-    schema: {
-      tags: ['keys'],
-      summary: 'Generate a key pair (signature, key agreement, KEM, post-quantum) or a symmetric key, as raw hex, PEM or JWK',
-      body: KeyGenerateRequest,
-      response: { 200: KeyGenerateResponse, ...problemResponses },
-    },
-  }, async (request, reply) => {
-    const { algorithm = 'ed25519', format = 'raw' } = request.body;
-    await chargeUpTo(reply, keyGenerationCost(algorithm));
-    const generated = await app.operations.run(request, algorithm, () => generateKeyMaterial(algorithm, format, { runner: app.pqOffload.runnerWhile(stillWanted(reply)) }));
-    if (generated.kind === 'secret') {
-      return { data: { algorithm, format, key: encodeKey(generated.key) } };
-    }
-    const { parts } = generated;
-    try {
-      return {
-        data: {
-          algorithm,
-          format,
-          publicKey: encodeKey(generated.publicKey),
-          privateKey: encodeKey(generated.privateKey),
-          // X-Wing in raw form: the parts too, named as /v2/pq/hybrid/keygen names them.
-          ...(parts === undefined ? {} : {
-            x25519PublicKey: bytesToHex(parts.x25519PublicKey),
-            x25519PrivateKey: bytesToHex(parts.x25519PrivateKey),
-            mlKemPublicKey: bytesToHex(parts.mlKemPublicKey),
-            mlKemSecretKey: bytesToHex(parts.mlKemSecretKey),
-          }),
+    app.post(
+      '/v2/sign',
+      {
+        config: { scope: 'crypto:sign', operation: 'signature.sign', handlerTimeout: true },
+        schema: {
+          tags: ['signatures'],
+          summary: 'Sign a message with Ed25519 (default), Ed448, ECDSA P-256 / P-384, ML-DSA or SLH-DSA',
+          body: SignRequest,
+          response: { 200: SignResponse, ...problemResponses },
         },
-      };
-    } finally {
-      // The hex copies are the response's; these bytes are ours.
-      if (generated.privateKey instanceof Uint8Array) wipe(generated.privateKey);
-      if (parts !== undefined) wipe(parts.x25519PrivateKey, parts.mlKemSecretKey);
-    }
-  });
-}, { name: 'signature-routes', dependencies: ['metrics', 'rate-limit', 'pq-offload', 'handler-timeout'], encapsulate: true });
+      },
+      async (request, reply) => {
+        const { algorithm = 'ed25519', privateKey, message, context, encoding = 'utf8' } = request.body;
+        await chargeUpTo(reply, signingCost(algorithm));
+        const signature = await app.operations.run(request, algorithm, async () => {
+          const key = decodeKeyField(privateKey, '/privateKey');
+          try {
+            return await signMessage(algorithm, key, decodeText(message, encoding, '/message'), {
+              context: contextBytes(context),
+              runner: app.pqOffload.runnerWhile(stillWanted(reply)),
+            });
+          } finally {
+            wipeKey(key);
+          }
+        });
+        return { data: { signature: bytesToHex(signature), algorithm } };
+      },
+    );
+
+    app.post(
+      '/v2/verify',
+      {
+        config: { scope: 'crypto:verify', operation: 'signature.verify', handlerTimeout: true },
+        schema: {
+          tags: ['signatures'],
+          summary: 'Verify a signature; a signature that does not verify is valid: false, not an error',
+          body: VerifyRequest,
+          response: { 200: VerifyResponse, ...problemResponses },
+        },
+      },
+      async (request, reply) => {
+        const { algorithm = 'ed25519', publicKey, message, signature, context, encoding = 'utf8' } = request.body;
+        const valid = await app.operations.run(request, algorithm, () =>
+          verifySignature(
+            algorithm,
+            decodeKeyField(publicKey, '/publicKey'),
+            decodeText(message, encoding, '/message'),
+            hexToBytes(signature, '/signature'),
+            { context: contextBytes(context), runner: app.pqOffload.runnerWhile(stillWanted(reply)) },
+          ),
+        );
+        return { data: { valid, algorithm } };
+      },
+    );
+
+    app.post(
+      '/v2/keys/generate',
+      {
+        config: { scope: 'crypto:keys', operation: 'keys.generate', handlerTimeout: true },
+        schema: {
+          tags: ['keys'],
+          summary:
+            'Generate a key pair (signature, key agreement, KEM, post-quantum) or a symmetric key, as raw hex, PEM or JWK',
+          body: KeyGenerateRequest,
+          response: { 200: KeyGenerateResponse, ...problemResponses },
+        },
+      },
+      async (request, reply) => {
+        const { algorithm = 'ed25519', format = 'raw' } = request.body;
+        await chargeUpTo(reply, keyGenerationCost(algorithm));
+        const generated = await app.operations.run(request, algorithm, () =>
+          generateKeyMaterial(algorithm, format, { runner: app.pqOffload.runnerWhile(stillWanted(reply)) }),
+        );
+        if (generated.kind === 'secret') {
+          return { data: { algorithm, format, key: encodeKey(generated.key) } };
+        }
+        const { parts } = generated;
+        try {
+          return {
+            data: {
+              algorithm,
+              format,
+              publicKey: encodeKey(generated.publicKey),
+              privateKey: encodeKey(generated.privateKey),
+              // X-Wing in raw form: the parts too, named as /v2/pq/hybrid/keygen names them.
+              ...(parts === undefined
+                ? {}
+                : {
+                    x25519PublicKey: bytesToHex(parts.x25519PublicKey),
+                    x25519PrivateKey: bytesToHex(parts.x25519PrivateKey),
+                    mlKemPublicKey: bytesToHex(parts.mlKemPublicKey),
+                    mlKemSecretKey: bytesToHex(parts.mlKemSecretKey),
+                  }),
+            },
+          };
+        } finally {
+          // The hex copies are the response's; these bytes are ours.
+          if (generated.privateKey instanceof Uint8Array) wipe(generated.privateKey);
+          if (parts !== undefined) wipe(parts.x25519PrivateKey, parts.mlKemSecretKey);
+        }
+      },
+    );
+  },
+  {
+    name: 'signature-routes',
+    dependencies: ['metrics', 'rate-limit', 'pq-offload', 'handler-timeout'],
+    encapsulate: true,
+  },
+);

@@ -82,195 +82,266 @@ function encodePlaintext(plaintext: Uint8Array, encoding: TextEncoding): string 
  * Each handler decodes, calls core, and encodes; every open or unwrap failure is core's one
  * DECRYPTION_FAILED.
  */
-export const symmetricRoutes = fp(async function symmetricRoutes(fastify) {
-  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+export const symmetricRoutes = fp(
+  async function symmetricRoutes(fastify) {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.post('/v2/encrypt', {
-    config: { scope: 'crypto:encrypt', operation: 'aead.encrypt' },
-    schema: {
-      tags: ['aead'],
-      summary: 'Encrypt with XChaCha20-Poly1305 under a 32-byte key (random nonce, prepended)',
-      body: EncryptRequest,
-      response: { 200: EncryptResponse, ...problemResponses },
-    },
-  }, async (request) => {
-    const { key, plaintext, aad, encoding = 'utf8' } = request.body;
-    const sealed = app.operations.run(request, AEAD, () =>
-      withHexSecret(key, '/key', (keyBytes) => xchachaSeal(keyBytes, decodeText(plaintext, encoding, '/plaintext'), decodeAad(aad, encoding))));
-    return { data: { ciphertext: bytesToBase64(sealed), algorithm: AEAD } };
-  });
+    app.post(
+      '/v2/encrypt',
+      {
+        config: { scope: 'crypto:encrypt', operation: 'aead.encrypt' },
+        schema: {
+          tags: ['aead'],
+          summary: 'Encrypt with XChaCha20-Poly1305 under a 32-byte key (random nonce, prepended)',
+          body: EncryptRequest,
+          response: { 200: EncryptResponse, ...problemResponses },
+        },
+      },
+      async (request) => {
+        const { key, plaintext, aad, encoding = 'utf8' } = request.body;
+        const sealed = app.operations.run(request, AEAD, () =>
+          withHexSecret(key, '/key', (keyBytes) =>
+            xchachaSeal(keyBytes, decodeText(plaintext, encoding, '/plaintext'), decodeAad(aad, encoding)),
+          ),
+        );
+        return { data: { ciphertext: bytesToBase64(sealed), algorithm: AEAD } };
+      },
+    );
 
-  app.post('/v2/decrypt', {
-    config: { scope: 'crypto:decrypt', operation: 'aead.decrypt' },
-    schema: {
-      tags: ['aead'],
-      summary: 'Decrypt the output of /v2/encrypt',
-      body: DecryptRequest,
-      response: { 200: DecryptResponse, ...problemResponses },
-    },
-  }, async (request) => {
-    const { key, ciphertext, aad, encoding = 'utf8' } = request.body;
-    const data = app.operations.run(request, AEAD, () => {
-      const sealed = base64ToBytes(ciphertext, '/ciphertext');
-      const additional = decodeAad(aad, encoding);
-      return encodePlaintext(withHexSecret(key, '/key', (keyBytes) => xchachaOpen(keyBytes, sealed, additional)), encoding);
-    });
-    return { data };
-  });
+    app.post(
+      '/v2/decrypt',
+      {
+        config: { scope: 'crypto:decrypt', operation: 'aead.decrypt' },
+        schema: {
+          tags: ['aead'],
+          summary: 'Decrypt the output of /v2/encrypt',
+          body: DecryptRequest,
+          response: { 200: DecryptResponse, ...problemResponses },
+        },
+      },
+      async (request) => {
+        const { key, ciphertext, aad, encoding = 'utf8' } = request.body;
+        const data = app.operations.run(request, AEAD, () => {
+          const sealed = base64ToBytes(ciphertext, '/ciphertext');
+          const additional = decodeAad(aad, encoding);
+          return encodePlaintext(
+            withHexSecret(key, '/key', (keyBytes) => xchachaOpen(keyBytes, sealed, additional)),
+            encoding,
+          );
+        });
+        return { data };
+      },
+    );
 
-  app.post('/v2/secretbox/seal', {
-    config: { scope: 'crypto:encrypt', operation: 'secretbox.seal' },
-    schema: {
-      tags: ['aead'],
-      summary: 'Seal with XChaCha20-Poly1305 under a 32-byte key (the /v2/encrypt format)',
-      body: SecretboxSealRequest,
-      response: { 200: SecretboxSealResponse, ...problemResponses },
-    },
-  }, async (request) => {
-    const { key, plaintext, aad, encoding = 'utf8' } = request.body;
-    const sealed = app.operations.run(request, AEAD, () =>
-      withHexSecret(key, '/key', (keyBytes) => xchachaSeal(keyBytes, decodeText(plaintext, encoding, '/plaintext'), decodeAad(aad, encoding))));
-    return { data: { sealed: bytesToBase64(sealed), algorithm: AEAD } };
-  });
+    app.post(
+      '/v2/secretbox/seal',
+      {
+        config: { scope: 'crypto:encrypt', operation: 'secretbox.seal' },
+        schema: {
+          tags: ['aead'],
+          summary: 'Seal with XChaCha20-Poly1305 under a 32-byte key (the /v2/encrypt format)',
+          body: SecretboxSealRequest,
+          response: { 200: SecretboxSealResponse, ...problemResponses },
+        },
+      },
+      async (request) => {
+        const { key, plaintext, aad, encoding = 'utf8' } = request.body;
+        const sealed = app.operations.run(request, AEAD, () =>
+          withHexSecret(key, '/key', (keyBytes) =>
+            xchachaSeal(keyBytes, decodeText(plaintext, encoding, '/plaintext'), decodeAad(aad, encoding)),
+          ),
+        );
+        return { data: { sealed: bytesToBase64(sealed), algorithm: AEAD } };
+      },
+    );
 
-  app.post('/v2/secretbox/open', {
-    config: { scope: 'crypto:decrypt', operation: 'secretbox.open' },
-    schema: {
-      tags: ['aead'],
-      summary: 'Open the output of /v2/secretbox/seal',
-      body: SecretboxOpenRequest,
-      response: { 200: SecretboxOpenResponse, ...problemResponses },
-    },
-  }, async (request) => {
-    const { key, ciphertext, aad, encoding = 'utf8' } = request.body;
-    const data = app.operations.run(request, AEAD, () => {
-      const sealed = base64ToBytes(ciphertext, '/ciphertext');
-      const additional = decodeAad(aad, encoding);
-      return encodePlaintext(withHexSecret(key, '/key', (keyBytes) => xchachaOpen(keyBytes, sealed, additional)), encoding);
-    });
-    return { data };
-  });
+    app.post(
+      '/v2/secretbox/open',
+      {
+        config: { scope: 'crypto:decrypt', operation: 'secretbox.open' },
+        schema: {
+          tags: ['aead'],
+          summary: 'Open the output of /v2/secretbox/seal',
+          body: SecretboxOpenRequest,
+          response: { 200: SecretboxOpenResponse, ...problemResponses },
+        },
+      },
+      async (request) => {
+        const { key, ciphertext, aad, encoding = 'utf8' } = request.body;
+        const data = app.operations.run(request, AEAD, () => {
+          const sealed = base64ToBytes(ciphertext, '/ciphertext');
+          const additional = decodeAad(aad, encoding);
+          return encodePlaintext(
+            withHexSecret(key, '/key', (keyBytes) => xchachaOpen(keyBytes, sealed, additional)),
+            encoding,
+          );
+        });
+        return { data };
+      },
+    );
 
-  app.post('/v2/sealedbox/seal', {
-    config: { scope: 'crypto:encrypt', operation: 'sealedbox.seal' },
-    schema: {
-      tags: ['sealed-box'],
-      summary: 'Seal to an X25519 public key (libsodium crypto_box_seal)',
-      body: SealedBoxSealRequest,
-      response: { 200: SealedBoxSealResponse, ...problemResponses },
-    },
-  }, async (request) => {
-    const { recipientPublicKey, plaintext, encoding = 'utf8' } = request.body;
-    const sealed = app.operations.run(request, SEALED_BOX, () =>
-      sealBox(hexToBytes(recipientPublicKey, '/recipientPublicKey'), decodeText(plaintext, encoding, '/plaintext')));
-    return { data: { sealed: bytesToBase64(sealed), algorithm: SEALED_BOX } };
-  });
+    app.post(
+      '/v2/sealedbox/seal',
+      {
+        config: { scope: 'crypto:encrypt', operation: 'sealedbox.seal' },
+        schema: {
+          tags: ['sealed-box'],
+          summary: 'Seal to an X25519 public key (libsodium crypto_box_seal)',
+          body: SealedBoxSealRequest,
+          response: { 200: SealedBoxSealResponse, ...problemResponses },
+        },
+      },
+      async (request) => {
+        const { recipientPublicKey, plaintext, encoding = 'utf8' } = request.body;
+        const sealed = app.operations.run(request, SEALED_BOX, () =>
+          sealBox(hexToBytes(recipientPublicKey, '/recipientPublicKey'), decodeText(plaintext, encoding, '/plaintext')),
+        );
+        return { data: { sealed: bytesToBase64(sealed), algorithm: SEALED_BOX } };
+      },
+    );
 
-  app.post('/v2/sealedbox/open', {
-    config: { scope: 'crypto:decrypt', operation: 'sealedbox.open' },
-    schema: {
-      tags: ['sealed-box'],
-      summary: 'Open a sealed box with the recipient\'s X25519 secret key (libsodium crypto_box_seal_open)',
-      body: SealedBoxOpenRequest,
-      response: { 200: SealedBoxOpenResponse, ...problemResponses },
-    },
-  }, async (request) => {
-    const { recipientSecretKey, sealed, encoding = 'utf8' } = request.body;
-    const data = app.operations.run(request, SEALED_BOX, () => {
-      const box = base64ToBytes(sealed, '/sealed');
-      return encodePlaintext(withHexSecret(recipientSecretKey, '/recipientSecretKey', (secretKey) => openBox(secretKey, box)), encoding);
-    });
-    return { data };
-  });
+    app.post(
+      '/v2/sealedbox/open',
+      {
+        config: { scope: 'crypto:decrypt', operation: 'sealedbox.open' },
+        schema: {
+          tags: ['sealed-box'],
+          summary: "Open a sealed box with the recipient's X25519 secret key (libsodium crypto_box_seal_open)",
+          body: SealedBoxOpenRequest,
+          response: { 200: SealedBoxOpenResponse, ...problemResponses },
+        },
+      },
+      async (request) => {
+        const { recipientSecretKey, sealed, encoding = 'utf8' } = request.body;
+        const data = app.operations.run(request, SEALED_BOX, () => {
+          const box = base64ToBytes(sealed, '/sealed');
+          return encodePlaintext(
+            withHexSecret(recipientSecretKey, '/recipientSecretKey', (secretKey) => openBox(secretKey, box)),
+            encoding,
+          );
+        });
+        return { data };
+      },
+    );
 
-  // X-Wing work stays on the event loop, as on /v2/pq/hybrid/*: even in pure JavaScript it costs
-  // about what a worker round trip would cost instead (pq-offload.ts).
-  app.post('/v2/sealedbox/seal-pq', {
-    config: { scope: 'crypto:encrypt', operation: 'sealedbox.seal-pq' },
-    schema: {
-      tags: ['sealed-box'],
-      summary: 'Seal to an X-Wing (X25519 + ML-KEM-768) public key: HPKE base mode, single shot, ChaCha20-Poly1305',
-      body: SealedBoxSealPqRequest,
-      response: { 200: SealedBoxSealPqResponse, ...problemResponses },
-    },
-  }, async (request) => {
-    const { plaintext, encoding = 'utf8' } = request.body;
-    const body = request.body;
-    const sealed = await app.operations.run(request, PQ_SEALED_BOX, () => {
-      const form = chooseForm(body, [['x25519PublicKey', 'mlKemPublicKey'], ['publicKey']]);
-      const recipient = form === 0
-        ? { x25519PublicKey: hexToBytes(body.x25519PublicKey ?? '', '/x25519PublicKey'), mlKemPublicKey: hexToBytes(body.mlKemPublicKey ?? '', '/mlKemPublicKey') }
-        : { publicKey: hexToBytes(body.publicKey ?? '', '/publicKey') };
-      return sealBoxPq(recipient, decodeText(plaintext, encoding, '/plaintext'));
-    });
-    return { data: { sealed: bytesToBase64(sealed), algorithm: PQ_SEALED_BOX } };
-  });
+    // X-Wing work stays on the event loop, as on /v2/pq/hybrid/*: even in pure JavaScript it costs
+    // about what a worker round trip would cost instead (pq-offload.ts).
+    app.post(
+      '/v2/sealedbox/seal-pq',
+      {
+        config: { scope: 'crypto:encrypt', operation: 'sealedbox.seal-pq' },
+        schema: {
+          tags: ['sealed-box'],
+          summary: 'Seal to an X-Wing (X25519 + ML-KEM-768) public key: HPKE base mode, single shot, ChaCha20-Poly1305',
+          body: SealedBoxSealPqRequest,
+          response: { 200: SealedBoxSealPqResponse, ...problemResponses },
+        },
+      },
+      async (request) => {
+        const { plaintext, encoding = 'utf8' } = request.body;
+        const body = request.body;
+        const sealed = await app.operations.run(request, PQ_SEALED_BOX, () => {
+          const form = chooseForm(body, [['x25519PublicKey', 'mlKemPublicKey'], ['publicKey']]);
+          const recipient =
+            form === 0
+              ? {
+                  x25519PublicKey: hexToBytes(body.x25519PublicKey ?? '', '/x25519PublicKey'),
+                  mlKemPublicKey: hexToBytes(body.mlKemPublicKey ?? '', '/mlKemPublicKey'),
+                }
+              : { publicKey: hexToBytes(body.publicKey ?? '', '/publicKey') };
+          return sealBoxPq(recipient, decodeText(plaintext, encoding, '/plaintext'));
+        });
+        return { data: { sealed: bytesToBase64(sealed), algorithm: PQ_SEALED_BOX } };
+      },
+    );
 
-  app.post('/v2/sealedbox/open-pq', {
-    config: { scope: 'crypto:decrypt', operation: 'sealedbox.open-pq' },
-    schema: {
-      tags: ['sealed-box'],
-      summary: 'Open a post-quantum sealed box with the X-Wing secret key (the seed, or its X25519 and ML-KEM-768 parts)',
-      body: SealedBoxOpenPqRequest,
-      response: { 200: SealedBoxOpenPqResponse, ...problemResponses },
-    },
-  }, async (request) => {
-    const { sealed, encoding = 'utf8' } = request.body;
-    const body = request.body;
-    const data = await app.operations.run(request, PQ_SEALED_BOX, async () => {
-      const form = chooseForm(body, [['x25519SecretKey', 'mlKemSecretKey'], ['secretKey']]);
-      const box = base64ToBytes(sealed, '/sealed');
-      const secrets: Uint8Array[] = [];
-      const secret = (value: string | undefined, field: string) => {
-        const bytes = hexToBytes(value ?? '', field);
-        secrets.push(bytes);
-        return bytes;
-      };
-      try {
-        const key = form === 0
-          ? { x25519SecretKey: secret(body.x25519SecretKey, '/x25519SecretKey'), mlKemSecretKey: secret(body.mlKemSecretKey, '/mlKemSecretKey') }
-          : { secretKey: secret(body.secretKey, '/secretKey') };
-        return encodePlaintext(await openBoxPq(key, box), encoding);
-      } finally {
-        wipe(...secrets);
-      }
-    });
-    return { data };
-  });
+    app.post(
+      '/v2/sealedbox/open-pq',
+      {
+        config: { scope: 'crypto:decrypt', operation: 'sealedbox.open-pq' },
+        schema: {
+          tags: ['sealed-box'],
+          summary:
+            'Open a post-quantum sealed box with the X-Wing secret key (the seed, or its X25519 and ML-KEM-768 parts)',
+          body: SealedBoxOpenPqRequest,
+          response: { 200: SealedBoxOpenPqResponse, ...problemResponses },
+        },
+      },
+      async (request) => {
+        const { sealed, encoding = 'utf8' } = request.body;
+        const body = request.body;
+        const data = await app.operations.run(request, PQ_SEALED_BOX, async () => {
+          const form = chooseForm(body, [['x25519SecretKey', 'mlKemSecretKey'], ['secretKey']]);
+          const box = base64ToBytes(sealed, '/sealed');
+          const secrets: Uint8Array[] = [];
+          const secret = (value: string | undefined, field: string) => {
+            const bytes = hexToBytes(value ?? '', field);
+            secrets.push(bytes);
+            return bytes;
+          };
+          try {
+            const key =
+              form === 0
+                ? {
+                    x25519SecretKey: secret(body.x25519SecretKey, '/x25519SecretKey'),
+                    mlKemSecretKey: secret(body.mlKemSecretKey, '/mlKemSecretKey'),
+                  }
+                : { secretKey: secret(body.secretKey, '/secretKey') };
+            return encodePlaintext(await openBoxPq(key, box), encoding);
+          } finally {
+            wipe(...secrets);
+          }
+        });
+        return { data };
+      },
+    );
 
-  app.post('/v2/keys/wrap', {
-    config: { scope: 'crypto:keys', operation: 'keys.wrap' },
-    schema: {
-      tags: ['keys'],
-      summary: 'Wrap a key with AES-KW (RFC 3394) or AES-KWP (RFC 5649)',
-      body: KeyWrapRequest,
-      response: { 200: KeyWrapResponse, ...problemResponses },
-    },
-  }, async (request) => {
-    const { kek, keyToWrap, algorithm = 'aes-kw' } = request.body;
-    const wrapped = app.operations.run(request, algorithm, () =>
-      withHexSecret(kek, '/kek', (kekBytes) => withHexSecret(keyToWrap, '/keyToWrap', (keyBytes) => wrapKey(algorithm, kekBytes, keyBytes))));
-    return { data: { wrapped: bytesToBase64(wrapped), algorithm } };
-  });
+    app.post(
+      '/v2/keys/wrap',
+      {
+        config: { scope: 'crypto:keys', operation: 'keys.wrap' },
+        schema: {
+          tags: ['keys'],
+          summary: 'Wrap a key with AES-KW (RFC 3394) or AES-KWP (RFC 5649)',
+          body: KeyWrapRequest,
+          response: { 200: KeyWrapResponse, ...problemResponses },
+        },
+      },
+      async (request) => {
+        const { kek, keyToWrap, algorithm = 'aes-kw' } = request.body;
+        const wrapped = app.operations.run(request, algorithm, () =>
+          withHexSecret(kek, '/kek', (kekBytes) =>
+            withHexSecret(keyToWrap, '/keyToWrap', (keyBytes) => wrapKey(algorithm, kekBytes, keyBytes)),
+          ),
+        );
+        return { data: { wrapped: bytesToBase64(wrapped), algorithm } };
+      },
+    );
 
-  app.post('/v2/keys/unwrap', {
-    config: { scope: 'crypto:keys', operation: 'keys.unwrap' },
-    schema: {
-      tags: ['keys'],
-      summary: 'Unwrap a key wrapped with AES-KW or AES-KWP',
-      body: KeyUnwrapRequest,
-      response: { 200: KeyUnwrapResponse, ...problemResponses },
-    },
-  }, async (request) => {
-    const { kek, wrappedKey, algorithm = 'aes-kw' } = request.body;
-    const key = app.operations.run(request, algorithm, () => {
-      const wrapped = base64ToBytes(wrappedKey, '/wrappedKey');
-      return withHexSecret(kek, '/kek', (kekBytes) => unwrapKey(algorithm, kekBytes, wrapped));
-    });
-    try {
-      return { data: bytesToHex(key) };
-    } finally {
-      wipe(key);
-    }
-  });
-}, { name: 'symmetric-routes', dependencies: ['metrics'], encapsulate: true });
+    app.post(
+      '/v2/keys/unwrap',
+      {
+        config: { scope: 'crypto:keys', operation: 'keys.unwrap' },
+        schema: {
+          tags: ['keys'],
+          summary: 'Unwrap a key wrapped with AES-KW or AES-KWP',
+          body: KeyUnwrapRequest,
+          response: { 200: KeyUnwrapResponse, ...problemResponses },
+        },
+      },
+      async (request) => {
+        const { kek, wrappedKey, algorithm = 'aes-kw' } = request.body;
+        const key = app.operations.run(request, algorithm, () => {
+          const wrapped = base64ToBytes(wrappedKey, '/wrappedKey');
+          return withHexSecret(kek, '/kek', (kekBytes) => unwrapKey(algorithm, kekBytes, wrapped));
+        });
+        try {
+          return { data: bytesToHex(key) };
+        } finally {
+          wipe(key);
+        }
+      },
+    );
+  },
+  { name: 'symmetric-routes', dependencies: ['metrics'], encapsulate: true },
+);

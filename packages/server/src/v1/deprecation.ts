@@ -18,7 +18,9 @@ import type { V1Config } from '../config.ts';
 
 export const SUCCESSOR_LINK = '</v2>; rel="successor-version"';
 
-export function deprecationHeaders(v1: Pick<V1Config, 'deprecationDate' | 'sunsetDate'>): Record<'deprecation' | 'sunset' | 'link', string> {
+export function deprecationHeaders(
+  v1: Pick<V1Config, 'deprecationDate' | 'sunsetDate'>,
+): Record<'deprecation' | 'sunset' | 'link', string> {
   return {
     deprecation: `@${Math.floor(v1.deprecationDate.getTime() / 1000)}`,
     // toUTCString is the IMF-fixdate form of an HTTP-date (RFC 9110 §5.6.7).
@@ -37,13 +39,16 @@ export function isV1Path(url: string): boolean {
   return path === '/v1' || path.startsWith('/v1/');
 }
 
-export const v1DeprecationHeaders = fp<{ v1: V1Config }>(async function v1DeprecationHeaders(app, { v1 }) {
-  const headers = deprecationHeaders(v1);
-  // Callback style, not async: it runs on every response of the app, /v2 included. A path that
-  // starts with `/` but not `/v1` (nearly every request) needs no closer look.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    const url = request.raw.url ?? request.url;
-    if ((url.charCodeAt(0) !== 0x2f || url.startsWith('/v1')) && isV1Path(url)) reply.headers(headers);
-    done(null, payload);
-  });
-}, { name: 'v1-deprecation-headers' });
+export const v1DeprecationHeaders = fp<{ v1: V1Config }>(
+  async function v1DeprecationHeaders(app, { v1 }) {
+    const headers = deprecationHeaders(v1);
+    // Callback style, not async: it runs on every response of the app, /v2 included. A path that
+    // starts with `/` but not `/v1` (nearly every request) needs no closer look.
+    app.addHook('onSend', (request, reply, payload, done) => {
+      const url = request.raw.url ?? request.url;
+      if ((url.charCodeAt(0) !== 0x2f || url.startsWith('/v1')) && isV1Path(url)) reply.headers(headers);
+      done(null, payload);
+    });
+  },
+  { name: 'v1-deprecation-headers' },
+);

@@ -26,7 +26,8 @@ export async function readServerKeyFile(dir: string): Promise<ServerKeyFile> {
   try {
     const info = await stat(file);
     if (!info.isFile()) throw new ConfigError('CRYPTO_KEY_DIR', `${file} is not a file; ${fix}`);
-    if (info.size > MAX_KEY_FILE_BYTES) throw new ConfigError('CRYPTO_KEY_DIR', `${file} is larger than 1 MiB, so it is not a key; ${fix}`);
+    if (info.size > MAX_KEY_FILE_BYTES)
+      throw new ConfigError('CRYPTO_KEY_DIR', `${file} is larger than 1 MiB, so it is not a key; ${fix}`);
     return { file, armored: await readFile(file, 'utf8'), tooOpen: (info.mode & 0o077) !== 0 };
   } catch (error) {
     if (error instanceof ConfigError) throw error;
@@ -36,7 +37,11 @@ export async function readServerKeyFile(dir: string): Promise<ServerKeyFile> {
 }
 
 /** The three files of a generated key, named by its fingerprint. */
-export function keyFileNames(fingerprint: string): { publicKey: string; privateKey: string; revocationCertificate: string } {
+export function keyFileNames(fingerprint: string): {
+  publicKey: string;
+  privateKey: string;
+  revocationCertificate: string;
+} {
   // The fingerprint comes from OpenPGP.js, but it becomes a path: make sure it is only hex.
   if (!/^[0-9a-f]{32,64}$/.test(fingerprint)) throw new Error('unexpected fingerprint format');
   return {

@@ -152,7 +152,10 @@ async function readPrivateKey(armored: string, field: string): Promise<openpgp.P
   try {
     keys = await openpgp.readPrivateKeys({ armoredKeys: armored });
   } catch {
-    throw invalidInput(`${fieldName(field)} is not a readable OpenPGP private key (damaged armor or packets, or an unsupported algorithm)`, field);
+    throw invalidInput(
+      `${fieldName(field)} is not a readable OpenPGP private key (damaged armor or packets, or an unsupported algorithm)`,
+      field,
+    );
   }
   if (keys.length !== 1) throw invalidInput(`${fieldName(field)} holds ${keys.length} keys; send exactly one`, field);
   const key = keys[0]!;
@@ -166,10 +169,18 @@ async function readPrivateKey(armored: string, field: string): Promise<openpgp.P
  * The key, unlocked. A passphrase sent with a key that is not locked is ignored (it unlocks
  * nothing; the decrypt route gives it another use before calling this).
  */
-async function unlock(key: openpgp.PrivateKey, passphrase: string | undefined, keyField: string, passphraseField: string): Promise<openpgp.PrivateKey> {
+async function unlock(
+  key: openpgp.PrivateKey,
+  passphrase: string | undefined,
+  keyField: string,
+  passphraseField: string,
+): Promise<openpgp.PrivateKey> {
   if (key.isDecrypted()) return key;
   if (passphrase === undefined) {
-    throw invalidInput(`${fieldName(keyField)} is locked; send its passphrase in ${fieldName(passphraseField)}`, passphraseField);
+    throw invalidInput(
+      `${fieldName(keyField)} is locked; send its passphrase in ${fieldName(passphraseField)}`,
+      passphraseField,
+    );
   }
   try {
     return await openpgp.decryptKey({ privateKey: key, passphrase });
@@ -178,12 +189,18 @@ async function unlock(key: openpgp.PrivateKey, passphrase: string | undefined, k
     // its message is the only way to tell a wrong passphrase from the rest. It is not passed on.
     const cause = error instanceof Error ? error.message : '';
     if (cause.includes('Argon2')) {
-      throw invalidInput(`${fieldName(keyField)} is locked with Argon2 above this server's memory limit (256 MiB)`, keyField);
+      throw invalidInput(
+        `${fieldName(keyField)} is locked with Argon2 above this server's memory limit (256 MiB)`,
+        keyField,
+      );
     }
     if (cause.includes('Incorrect key passphrase')) {
       throw invalidInput(`${fieldName(passphraseField)} does not unlock ${fieldName(keyField)}`, passphraseField);
     }
-    throw invalidInput(`${fieldName(keyField)} could not be unlocked (damaged key material, or a protection this server does not support)`, keyField);
+    throw invalidInput(
+      `${fieldName(keyField)} could not be unlocked (damaged key material, or a protection this server does not support)`,
+      keyField,
+    );
   }
 }
 
@@ -194,9 +211,12 @@ async function readPublicKeys(blocks: string[], field: string): Promise<openpgp.
     const at = `${field}/${index}`;
     expectArmor(armored, 'PUBLIC KEY BLOCK', at, 'an ASCII-armored OpenPGP public key');
     try {
-      keys.push(...await openpgp.readKeys({ armoredKeys: armored }));
+      keys.push(...(await openpgp.readKeys({ armoredKeys: armored })));
     } catch {
-      throw invalidInput(`${fieldName(at)} is not a readable OpenPGP public key (damaged armor or packets, or an unsupported algorithm)`, at);
+      throw invalidInput(
+        `${fieldName(at)} is not a readable OpenPGP public key (damaged armor or packets, or an unsupported algorithm)`,
+        at,
+      );
     }
   }
   return keys;
@@ -220,10 +240,18 @@ async function canDecrypt(key: openpgp.PrivateKey): Promise<boolean> {
   }
 }
 
-async function signingKeyFrom(armored: string, passphrase: string | undefined, keyField: string, passphraseField: string): Promise<openpgp.PrivateKey> {
+async function signingKeyFrom(
+  armored: string,
+  passphrase: string | undefined,
+  keyField: string,
+  passphraseField: string,
+): Promise<openpgp.PrivateKey> {
   const key = await unlock(await readPrivateKey(armored, keyField), passphrase, keyField, passphraseField);
   if (!(await canSign(key))) {
-    throw invalidInput(`${fieldName(keyField)} has no valid signing key (it is expired, revoked, or has no signing-capable key)`, keyField);
+    throw invalidInput(
+      `${fieldName(keyField)} has no valid signing key (it is expired, revoked, or has no signing-capable key)`,
+      keyField,
+    );
   }
   return key;
 }
@@ -265,7 +293,10 @@ export async function loadServerKey(armored: string, passphrase: string | undefi
   try {
     key = await readPrivateKey(armored, '/privateKey');
   } catch (error) {
-    const why = error instanceof CryptoError && error.message.includes('holds') ? 'holds more than one key' : 'is not a readable ASCII-armored OpenPGP private key';
+    const why =
+      error instanceof CryptoError && error.message.includes('holds')
+        ? 'holds more than one key'
+        : 'is not a readable ASCII-armored OpenPGP private key';
     throw new ServerKeyError('CRYPTO_KEY_DIR', `${file} ${why}`);
   }
   const locked = !key.isDecrypted();
@@ -280,7 +311,10 @@ export async function loadServerKey(armored: string, passphrase: string | undefi
     }
   }
   if (!(await canSign(key))) {
-    throw new ServerKeyError('CRYPTO_KEY_DIR', `the key in ${file} cannot sign (expired, revoked, or without a signing key)`);
+    throw new ServerKeyError(
+      'CRYPTO_KEY_DIR',
+      `the key in ${file} cannot sign (expired, revoked, or without a signing key)`,
+    );
   }
   if (!(await canDecrypt(key))) {
     throw new ServerKeyError('CRYPTO_KEY_DIR', `the key in ${file} has no encryption subkey, so it cannot decrypt`);
@@ -292,9 +326,10 @@ export async function loadServerKey(armored: string, passphrase: string | undefi
 // The operations
 
 async function generate(job: GenerateJob): Promise<GeneratedKey> {
-  const algorithm = job.type === 'rsa'
-    ? { type: 'rsa' as const, rsaBits: job.rsaBits }
-    : { type: 'ecc' as const, curve: CURVES[job.curve] };
+  const algorithm =
+    job.type === 'rsa'
+      ? { type: 'rsa' as const, rsaBits: job.rsaBits }
+      : { type: 'ecc' as const, curve: CURVES[job.curve] };
   const { privateKey, publicKey, revocationCertificate } = await openpgp.generateKey({
     ...algorithm,
     userIDs: [{ name: job.name, email: job.email }],
@@ -323,9 +358,10 @@ async function encrypt(job: EncryptJob): Promise<string> {
       );
     }
   }
-  const signingKey = job.signingKey === undefined
-    ? undefined
-    : await signingKeyFrom(job.signingKey, job.signingPassphrase, '/signingKey', '/signingPassphrase');
+  const signingKey =
+    job.signingKey === undefined
+      ? undefined
+      : await signingKeyFrom(job.signingKey, job.signingPassphrase, '/signingKey', '/signingPassphrase');
   // Literal data in binary mode ('b'): the exact UTF-8 bytes travel. Marked as text ('u' or 't'),
   // gpg --decrypt would turn every CRLF into LF on output (tested).
   const message = await openpgp.createMessage({ binary: utf8.encode(job.message) });
@@ -368,7 +404,10 @@ async function decrypt(job: DecryptJob, serverKey: ServerKey | undefined): Promi
     throw decryptionFailed();
   }
   // Bounds on the work a crafted message can ask for (the job timeout is the last resort).
-  if (password !== undefined && message.packets.filterByTag(openpgp.enums.packet.symEncryptedSessionKey).length > MAX_PASSWORD_PACKETS) {
+  if (
+    password !== undefined &&
+    message.packets.filterByTag(openpgp.enums.packet.symEncryptedSessionKey).length > MAX_PASSWORD_PACKETS
+  ) {
     throw decryptionFailed();
   }
   if (message.packets.filterByTag(openpgp.enums.packet.publicKeyEncryptedSessionKey).length > MAX_RECIPIENT_PACKETS) {
@@ -390,7 +429,10 @@ async function decrypt(job: DecryptJob, serverKey: ServerKey | undefined): Promi
     return strictUtf8.decode(plaintext);
   } catch {
     // Only a caller who could decrypt gets here, so this says nothing an attacker could use.
-    throw invalidInput('the decrypted message is not UTF-8 text; /v1 carries text only (use /v2 for binary data)', '/message');
+    throw invalidInput(
+      'the decrypted message is not UTF-8 text; /v1 carries text only (use /v2 for binary data)',
+      '/message',
+    );
   }
 }
 
@@ -436,7 +478,10 @@ async function verify(job: VerifyJob): Promise<Verification> {
       try {
         message = await openpgp.readCleartextMessage({ cleartextMessage: job.message });
       } catch {
-        throw invalidInput('message is not a readable cleartext-signed message (damaged armor or signature)', '/message');
+        throw invalidInput(
+          'message is not a readable cleartext-signed message (damaged armor or signature)',
+          '/message',
+        );
       }
       result = await openpgp.verify({ message, verificationKeys: keys });
     } else if (label === 'MESSAGE') {
@@ -449,7 +494,10 @@ async function verify(job: VerifyJob): Promise<Verification> {
       try {
         result = await openpgp.verify({ message, verificationKeys: keys, format: 'binary' });
       } catch {
-        throw invalidInput('message holds no readable signed data (an encrypted message must be decrypted first)', '/message');
+        throw invalidInput(
+          'message holds no readable signed data (an encrypted message must be decrypted first)',
+          '/message',
+        );
       }
     } else {
       throw invalidInput(
@@ -480,7 +528,12 @@ async function verify(job: VerifyJob): Promise<Verification> {
 }
 
 async function revoke(job: RevokeJob): Promise<{ publicKey: string }> {
-  const key = await unlock(await readPrivateKey(job.privateKey, '/privateKey'), job.passphrase, '/privateKey', '/passphrase');
+  const key = await unlock(
+    await readPrivateKey(job.privateKey, '/privateKey'),
+    job.passphrase,
+    '/privateKey',
+    '/passphrase',
+  );
   // Reason code 0 ("no reason specified"): a hard revocation, which also voids the key's past
   // signatures. The safe reading when the caller gives only free text.
   const { publicKey } = await openpgp.revokeKey({
@@ -491,14 +544,24 @@ async function revoke(job: RevokeJob): Promise<{ publicKey: string }> {
   return { publicKey };
 }
 
-export async function runV1Job<J extends V1Job>(job: J, serverKey: ServerKey | undefined): Promise<V1JobResults[J['op']]> {
+export async function runV1Job<J extends V1Job>(
+  job: J,
+  serverKey: ServerKey | undefined,
+): Promise<V1JobResults[J['op']]> {
   switch (job.op) {
-    case 'generate': return generate(job) as Promise<V1JobResults[J['op']]>;
-    case 'encrypt': return encrypt(job) as Promise<V1JobResults[J['op']]>;
-    case 'decrypt': return decrypt(job, serverKey) as Promise<V1JobResults[J['op']]>;
-    case 'sign': return sign(job, serverKey) as Promise<V1JobResults[J['op']]>;
-    case 'verify': return verify(job) as Promise<V1JobResults[J['op']]>;
-    case 'revoke': return revoke(job) as Promise<V1JobResults[J['op']]>;
-    default: throw new Error(`unknown /v1 job ${(job as { op: unknown }).op as string}`);
+    case 'generate':
+      return generate(job) as Promise<V1JobResults[J['op']]>;
+    case 'encrypt':
+      return encrypt(job) as Promise<V1JobResults[J['op']]>;
+    case 'decrypt':
+      return decrypt(job, serverKey) as Promise<V1JobResults[J['op']]>;
+    case 'sign':
+      return sign(job, serverKey) as Promise<V1JobResults[J['op']]>;
+    case 'verify':
+      return verify(job) as Promise<V1JobResults[J['op']]>;
+    case 'revoke':
+      return revoke(job) as Promise<V1JobResults[J['op']]>;
+    default:
+      throw new Error(`unknown /v1 job ${(job as { op: unknown }).op as string}`);
   }
 }

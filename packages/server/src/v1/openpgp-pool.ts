@@ -66,7 +66,10 @@ export class OpenPgpPool {
       jobTimeoutMs: options.jobTimeoutMs,
       timeoutError: () => {
         options.onTimeout?.();
-        return new ApiError('SERVICE_UNAVAILABLE', `the OpenPGP operation took longer than ${seconds} s and was stopped (V1_JOB_TIMEOUT_MS)`);
+        return new ApiError(
+          'SERVICE_UNAVAILABLE',
+          `the OpenPGP operation took longer than ${seconds} s and was stopped (V1_JOB_TIMEOUT_MS)`,
+        );
       },
     });
   }

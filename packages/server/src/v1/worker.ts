@@ -4,7 +4,14 @@
  * and ECC arithmetic in JavaScript) happens here, away from the event loop.
  */
 import { workerData } from 'node:worker_threads';
-import { loadServerKey, runV1Job, ServerKeyError, type ServerKey, type ServerKeyInfo, type V1Job } from './openpgp-jobs.ts';
+import {
+  loadServerKey,
+  runV1Job,
+  ServerKeyError,
+  type ServerKey,
+  type ServerKeyInfo,
+  type V1Job,
+} from './openpgp-jobs.ts';
 import type { WorkerInit } from './openpgp-pool.ts';
 import { serveJobs } from '../workers/serve.ts';
 import { lowerCurrentThreadPriority } from '../thread-priority.ts';

@@ -8,7 +8,13 @@
 import { mlKemDecapsulate, mlKemEncapsulate, mlKemKeygen } from '@crypto-service/core';
 import { mlDsaKeygen, mlDsaSign, mlDsaVerify } from '@crypto-service/core';
 import { slhDsaKeygen, slhDsaSign, slhDsaVerify } from '@crypto-service/core';
-import { xwingDecapsulate, xwingDecapsulateParts, xwingEncapsulate, xwingEncapsulateParts, xwingKeygen } from '@crypto-service/core';
+import {
+  xwingDecapsulate,
+  xwingDecapsulateParts,
+  xwingEncapsulate,
+  xwingEncapsulateParts,
+  xwingKeygen,
+} from '@crypto-service/core';
 import { postQuantumPrivateKeyFromPem } from '@crypto-service/core';
 
 export const PQ_JOBS = {

@@ -10,8 +10,7 @@ export interface JobRequest<Job> {
 }
 
 export type SerializedError =
-  | { kind: 'crypto'; code: CoreErrorCode; message: string; field?: string }
-  | { kind: 'other'; message: string };
+  { kind: 'crypto'; code: CoreErrorCode; message: string; field?: string } | { kind: 'other'; message: string };
 
 export type WorkerReply<Ready = undefined> =
   | { type: 'ready'; info?: Ready }
@@ -22,7 +21,12 @@ export type WorkerReply<Ready = undefined> =
 /** A CryptoError keeps its code and field (a 400 on the other side); anything else only its message. */
 export function serializeError(error: unknown): SerializedError {
   if (error instanceof CryptoError) {
-    return { kind: 'crypto', code: error.code, message: error.message, ...(error.field === undefined ? {} : { field: error.field }) };
+    return {
+      kind: 'crypto',
+      code: error.code,
+      message: error.message,
+      ...(error.field === undefined ? {} : { field: error.field }),
+    };
   }
   return { kind: 'other', message: error instanceof Error ? error.message : String(error) };
 }

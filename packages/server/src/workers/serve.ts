@@ -25,7 +25,11 @@ export async function serveJobs<Job, Ready = undefined>(options: ServeOptions<Jo
     ready = { type: 'ready', ...(info === undefined ? {} : { info }) };
   } catch (error) {
     const variable = options.variableOf?.(error);
-    ready = { type: 'init-failed', ...(variable === undefined ? {} : { variable }), message: error instanceof Error ? error.message : String(error) };
+    ready = {
+      type: 'init-failed',
+      ...(variable === undefined ? {} : { variable }),
+      message: error instanceof Error ? error.message : String(error),
+    };
   }
   port.on('message', async ({ id, job }: JobRequest<Job>) => {
     let reply: WorkerReply<Ready>;

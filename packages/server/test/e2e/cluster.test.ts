@@ -79,9 +79,13 @@ class FakeWorkerChannel implements PrimaryChannel {
 
 function fakeRateLimitCluster(max: number, workers: number) {
   const host = new RateLimitHost({ max, windowMs: WINDOW_MS, workers });
-  const channels = Array.from({ length: workers }, (_, index) => new FakeWorkerChannel(index + 1, (from, message) => {
-    host.handle({ send: (answer) => from.deliver(answer) }, message);
-  }));
+  const channels = Array.from(
+    { length: workers },
+    (_, index) =>
+      new FakeWorkerChannel(index + 1, (from, message) => {
+        host.handle({ send: (answer) => from.deliver(answer) }, message);
+      }),
+  );
   const stores = channels.map((channel) => new IpcStore({ channel, leaseCap: leaseCap(max) }));
   return {
     channels,
@@ -127,7 +131,15 @@ describe('the shared rate limit, in one process', () => {
   });
 
   test('the lease cap is 1/64 of the limit, between MIN_LEASE_CAP and MAX_LEASE_CAP, and the primary never grants more', () => {
-    assert.deepEqual([5, 1000, 4096, 6400, 100_000, 262_144, 10_000_000].map(leaseCap), [MIN_LEASE_CAP, MIN_LEASE_CAP, MIN_LEASE_CAP, 100, 1562, MAX_LEASE_CAP, MAX_LEASE_CAP]);
+    assert.deepEqual([5, 1000, 4096, 6400, 100_000, 262_144, 10_000_000].map(leaseCap), [
+      MIN_LEASE_CAP,
+      MIN_LEASE_CAP,
+      MIN_LEASE_CAP,
+      100,
+      1562,
+      MAX_LEASE_CAP,
+      MAX_LEASE_CAP,
+    ]);
     const host = new RateLimitHost({ max: 10_000_000, windowMs: WINDOW_MS, workers: 2 });
     try {
       const [used, , leased] = host.consume('client', 1, WINDOW_MS, Date.now(), 1_000_000);
@@ -155,10 +167,14 @@ describe('the shared rate limit, in one process', () => {
     const leased = leaseCap(1_000_000);
     const refillBelow = leased / 2;
     const answers = [];
-    for (let index = 0; index < leased - refillBelow; index += 1) answers.push(store!.consumeSync('client', 1, WINDOW_MS, now));
+    for (let index = 0; index < leased - refillBelow; index += 1)
+      answers.push(store!.consumeSync('client', 1, WINDOW_MS, now));
     assert.ok(answers.every((answer) => answer !== undefined && answer.resetAt === first.resetAt));
     // Remaining count goes down one unit per request, as the host's count less what is still leased.
-    assert.deepEqual(answers.map((answer) => answer!.used), answers.map((_, index) => 2 + index));
+    assert.deepEqual(
+      answers.map((answer) => answer!.used),
+      answers.map((_, index) => 2 + index),
+    );
     assert.equal(channel!.sent, 1, 'no message while more than half the lease is left');
     // Half the lease used: the next one asks for a refill in the background, and is still answered at once.
     assert.notEqual(store!.consumeSync('client', 1, WINDOW_MS, now), undefined);
@@ -199,7 +215,10 @@ describe('the shared rate limit, in one process', () => {
       fc.asyncProperty(
         fc.integer({ min: 1, max: 200 }),
         fc.integer({ min: 2, max: 4 }),
-        fc.array(fc.record({ worker: fc.nat({ max: 3 }), together: fc.integer({ min: 1, max: 12 }), spread: fc.boolean() }), { minLength: 1, maxLength: 40 }),
+        fc.array(
+          fc.record({ worker: fc.nat({ max: 3 }), together: fc.integer({ min: 1, max: 12 }), spread: fc.boolean() }),
+          { minLength: 1, maxLength: 40 },
+        ),
         async (max, workers, rounds) => {
           const cluster = fakeRateLimitCluster(max, workers);
           const now = Date.now();
@@ -207,10 +226,12 @@ describe('the shared rate limit, in one process', () => {
           let sent = 0;
           for (const { worker, together, spread } of rounds) {
             // `together` requests at once: all on one worker, or spread over the workers.
-            const counts = await Promise.all(Array.from({ length: together }, (_, index) => {
-              const store = cluster.stores[(worker + (spread ? index : 0)) % workers]!;
-              return store.consume('client', 1, WINDOW_MS, now);
-            }));
+            const counts = await Promise.all(
+              Array.from({ length: together }, (_, index) => {
+                const store = cluster.stores[(worker + (spread ? index : 0)) % workers]!;
+                return store.consume('client', 1, WINDOW_MS, now);
+              }),
+            );
             sent += together;
             admitted += counts.filter(({ used }) => used <= max).length;
           }
@@ -228,13 +249,21 @@ describe('the shared rate limit, in one process', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 300 }),
-        fc.array(fc.record({ worker: fc.nat({ max: 1 }), cost: fc.integer({ min: 1, max: 40 }) }), { minLength: 1, maxLength: 60 }),
+        fc.array(fc.record({ worker: fc.nat({ max: 1 }), cost: fc.integer({ min: 1, max: 40 }) }), {
+          minLength: 1,
+          maxLength: 60,
+        }),
         async (max, requests) => {
           const cluster = fakeRateLimitCluster(max, 2);
           const now = Date.now();
-          const counts = await Promise.all(requests.map(({ worker, cost }) => cluster.stores[worker]!.consume('client', cost, WINDOW_MS, now)));
+          const counts = await Promise.all(
+            requests.map(({ worker, cost }) => cluster.stores[worker]!.consume('client', cost, WINDOW_MS, now)),
+          );
           await cluster.close();
-          const admittedUnits = requests.reduce((sum, { cost }, index) => sum + (counts[index]!.used <= max ? cost : 0), 0);
+          const admittedUnits = requests.reduce(
+            (sum, { cost }, index) => sum + (counts[index]!.used <= max ? cost : 0),
+            0,
+          );
           assert.ok(admittedUnits <= max, `${admittedUnits} units admitted, limit ${max}`);
         },
       ),
@@ -306,7 +335,12 @@ describe('the shared rate limit, in one process', () => {
 describe('metrics gathering, in one process', () => {
   function workerRegistry(hashes: number): Registry {
     const registry = new Registry();
-    const counter = new Counter({ name: 'http_requests_total', help: 'requests', labelNames: ['route'] as const, registers: [registry] });
+    const counter = new Counter({
+      name: 'http_requests_total',
+      help: 'requests',
+      labelNames: ['route'] as const,
+      registers: [registry],
+    });
     counter.inc({ route: '/v2/hash' }, hashes);
     return registry;
   }
@@ -314,13 +348,23 @@ describe('metrics gathering, in one process', () => {
   test('counters from every worker are summed; a worker that does not answer is left out after the timeout, and counted as missing', async (t) => {
     const registries = [workerRegistry(3), workerRegistry(4), workerRegistry(100)];
     let gatherer: MetricsGatherer | undefined;
-    const channels = registries.map((_registry, index) => new FakeWorkerChannel(index + 1, (from, message) => {
-      gatherer!.handle({ id: from.id, send: (answer) => from.deliver(answer) }, message);
-    }));
+    const channels = registries.map(
+      (_registry, index) =>
+        new FakeWorkerChannel(index + 1, (from, message) => {
+          gatherer!.handle({ id: from.id, send: (answer) => from.deliver(answer) }, message);
+        }),
+    );
     // Workers 1 and 2 answer; worker 3 is stuck.
-    const stops = [answerMetricsCollection(registries[0]!, channels[0]), answerMetricsCollection(registries[1]!, channels[1])];
+    const stops = [
+      answerMetricsCollection(registries[0]!, channels[0]),
+      answerMetricsCollection(registries[1]!, channels[1]),
+    ];
     t.after(() => stops.forEach((stop) => stop()));
-    gatherer = new MetricsGatherer(new Registry(), () => channels.map((channel) => ({ id: channel.id, send: (message) => channel.deliver(message) })), 200);
+    gatherer = new MetricsGatherer(
+      new Registry(),
+      () => channels.map((channel) => ({ id: channel.id, send: (message) => channel.deliver(message) })),
+      200,
+    );
 
     const started = performance.now();
     const text = await gatherer.gather();
@@ -337,12 +381,19 @@ describe('metrics gathering, in one process', () => {
   test('when every worker answers, the scrape does not wait for the timeout', async (t) => {
     const registries = [workerRegistry(1), workerRegistry(2)];
     let gatherer: MetricsGatherer | undefined;
-    const channels = registries.map((_registry, index) => new FakeWorkerChannel(index + 1, (from, message) => {
-      gatherer!.handle({ id: from.id, send: (answer) => from.deliver(answer) }, message);
-    }));
+    const channels = registries.map(
+      (_registry, index) =>
+        new FakeWorkerChannel(index + 1, (from, message) => {
+          gatherer!.handle({ id: from.id, send: (answer) => from.deliver(answer) }, message);
+        }),
+    );
     const stops = registries.map((registry, index) => answerMetricsCollection(registry, channels[index]));
     t.after(() => stops.forEach((stop) => stop()));
-    gatherer = new MetricsGatherer(new Registry(), () => channels.map((channel) => ({ id: channel.id, send: (message) => channel.deliver(message) })), 5000);
+    gatherer = new MetricsGatherer(
+      new Registry(),
+      () => channels.map((channel) => ({ id: channel.id, send: (message) => channel.deliver(message) })),
+      5000,
+    );
     const started = performance.now();
     const text = await gatherer.gather();
     assert.ok(performance.now() - started < 2000);
@@ -389,7 +440,8 @@ const CLUSTER_READY_MS = 30_000;
 const isPrimary = (line: LogLine) => line.role === 'primary';
 const isClusterReady = (line: LogLine) => isPrimary(line) && line.msg.startsWith('cluster ready');
 const isWorkerStarted = (line: LogLine) => isPrimary(line) && line.msg === 'worker started';
-const isHashCompleted = (line: LogLine) => line.msg === 'request completed' && (line.req as { url?: string } | undefined)?.url === '/v2/hash';
+const isHashCompleted = (line: LogLine) =>
+  line.msg === 'request completed' && (line.req as { url?: string } | undefined)?.url === '/v2/hash';
 
 interface Cluster {
   server: ServerProcess;
@@ -417,7 +469,10 @@ async function startCluster(env: Env = {}): Promise<Cluster> {
 
 /** Every worker pid the primary has announced. */
 function announcedWorkerPids(server: ServerProcess): number[] {
-  return server.logs().filter(isWorkerStarted).map((line) => line.workerPid as number);
+  return server
+    .logs()
+    .filter(isWorkerStarted)
+    .map((line) => line.workerPid as number);
 }
 
 function isAlive(pid: number): boolean {
@@ -462,7 +517,9 @@ async function hashPids(server: ServerProcess, count: number): Promise<number[]>
 
 /** The semi-space flags on a process's command line (Linux's /proc, as the CI runs). */
 function v8FlagsOf(pid: number): string[] {
-  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((argument) => argument.startsWith('--') && argument.includes('semi-space'));
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+    .split('\0')
+    .filter((argument) => argument.startsWith('--') && argument.includes('semi-space'));
 }
 
 function metricValue(text: string, line: RegExp): number | undefined {
@@ -473,87 +530,114 @@ function metricValue(text: string, line: RegExp): number | undefined {
 const HASH_200 = /^http_requests_total\{method="POST",route="\/v2\/hash",status_code="200"\} (\d+)$/m;
 
 describe('cluster mode, real processes', () => {
-  test('WORKERS=2: two worker processes serve; warnings are logged once; /metrics adds up every worker; SIGTERM stops all with exit 0', TIMEOUT, async (t) => {
-    const { server, baseUrl, workerPids } = await startCluster();
-    t.after(() => killTree(server));
-    assert.equal(workerPids.length, 2);
-    assert.equal(new Set([...workerPids, server.process.pid]).size, 3);
-    // The primary was started with the server's V8 flags; node:cluster forks with its execArgv.
-    for (const pid of workerPids) assert.deepEqual(v8FlagsOf(pid), [...SERVER_V8_FLAGS], `worker ${pid}'s command line`);
-    // NODE_ENV=test without credentials: one development-mode warning for the cluster, from the primary.
-    const warnings = server.logs().filter((line) => line.msg.includes('development mode'));
-    assert.equal(warnings.length, 1, server.output());
-    assert.equal(warnings[0]!.pid, server.process.pid);
+  test(
+    'WORKERS=2: two worker processes serve; warnings are logged once; /metrics adds up every worker; SIGTERM stops all with exit 0',
+    TIMEOUT,
+    async (t) => {
+      const { server, baseUrl, workerPids } = await startCluster();
+      t.after(() => killTree(server));
+      assert.equal(workerPids.length, 2);
+      assert.equal(new Set([...workerPids, server.process.pid]).size, 3);
+      // The primary was started with the server's V8 flags; node:cluster forks with its execArgv.
+      for (const pid of workerPids)
+        assert.deepEqual(v8FlagsOf(pid), [...SERVER_V8_FLAGS], `worker ${pid}'s command line`);
+      // NODE_ENV=test without credentials: one development-mode warning for the cluster, from the primary.
+      const warnings = server.logs().filter((line) => line.msg.includes('development mode'));
+      assert.equal(warnings.length, 1, server.output());
+      assert.equal(warnings[0]!.pid, server.process.pid);
 
-    const sent = 10;
-    for (let index = 0; index < sent; index += 1) {
-      const response = await hashOnce(baseUrl);
+      const sent = 10;
+      for (let index = 0; index < sent; index += 1) {
+        const response = await hashOnce(baseUrl);
+        assert.equal(response.status, 200);
+        assert.deepEqual(response.json(), { data: ABC_SHA256 });
+      }
+      const servedBy = new Set(await hashPids(server, sent));
+      assert.deepEqual([...servedBy].sort(), [...workerPids].sort(), 'both workers served, and nothing else did');
+
+      // Each scrape reaches one worker; both give the host's total.
+      for (let scrape = 0; scrape < 2; scrape += 1) {
+        const metrics = await request(`${baseUrl}/metrics`);
+        assert.equal(metrics.status, 200);
+        assert.match(String(metrics.headers['content-type']), /^text\/plain/);
+        assert.equal(metricValue(metrics.body, HASH_200), sent, metrics.body);
+        assert.equal(metricValue(metrics.body, /^cluster_workers (\d+)$/m), 2);
+        assert.equal(metricValue(metrics.body, /^cluster_metrics_missing_workers (\d+)$/m), 0);
+      }
+
+      assert.deepEqual(await server.stop(15_000), { code: 0, signal: null });
+      assert.deepEqual(await survivors(workerPids), []);
+    },
+  );
+
+  test(
+    'SIGTERM drains: a request still uploading completes on its worker, then every process exits, the primary with 0',
+    TIMEOUT,
+    async (t) => {
+      const { server, baseUrl, workerPids } = await startCluster({ LOG_LEVEL: 'debug' });
+      t.after(() => killTree(server));
+
+      const body = JSON.stringify({ algorithm: 'sha256', data: 'abc' });
+      const half = Math.floor(body.length / 2);
+      const upload = openRequest(`${baseUrl}/v2/hash`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+        timeoutMs: 15_000,
+      });
+      await upload.write(body.slice(0, half));
+      const incoming = await server.waitForLog(
+        (line) => line.msg === 'incoming request' && (line.req as { url?: string }).url === '/v2/hash',
+        5000,
+      );
+      await delay(100);
+
+      server.signal('SIGTERM');
+      await server.waitForLog((line) => isPrimary(line) && line.msg.startsWith('shutting down'), 5000);
+      // Every worker drains (the one with the upload too), the primary waits for them.
+      await server.waitForLogs((line) => !isPrimary(line) && line.msg.startsWith('shutting down'), 2, 5000);
+      await delay(300);
+      assert.equal(server.hasExited, false, 'the primary must wait for the request in flight');
+      assert.ok(isAlive(incoming.pid as number), 'the worker with the request in flight must wait for it');
+
+      upload.end(body.slice(half));
+      const response = await upload.response;
       assert.equal(response.status, 200);
       assert.deepEqual(response.json(), { data: ABC_SHA256 });
-    }
-    const servedBy = new Set(await hashPids(server, sent));
-    assert.deepEqual([...servedBy].sort(), [...workerPids].sort(), 'both workers served, and nothing else did');
 
-    // Each scrape reaches one worker; both give the host's total.
-    for (let scrape = 0; scrape < 2; scrape += 1) {
-      const metrics = await request(`${baseUrl}/metrics`);
-      assert.equal(metrics.status, 200);
-      assert.match(String(metrics.headers['content-type']), /^text\/plain/);
-      assert.equal(metricValue(metrics.body, HASH_200), sent, metrics.body);
-      assert.equal(metricValue(metrics.body, /^cluster_workers (\d+)$/m), 2);
-      assert.equal(metricValue(metrics.body, /^cluster_metrics_missing_workers (\d+)$/m), 0);
-    }
+      assert.deepEqual(await waitForExit(server.process, 10_000), { code: 0, signal: null });
+      assert.deepEqual(await survivors(workerPids), []);
+      const exits = server.logs().filter((line) => isPrimary(line) && line.msg === 'worker exited');
+      assert.deepEqual(
+        exits.map((line) => line.code),
+        [0, 0],
+        server.output(),
+      );
+    },
+  );
 
-    assert.deepEqual(await server.stop(15_000), { code: 0, signal: null });
-    assert.deepEqual(await survivors(workerPids), []);
-  });
-
-  test('SIGTERM drains: a request still uploading completes on its worker, then every process exits, the primary with 0', TIMEOUT, async (t) => {
-    const { server, baseUrl, workerPids } = await startCluster({ LOG_LEVEL: 'debug' });
-    t.after(() => killTree(server));
-
-    const body = JSON.stringify({ algorithm: 'sha256', data: 'abc' });
-    const half = Math.floor(body.length / 2);
-    const upload = openRequest(`${baseUrl}/v2/hash`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
-      timeoutMs: 15_000,
-    });
-    await upload.write(body.slice(0, half));
-    const incoming = await server.waitForLog((line) => line.msg === 'incoming request' && (line.req as { url?: string }).url === '/v2/hash', 5000);
-    await delay(100);
-
-    server.signal('SIGTERM');
-    await server.waitForLog((line) => isPrimary(line) && line.msg.startsWith('shutting down'), 5000);
-    // Every worker drains (the one with the upload too), the primary waits for them.
-    await server.waitForLogs((line) => !isPrimary(line) && line.msg.startsWith('shutting down'), 2, 5000);
-    await delay(300);
-    assert.equal(server.hasExited, false, 'the primary must wait for the request in flight');
-    assert.ok(isAlive(incoming.pid as number), 'the worker with the request in flight must wait for it');
-
-    upload.end(body.slice(half));
-    const response = await upload.response;
-    assert.equal(response.status, 200);
-    assert.deepEqual(response.json(), { data: ABC_SHA256 });
-
-    assert.deepEqual(await waitForExit(server.process, 10_000), { code: 0, signal: null });
-    assert.deepEqual(await survivors(workerPids), []);
-    const exits = server.logs().filter((line) => isPrimary(line) && line.msg === 'worker exited');
-    assert.deepEqual(exits.map((line) => line.code), [0, 0], server.output());
-  });
-
-  test('Ctrl-C (SIGINT to the primary and every worker at once) still drains once, through the primary, with exit 0', TIMEOUT, async (t) => {
-    const { server, workerPids } = await startCluster();
-    t.after(() => killTree(server));
-    // What a terminal does: the signal reaches every process of the foreground group.
-    for (const pid of [server.process.pid!, ...workerPids]) process.kill(pid, 'SIGINT');
-    assert.deepEqual(await waitForExit(server.process, 15_000), { code: 0, signal: null });
-    assert.deepEqual(await survivors(workerPids), []);
-    // The workers ignored the terminal's SIGINT and drained on the primary's SIGTERM.
-    const drains = server.logs().filter((line) => !isPrimary(line) && line.msg.startsWith('shutting down'));
-    assert.deepEqual(drains.map((line) => line.signal), ['SIGTERM', 'SIGTERM'], server.output());
-    assert.equal(server.logs().find((line) => isPrimary(line) && line.msg.startsWith('shutting down'))?.signal, 'SIGINT');
-  });
+  test(
+    'Ctrl-C (SIGINT to the primary and every worker at once) still drains once, through the primary, with exit 0',
+    TIMEOUT,
+    async (t) => {
+      const { server, workerPids } = await startCluster();
+      t.after(() => killTree(server));
+      // What a terminal does: the signal reaches every process of the foreground group.
+      for (const pid of [server.process.pid!, ...workerPids]) process.kill(pid, 'SIGINT');
+      assert.deepEqual(await waitForExit(server.process, 15_000), { code: 0, signal: null });
+      assert.deepEqual(await survivors(workerPids), []);
+      // The workers ignored the terminal's SIGINT and drained on the primary's SIGTERM.
+      const drains = server.logs().filter((line) => !isPrimary(line) && line.msg.startsWith('shutting down'));
+      assert.deepEqual(
+        drains.map((line) => line.signal),
+        ['SIGTERM', 'SIGTERM'],
+        server.output(),
+      );
+      assert.equal(
+        server.logs().find((line) => isPrimary(line) && line.msg.startsWith('shutting down'))?.signal,
+        'SIGINT',
+      );
+    },
+  );
 
   test('a worker whose drain outlasts SHUTDOWN_TIMEOUT_MS exits 1, and so does the primary', TIMEOUT, async (t) => {
     const { server, baseUrl, workerPids } = await startCluster({ SHUTDOWN_TIMEOUT_MS: '500', LOG_LEVEL: 'debug' });
@@ -565,7 +649,10 @@ describe('cluster mode, real processes', () => {
     });
     t.after(() => upload.destroy());
     await upload.write('{"algorithm":');
-    await server.waitForLog((line) => line.msg === 'incoming request' && (line.req as { url?: string }).url === '/v2/hash', 5000);
+    await server.waitForLog(
+      (line) => line.msg === 'incoming request' && (line.req as { url?: string }).url === '/v2/hash',
+      5000,
+    );
     await delay(100);
 
     const signalledAt = performance.now();
@@ -579,23 +666,27 @@ describe('cluster mode, real processes', () => {
     assert.deepEqual(await survivors(workerPids), []);
   });
 
-  test('a worker that does not drain at all (stopped): at SHUTDOWN_TIMEOUT_MS plus the margin the primary kills it and exits 1', TIMEOUT, async (t) => {
-    const { server, workerPids } = await startCluster({ SHUTDOWN_TIMEOUT_MS: '300' });
-    t.after(() => killTree(server));
-    const [stuck, healthy] = workerPids as [number, number];
-    process.kill(stuck, 'SIGSTOP');
+  test(
+    'a worker that does not drain at all (stopped): at SHUTDOWN_TIMEOUT_MS plus the margin the primary kills it and exits 1',
+    TIMEOUT,
+    async (t) => {
+      const { server, workerPids } = await startCluster({ SHUTDOWN_TIMEOUT_MS: '300' });
+      t.after(() => killTree(server));
+      const [stuck, healthy] = workerPids as [number, number];
+      process.kill(stuck, 'SIGSTOP');
 
-    const signalledAt = performance.now();
-    server.signal('SIGTERM');
-    // The healthy worker drains at once; the primary waits for the stuck one until 300 + 2000 ms.
-    assert.deepEqual(await waitForExit(server.process, 15_000), { code: 1, signal: null });
-    const elapsed = performance.now() - signalledAt;
-    assert.ok(elapsed >= 2200, `exited after ${Math.round(elapsed)} ms, before SHUTDOWN_TIMEOUT_MS plus the margin`);
-    const forced = server.logs().find((line) => isPrimary(line) && line.msg.startsWith('shutdown timed out'));
-    assert.ok(forced !== undefined, server.output());
-    assert.deepEqual(forced.workerPids, [stuck]);
-    assert.deepEqual(await survivors([stuck, healthy]), []);
-  });
+      const signalledAt = performance.now();
+      server.signal('SIGTERM');
+      // The healthy worker drains at once; the primary waits for the stuck one until 300 + 2000 ms.
+      assert.deepEqual(await waitForExit(server.process, 15_000), { code: 1, signal: null });
+      const elapsed = performance.now() - signalledAt;
+      assert.ok(elapsed >= 2200, `exited after ${Math.round(elapsed)} ms, before SHUTDOWN_TIMEOUT_MS plus the margin`);
+      const forced = server.logs().find((line) => isPrimary(line) && line.msg.startsWith('shutdown timed out'));
+      assert.ok(forced !== undefined, server.output());
+      assert.deepEqual(forced.workerPids, [stuck]);
+      assert.deepEqual(await survivors([stuck, healthy]), []);
+    },
+  );
 
   test('SIGTERM while the workers are still starting: they stop, the primary exits 0', TIMEOUT, async (t) => {
     // The workers' rate-limit store is a "Redis" that accepts connections and never answers, so
@@ -613,7 +704,11 @@ describe('cluster mode, real processes', () => {
       frozenRedis.close();
     });
     const redisPort = (frozenRedis.address() as net.AddressInfo).port;
-    const server = new ServerProcess({ WORKERS: '2', PORT: String(await freePort()), REDIS_URL: `redis://127.0.0.1:${redisPort}` });
+    const server = new ServerProcess({
+      WORKERS: '2',
+      PORT: String(await freePort()),
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+    });
     t.after(() => killTree(server));
     await server.waitForLogs(isWorkerStarted, 2, CLUSTER_READY_MS);
     server.signal('SIGTERM');
@@ -628,10 +723,16 @@ describe('cluster mode, real processes', () => {
     const [victim, survivor] = workerPids as [number, number];
 
     process.kill(victim, 'SIGKILL');
-    const replaced = await server.waitForLog((line) => isPrimary(line) && line.msg === 'worker exited; starting a replacement', 10_000);
+    const replaced = await server.waitForLog(
+      (line) => isPrimary(line) && line.msg === 'worker exited; starting a replacement',
+      10_000,
+    );
     assert.equal(replaced.workerPid, victim);
     assert.equal(replaced.signal, 'SIGKILL');
-    const listening = await server.waitForLog((line) => isPrimary(line) && line.msg === 'replacement worker listening', CLUSTER_READY_MS);
+    const listening = await server.waitForLog(
+      (line) => isPrimary(line) && line.msg === 'replacement worker listening',
+      CLUSTER_READY_MS,
+    );
     const newcomer = listening.workerPid as number;
     assert.ok(![victim, survivor].includes(newcomer));
 
@@ -649,32 +750,42 @@ describe('cluster mode, real processes', () => {
     assert.deepEqual(await survivors([survivor, newcomer]), []);
   });
 
-  test('workers that keep dying: past the restart budget the primary stops everything and exits 1', TIMEOUT, async (t) => {
-    const { server } = await startCluster();
-    t.after(() => killTree(server));
-    // WORKERS=2: max(5, 2) = 5 replacements per minute. Kill a worker each time one is started.
-    let kills = 0;
-    while (!server.hasExited && kills < 10) {
-      const pids = announcedWorkerPids(server);
-      const target = pids[kills];
-      if (target === undefined) {
-        await delay(20);
-        continue;
+  test(
+    'workers that keep dying: past the restart budget the primary stops everything and exits 1',
+    TIMEOUT,
+    async (t) => {
+      const { server } = await startCluster();
+      t.after(() => killTree(server));
+      // WORKERS=2: max(5, 2) = 5 replacements per minute. Kill a worker each time one is started.
+      let kills = 0;
+      while (!server.hasExited && kills < 10) {
+        const pids = announcedWorkerPids(server);
+        const target = pids[kills];
+        if (target === undefined) {
+          await delay(20);
+          continue;
+        }
+        try {
+          process.kill(target, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+        kills += 1;
+        await Promise.race([
+          server.waitForLogs(isWorkerStarted, kills + 2, 10_000).catch(() => undefined),
+          server.exited,
+        ]);
       }
-      try {
-        process.kill(target, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-      kills += 1;
-      await Promise.race([server.waitForLogs(isWorkerStarted, kills + 2, 10_000).catch(() => undefined), server.exited]);
-    }
-    assert.deepEqual(await waitForExit(server.process, 15_000), { code: 1, signal: null });
-    assert.equal(kills, 6, `the primary gave up after ${kills} deaths; output:\n${server.output()}`);
-    assert.equal(server.logs().filter(isWorkerStarted).length, 2 + 5);
-    assert.ok(server.logs().some((line) => isPrimary(line) && line.msg.startsWith('workers keep exiting')), server.output());
-    assert.deepEqual(await survivors(announcedWorkerPids(server)), []);
-  });
+      assert.deepEqual(await waitForExit(server.process, 15_000), { code: 1, signal: null });
+      assert.equal(kills, 6, `the primary gave up after ${kills} deaths; output:\n${server.output()}`);
+      assert.equal(server.logs().filter(isWorkerStarted).length, 2 + 5);
+      assert.ok(
+        server.logs().some((line) => isPrimary(line) && line.msg.startsWith('workers keep exiting')),
+        server.output(),
+      );
+      assert.deepEqual(await survivors(announcedWorkerPids(server)), []);
+    },
+  );
 
   test('WORKERS=auto starts one worker per available core', TIMEOUT, async (t) => {
     const cores = availableParallelism();
@@ -703,7 +814,11 @@ describe('cluster mode, real processes', () => {
   for (const { name, env, variable } of badValues) {
     test(`a bad variable stops the start once, before any worker, with exit code 1: ${name}`, TIMEOUT, async () => {
       const result = await runServerToExit(env);
-      assert.deepEqual({ code: result.code, signal: result.signal }, { code: 1, signal: null }, result.stdout + result.stderr);
+      assert.deepEqual(
+        { code: result.code, signal: result.signal },
+        { code: 1, signal: null },
+        result.stdout + result.stderr,
+      );
       const errors = result.stderr.split('\n').filter((line) => line.includes('configuration error'));
       assert.equal(errors.length, 1, result.stderr);
       assert.match(errors[0]!, new RegExp(`^crypto-service: configuration error: ${variable}: `));
@@ -711,21 +826,30 @@ describe('cluster mode, real processes', () => {
     });
   }
 
-  test('a port already in use: the workers cannot start, the primary stops them all and exits 1', TIMEOUT, async (t) => {
-    const blocker = net.createServer();
-    blocker.listen(0, '127.0.0.1');
-    await once(blocker, 'listening');
-    t.after(() => blocker.close());
-    const port = (blocker.address() as net.AddressInfo).port;
+  test(
+    'a port already in use: the workers cannot start, the primary stops them all and exits 1',
+    TIMEOUT,
+    async (t) => {
+      const blocker = net.createServer();
+      blocker.listen(0, '127.0.0.1');
+      await once(blocker, 'listening');
+      t.after(() => blocker.close());
+      const port = (blocker.address() as net.AddressInfo).port;
 
-    const server = new ServerProcess({ WORKERS: '2', PORT: String(port) });
-    t.after(() => killTree(server));
-    assert.deepEqual(await waitForExit(server.process, CLUSTER_READY_MS), { code: 1, signal: null });
-    assert.match(server.stderr(), /already in use/);
-    assert.ok(server.logs().some((line) => isPrimary(line) && line.msg.startsWith('a worker exited before the cluster was up')), server.output());
-    assert.equal(server.logs().some(isClusterReady), false);
-    assert.deepEqual(await survivors(announcedWorkerPids(server)), []);
-  });
+      const server = new ServerProcess({ WORKERS: '2', PORT: String(port) });
+      t.after(() => killTree(server));
+      assert.deepEqual(await waitForExit(server.process, CLUSTER_READY_MS), { code: 1, signal: null });
+      assert.match(server.stderr(), /already in use/);
+      assert.ok(
+        server
+          .logs()
+          .some((line) => isPrimary(line) && line.msg.startsWith('a worker exited before the cluster was up')),
+        server.output(),
+      );
+      assert.equal(server.logs().some(isClusterReady), false);
+      assert.deepEqual(await survivors(announcedWorkerPids(server)), []);
+    },
+  );
 
   test('RATE_LIMIT_MAX=5: one limit for the host, whichever worker answers', TIMEOUT, async (t) => {
     const { server, baseUrl, workerPids } = await startCluster({ RATE_LIMIT_MAX: '5' });
@@ -739,49 +863,60 @@ describe('cluster mode, real processes', () => {
       remaining.push(String(response.headers.ratelimit));
     }
     assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429, 429, 429]);
-    assert.deepEqual(remaining.slice(0, 5).map((header) => /r=(\d+)/.exec(header)?.[1]), ['4', '3', '2', '1', '0']);
+    assert.deepEqual(
+      remaining.slice(0, 5).map((header) => /r=(\d+)/.exec(header)?.[1]),
+      ['4', '3', '2', '1', '0'],
+    );
     const servedBy = new Set(await hashPids(server, 8));
     assert.deepEqual([...servedBy].sort(), [...workerPids].sort(), 'the requests were spread over both workers');
     assert.deepEqual(await server.stop(15_000), { code: 0, signal: null });
   });
 
-  test('RATE_LIMIT_MAX=100 with concurrent connections (leases in play): never more than 100, at most one lease short', TIMEOUT, async (t) => {
-    const { server, baseUrl } = await startCluster({ RATE_LIMIT_MAX: '100' });
-    t.after(() => killTree(server));
-    const statuses: number[] = [];
-    for (let batch = 0; batch < 14; batch += 1) {
-      const responses = await Promise.all(Array.from({ length: 10 }, () => hashOnce(baseUrl)));
-      statuses.push(...responses.map((response) => response.status));
-    }
-    const ok = statuses.filter((status) => status === 200).length;
-    assert.equal(ok + statuses.filter((status) => status === 429).length, 140, `statuses: ${statuses.join(' ')}`);
-    assert.ok(ok <= 100, `${ok} requests admitted over a limit of 100`);
-    assert.ok(ok >= 100 - leaseCap(100), `only ${ok} requests admitted of 100`);
-    assert.deepEqual(await server.stop(15_000), { code: 0, signal: null });
-  });
+  test(
+    'RATE_LIMIT_MAX=100 with concurrent connections (leases in play): never more than 100, at most one lease short',
+    TIMEOUT,
+    async (t) => {
+      const { server, baseUrl } = await startCluster({ RATE_LIMIT_MAX: '100' });
+      t.after(() => killTree(server));
+      const statuses: number[] = [];
+      for (let batch = 0; batch < 14; batch += 1) {
+        const responses = await Promise.all(Array.from({ length: 10 }, () => hashOnce(baseUrl)));
+        statuses.push(...responses.map((response) => response.status));
+      }
+      const ok = statuses.filter((status) => status === 200).length;
+      assert.equal(ok + statuses.filter((status) => status === 429).length, 140, `statuses: ${statuses.join(' ')}`);
+      assert.ok(ok <= 100, `${ok} requests admitted over a limit of 100`);
+      assert.ok(ok >= 100 - leaseCap(100), `only ${ok} requests admitted of 100`);
+      assert.deepEqual(await server.stop(15_000), { code: 0, signal: null });
+    },
+  );
 
-  test('/metrics does not hang on a stopped worker: the others\' figures, and the missing one counted', TIMEOUT, async (t) => {
-    const { server, baseUrl, workerPids } = await startCluster();
-    t.after(() => killTree(server));
-    const [stopped] = workerPids as [number, number];
-    process.kill(stopped, 'SIGSTOP');
-    t.after(() => {
-      if (isAlive(stopped)) process.kill(stopped, 'SIGCONT');
-    });
+  test(
+    "/metrics does not hang on a stopped worker: the others' figures, and the missing one counted",
+    TIMEOUT,
+    async (t) => {
+      const { server, baseUrl, workerPids } = await startCluster();
+      t.after(() => killTree(server));
+      const [stopped] = workerPids as [number, number];
+      process.kill(stopped, 'SIGSTOP');
+      t.after(() => {
+        if (isAlive(stopped)) process.kill(stopped, 'SIGCONT');
+      });
 
-    // A connection handed to the stopped worker would wait for it: another try goes to the live one.
-    let scraped: { status: number; body: string } | undefined;
-    for (let attempt = 0; attempt < 3 && scraped === undefined; attempt += 1) {
-      const result = await request(`${baseUrl}/metrics`, { timeoutMs: 5000 }).catch(() => undefined);
-      if (result !== undefined) scraped = result;
-    }
-    assert.ok(scraped !== undefined, 'no /metrics answer in three tries');
-    assert.equal(scraped.status, 200);
-    assert.equal(metricValue(scraped.body, /^cluster_metrics_missing_workers (\d+)$/m), 1, scraped.body);
+      // A connection handed to the stopped worker would wait for it: another try goes to the live one.
+      let scraped: { status: number; body: string } | undefined;
+      for (let attempt = 0; attempt < 3 && scraped === undefined; attempt += 1) {
+        const result = await request(`${baseUrl}/metrics`, { timeoutMs: 5000 }).catch(() => undefined);
+        if (result !== undefined) scraped = result;
+      }
+      assert.ok(scraped !== undefined, 'no /metrics answer in three tries');
+      assert.equal(scraped.status, 200);
+      assert.equal(metricValue(scraped.body, /^cluster_metrics_missing_workers (\d+)$/m), 1, scraped.body);
 
-    process.kill(stopped, 'SIGCONT');
-    const later = await outcome(request(`${baseUrl}/live`, { timeoutMs: 5000 }));
-    assert.deepEqual(later, { status: 200 });
-    assert.deepEqual(await server.stop(15_000), { code: 0, signal: null });
-  });
+      process.kill(stopped, 'SIGCONT');
+      const later = await outcome(request(`${baseUrl}/live`, { timeoutMs: 5000 }));
+      assert.deepEqual(later, { status: 200 });
+      assert.deepEqual(await server.stop(15_000), { code: 0, signal: null });
+    },
+  );
 });

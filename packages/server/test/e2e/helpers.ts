@@ -86,14 +86,19 @@ export function waitForExit(child: ChildProcess, timeoutMs = 5000): Promise<Exit
   if (exit === undefined) {
     exit = hasExited(child)
       ? Promise.resolve({ code: child.exitCode, signal: child.signalCode })
-      : once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
+      : once(child, 'exit').then(([code, signal]) => ({
+          code: code as number | null,
+          signal: signal as NodeJS.Signals | null,
+        }));
   }
   return withTimeout(exit, timeoutMs, () => `process ${child.pid} did not exit within ${timeoutMs} ms`);
 }
 
 function controlledEnv(env: Env): NodeJS.ProcessEnv {
   const merged: Env = { PATH: process.env.PATH, ...DEFAULT_ENV, ...env };
-  return Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  return Object.fromEntries(
+    Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
 }
 
 /** The server process, its output, and ways to wait for it. */
@@ -114,7 +119,11 @@ export class ServerProcess {
   #closed = false;
 
   constructor(env: Env = {}) {
-    const child = spawn(process.execPath, [...SERVER_V8_FLAGS, SERVER_ENTRY], { cwd: REPO_ROOT, env: controlledEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...SERVER_V8_FLAGS, SERVER_ENTRY], {
+      cwd: REPO_ROOT,
+      env: controlledEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.process = child;
     children.add(child);
     child.stdout.setEncoding('utf8');
@@ -187,7 +196,11 @@ export class ServerProcess {
   }
 
   /** The first log line (already printed or still to come) that matches; rejects on timeout or exit. */
-  async waitForLog(match: (line: LogLine) => boolean, timeoutMs = 5000, what = 'the expected log line'): Promise<LogLine> {
+  async waitForLog(
+    match: (line: LogLine) => boolean,
+    timeoutMs = 5000,
+    what = 'the expected log line',
+  ): Promise<LogLine> {
     const [line] = await this.waitForLogs(match, 1, timeoutMs, what);
     return line as LogLine;
   }
@@ -197,7 +210,12 @@ export class ServerProcess {
    * (A response can reach the test before the log line written ahead of it: they travel on
    * different pipes. Wait for log lines rather than reading logs() right after a response.)
    */
-  waitForLogs(match: (line: LogLine) => boolean, count: number, timeoutMs = 5000, what = `${count} matching log lines`): Promise<LogLine[]> {
+  waitForLogs(
+    match: (line: LogLine) => boolean,
+    count: number,
+    timeoutMs = 5000,
+    what = `${count} matching log lines`,
+  ): Promise<LogLine[]> {
     return new Promise<LogLine[]>((resolveLines, reject) => {
       const timer = setTimeout(() => {
         done();
@@ -216,7 +234,11 @@ export class ServerProcess {
         }
         if (this.#closed) {
           done();
-          reject(new Error(`the server exited (code ${this.process.exitCode}, signal ${this.process.signalCode}) before printing ${what}; output:\n${this.output()}`));
+          reject(
+            new Error(
+              `the server exited (code ${this.process.exitCode}, signal ${this.process.signalCode}) before printing ${what}; output:\n${this.output()}`,
+            ),
+          );
           return true;
         }
         return false;
@@ -333,10 +355,14 @@ export function openRequest(url: string | URL, options: RequestOptions = {}): Op
   const target = new URL(url);
   const timeoutMs = options.timeoutMs ?? 5000;
   const base = { method: options.method ?? 'GET', headers: options.headers ?? {}, agent: false as const };
-  const req = target.protocol === 'https:'
-    ? https.request(target, { ...base, ...(options.ca === undefined ? {} : { ca: options.ca }) })
-    : http.request(target, base);
-  const timer = setTimeout(() => req.destroy(new Error(`${base.method} ${target.href} timed out after ${timeoutMs} ms`)), timeoutMs);
+  const req =
+    target.protocol === 'https:'
+      ? https.request(target, { ...base, ...(options.ca === undefined ? {} : { ca: options.ca }) })
+      : http.request(target, base);
+  const timer = setTimeout(
+    () => req.destroy(new Error(`${base.method} ${target.href} timed out after ${timeoutMs} ms`)),
+    timeoutMs,
+  );
   const response = new Promise<HttpResponse>((resolveResponse, reject) => {
     req.once('error', reject);
     req.once('response', (res) => {
@@ -347,15 +373,21 @@ export function openRequest(url: string | URL, options: RequestOptions = {}): Op
       });
       res.once('error', reject);
       res.once('end', () => {
-        resolveResponse({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) as unknown });
+        resolveResponse({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body,
+          json: () => JSON.parse(body) as unknown,
+        });
       });
     });
   }).finally(() => clearTimeout(timer));
   response.catch(() => undefined);
   return {
-    write: (chunk) => new Promise<void>((resolveWrite, reject) => {
-      req.write(chunk, (error) => (error ? reject(error) : resolveWrite()));
-    }),
+    write: (chunk) =>
+      new Promise<void>((resolveWrite, reject) => {
+        req.write(chunk, (error) => (error ? reject(error) : resolveWrite()));
+      }),
     end: (chunk) => {
       if (chunk === undefined) req.end();
       else req.end(chunk);

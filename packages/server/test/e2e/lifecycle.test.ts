@@ -25,7 +25,8 @@ const ABC_SHA256 = 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f200
 const TIMEOUT = { timeout: 20_000 };
 
 // Arrivals are logged at debug (completions at info): tests that wait for one start with LOG_LEVEL=debug.
-const isIncomingHash = (line: LogLine) => line.msg === 'incoming request' && (line.req as { url?: string } | undefined)?.url === '/v2/hash';
+const isIncomingHash = (line: LogLine) =>
+  line.msg === 'incoming request' && (line.req as { url?: string } | undefined)?.url === '/v2/hash';
 const isShuttingDown = (line: LogLine) => line.msg.startsWith('shutting down');
 
 test('the server starts, answers /live, and hashes "abc" with SHA-256 (FIPS 180-4)', TIMEOUT, async (t) => {
@@ -78,9 +79,14 @@ test('SIGTERM drains: a request in flight completes, new connections are refused
     await delay(5);
   }
   const notServed = (probe: { status: number } | { error: string }) =>
-    ('status' in probe && probe.status === 503) || ('error' in probe && ['ECONNREFUSED', 'ECONNRESET'].includes(probe.error));
+    ('status' in probe && probe.status === 503) ||
+    ('error' in probe && ['ECONNREFUSED', 'ECONNRESET'].includes(probe.error));
   assert.ok(probes.every(notServed), `a probe was served during the drain: ${JSON.stringify(probes)}`);
-  assert.deepEqual(probes.at(-1), { error: 'ECONNREFUSED' }, `new connections were still accepted: ${JSON.stringify(probes)}`);
+  assert.deepEqual(
+    probes.at(-1),
+    { error: 'ECONNREFUSED' },
+    `new connections were still accepted: ${JSON.stringify(probes)}`,
+  );
 
   await delay(300 - (performance.now() - signalledAt));
   assert.equal(server.hasExited, false, 'the server must wait for the request in flight');
@@ -91,7 +97,10 @@ test('SIGTERM drains: a request in flight completes, new connections are refused
   assert.deepEqual(response.json(), { data: ABC_SHA256 });
 
   assert.deepEqual(await waitForExit(server.process, 5000), { code: 0, signal: null });
-  assert.ok(server.logs().some((line) => line.msg === 'shutdown complete'), server.output());
+  assert.ok(
+    server.logs().some((line) => line.msg === 'shutdown complete'),
+    server.output(),
+  );
 });
 
 test('SIGINT shuts down gracefully with exit code 0', TIMEOUT, async (t) => {
@@ -102,20 +111,27 @@ test('SIGINT shuts down gracefully with exit code 0', TIMEOUT, async (t) => {
   server.signal('SIGINT');
   assert.deepEqual(await waitForExit(server.process, 5000), { code: 0, signal: null });
   assert.equal(server.logs().find(isShuttingDown)?.signal, 'SIGINT', server.output());
-  assert.ok(server.logs().some((line) => line.msg === 'shutdown complete'), server.output());
+  assert.ok(
+    server.logs().some((line) => line.msg === 'shutdown complete'),
+    server.output(),
+  );
 });
 
-test('SIGTERM still ends the process when nobody reads its stdout any more (a dead log shipper)', TIMEOUT, async (t) => {
-  const server = await startServer({ SHUTDOWN_TIMEOUT_MS: '2000' });
-  t.after(() => server.kill());
-  assert.equal((await request(`${server.baseUrl}/live`)).status, 200);
-  // Closing our end of the pipe makes every later write to the server's stdout fail with EPIPE.
-  server.process.stdout?.destroy();
-  server.signal('SIGTERM');
-  const exit = await waitForExit(server.process, 5000);
-  assert.equal(exit.signal, null);
-  assert.equal(exit.code, 0);
-});
+test(
+  'SIGTERM still ends the process when nobody reads its stdout any more (a dead log shipper)',
+  TIMEOUT,
+  async (t) => {
+    const server = await startServer({ SHUTDOWN_TIMEOUT_MS: '2000' });
+    t.after(() => server.kill());
+    assert.equal((await request(`${server.baseUrl}/live`)).status, 200);
+    // Closing our end of the pipe makes every later write to the server's stdout fail with EPIPE.
+    server.process.stdout?.destroy();
+    server.signal('SIGTERM');
+    const exit = await waitForExit(server.process, 5000);
+    assert.equal(exit.signal, null);
+    assert.equal(exit.code, 0);
+  },
+);
 
 test('SHUTDOWN_TIMEOUT_MS: a request that never completes cannot hold the exit; exit code 1', TIMEOUT, async (t) => {
   const server = await startServer({ SHUTDOWN_TIMEOUT_MS: '500', LOG_LEVEL: 'debug' });
@@ -143,7 +159,10 @@ test('SHUTDOWN_TIMEOUT_MS: a request that never completes cannot hold the exit; 
   assert.ok(forced !== undefined, `no forced-exit log line in:\n${server.output()}`);
   assert.equal(forced.level, 50);
   assert.equal(forced.timeoutMs, 500);
-  assert.equal(server.logs().some((line) => line.msg === 'shutdown complete'), false);
+  assert.equal(
+    server.logs().some((line) => line.msg === 'shutdown complete'),
+    false,
+  );
   // The unfinished request got no answer: its connection died with the process.
   await assert.rejects(upload.response);
 });
@@ -152,14 +171,22 @@ const configErrors: { name: string; env: Record<string, string | undefined>; var
   { name: 'PORT=abc', env: { PORT: 'abc' }, variable: 'PORT' },
   { name: 'PROTOCOL=gopher', env: { PROTOCOL: 'gopher' }, variable: 'PROTOCOL' },
   { name: 'JWT_SECRET shorter than 32 bytes', env: { JWT_SECRET: 'short' }, variable: 'JWT_SECRET' },
-  { name: 'NODE_ENV=production without CRYPTO_API_KEY or JWT_SECRET', env: { NODE_ENV: 'production' }, variable: 'ALLOW_ANONYMOUS' },
+  {
+    name: 'NODE_ENV=production without CRYPTO_API_KEY or JWT_SECRET',
+    env: { NODE_ENV: 'production' },
+    variable: 'ALLOW_ANONYMOUS',
+  },
   { name: 'PROTOCOL=https without TLS_CERT_FILE', env: { PROTOCOL: 'https' }, variable: 'TLS_CERT_FILE' },
 ];
 
 for (const { name, env, variable } of configErrors) {
   test(`configuration error stops the start with exit code 1 and names ${variable}: ${name}`, TIMEOUT, async () => {
     const result = await runServerToExit(env);
-    assert.deepEqual({ code: result.code, signal: result.signal }, { code: 1, signal: null }, result.stdout + result.stderr);
+    assert.deepEqual(
+      { code: result.code, signal: result.signal },
+      { code: 1, signal: null },
+      result.stdout + result.stderr,
+    );
     assert.match(result.stderr, new RegExp(`^crypto-service: configuration error: ${variable}: `, 'm'));
     assert.doesNotMatch(result.stdout, /Server listening/);
   });
@@ -169,39 +196,72 @@ test('NODE_ENV=production with ALLOW_ANONYMOUS=true starts, with the development
   const server = await startServer({ NODE_ENV: 'production', ALLOW_ANONYMOUS: 'true' });
   t.after(() => server.kill());
   assert.equal((await request(`${server.baseUrl}/live`)).status, 200);
-  assert.ok(server.logs().some((line) => line.level === 40 && line.msg.includes('development mode')), server.output());
+  assert.ok(
+    server.logs().some((line) => line.level === 40 && line.msg.includes('development mode')),
+    server.output(),
+  );
   assert.deepEqual(await server.stop(), { code: 0, signal: null });
 });
 
-test('without CRYPTO_API_KEY and JWT_SECRET the start logs a development-mode warning; with a key it does not', TIMEOUT, async (t) => {
-  const open = await startServer();
-  t.after(() => open.kill());
-  const warning = open.logs().find((line) => line.msg.includes('development mode'));
-  assert.ok(warning !== undefined, `no development-mode warning in:\n${open.output()}`);
-  assert.equal(warning.level, 40);
-  assert.deepEqual(await open.stop(), { code: 0, signal: null });
+test(
+  'without CRYPTO_API_KEY and JWT_SECRET the start logs a development-mode warning; with a key it does not',
+  TIMEOUT,
+  async (t) => {
+    const open = await startServer();
+    t.after(() => open.kill());
+    const warning = open.logs().find((line) => line.msg.includes('development mode'));
+    assert.ok(warning !== undefined, `no development-mode warning in:\n${open.output()}`);
+    assert.equal(warning.level, 40);
+    assert.deepEqual(await open.stop(), { code: 0, signal: null });
 
-  const apiKey = 'e2e-api-key-0123456789abcdef0123456789';
-  const guarded = await startServer({ CRYPTO_API_KEY: apiKey });
-  t.after(() => guarded.kill());
-  assert.equal(guarded.logs().some((line) => line.msg.includes('development mode')), false, guarded.output());
-  // And the key is really in force: without it /v2 is refused, with it the request passes.
-  assert.equal((await postJson(`${guarded.baseUrl}/v2/hash`, { algorithm: 'sha256', data: 'abc' })).status, 401);
-  const authorised = await postJson(`${guarded.baseUrl}/v2/hash`, { algorithm: 'sha256', data: 'abc' }, { headers: { 'x-api-key': apiKey } });
-  assert.equal(authorised.status, 200);
-  assert.deepEqual(await guarded.stop(), { code: 0, signal: null });
-});
+    const apiKey = 'e2e-api-key-0123456789abcdef0123456789';
+    const guarded = await startServer({ CRYPTO_API_KEY: apiKey });
+    t.after(() => guarded.kill());
+    assert.equal(
+      guarded.logs().some((line) => line.msg.includes('development mode')),
+      false,
+      guarded.output(),
+    );
+    // And the key is really in force: without it /v2 is refused, with it the request passes.
+    assert.equal((await postJson(`${guarded.baseUrl}/v2/hash`, { algorithm: 'sha256', data: 'abc' })).status, 401);
+    const authorised = await postJson(
+      `${guarded.baseUrl}/v2/hash`,
+      { algorithm: 'sha256', data: 'abc' },
+      { headers: { 'x-api-key': apiKey } },
+    );
+    assert.equal(authorised.status, 200);
+    assert.deepEqual(await guarded.stop(), { code: 0, signal: null });
+  },
+);
 
 test('PROTOCOL=https serves TLS with the given certificate; plain http on that port fails', TIMEOUT, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'crypto-service-tls-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const certFile = join(dir, 'cert.pem');
   const keyFile = join(dir, 'key.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
-    '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=localhost',
-    '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   const cert = readFileSync(certFile);
 
   const server = await startServer({ PROTOCOL: 'https', TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile });
@@ -223,7 +283,9 @@ test('PROTOCOL=https serves TLS with the given certificate; plain http on that p
   assert.equal(malformedUrl.headers['strict-transport-security'], 'max-age=31536000; includeSubDomains');
 
   // The certificate served is the self-signed one: without it as CA the handshake is refused.
-  await assert.rejects(request(`${server.baseUrl}/live`), (error: NodeJS.ErrnoException) => /SELF_SIGNED/.test(error.code ?? ''));
+  await assert.rejects(request(`${server.baseUrl}/live`), (error: NodeJS.ErrnoException) =>
+    /SELF_SIGNED/.test(error.code ?? ''),
+  );
   // Plain HTTP to the TLS port gets no HTTP answer.
   const plain = await outcome(request(`http://127.0.0.1:${server.port}/live`, { timeoutMs: 3000 }));
   assert.ok('error' in plain, `plain http to the https port answered ${JSON.stringify(plain)}`);
@@ -236,7 +298,11 @@ const remoteAddress = (line: LogLine) => (line.req as { remoteAddress?: unknown 
 async function statuses(baseUrl: string, clients: string[]): Promise<number[]> {
   const result: number[] = [];
   for (const client of clients) {
-    const response = await postJson(`${baseUrl}/v2/hash`, { algorithm: 'sha256', data: 'abc' }, { headers: { 'x-forwarded-for': client } });
+    const response = await postJson(
+      `${baseUrl}/v2/hash`,
+      { algorithm: 'sha256', data: 'abc' },
+      { headers: { 'x-forwarded-for': client } },
+    );
     result.push(response.status);
   }
   return result;
@@ -253,12 +319,19 @@ test('TRUSTED_PROXY_CIDRS: clients behind a trusted proxy are rate-limited by X-
   assert.deepEqual(await server.stop(), { code: 0, signal: null });
 });
 
-test('without TRUSTED_PROXY_CIDRS, X-Forwarded-For is ignored: every request counts for the socket address', TIMEOUT, async (t) => {
-  const server = await startServer({ RATE_LIMIT_MAX: '2', LOG_LEVEL: 'debug' });
-  t.after(() => server.kill());
+test(
+  'without TRUSTED_PROXY_CIDRS, X-Forwarded-For is ignored: every request counts for the socket address',
+  TIMEOUT,
+  async (t) => {
+    const server = await startServer({ RATE_LIMIT_MAX: '2', LOG_LEVEL: 'debug' });
+    t.after(() => server.kill());
 
-  assert.deepEqual(await statuses(server.baseUrl, ['203.0.113.10', '203.0.113.10', '198.51.100.20']), [200, 200, 429]);
-  const logged = await server.waitForLogs((line) => line.msg === 'incoming request', 3);
-  assert.deepEqual(logged.map(remoteAddress), ['127.0.0.1', '127.0.0.1', '127.0.0.1']);
-  assert.deepEqual(await server.stop(), { code: 0, signal: null });
-});
+    assert.deepEqual(
+      await statuses(server.baseUrl, ['203.0.113.10', '203.0.113.10', '198.51.100.20']),
+      [200, 200, 429],
+    );
+    const logged = await server.waitForLogs((line) => line.msg === 'incoming request', 3);
+    assert.deepEqual(logged.map(remoteAddress), ['127.0.0.1', '127.0.0.1', '127.0.0.1']);
+    assert.deepEqual(await server.stop(), { code: 0, signal: null });
+  },
+);

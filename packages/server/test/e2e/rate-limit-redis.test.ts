@@ -30,9 +30,17 @@ beforeEach(async () => {
 async function startPair(): Promise<[StartedServer, StartedServer]> {
   // A generous REDIS_TIMEOUT_MS: on a busy CI machine a loopback round trip can stall past the
   // default 200 ms, which would rightly switch a process to counting on its own.
-  const env = { REDIS_URL: redis.url(), RATE_LIMIT_MAX: String(MAX), RATE_LIMIT_WINDOW_MS: '60000', REDIS_TIMEOUT_MS: '1000' };
+  const env = {
+    REDIS_URL: redis.url(),
+    RATE_LIMIT_MAX: String(MAX),
+    RATE_LIMIT_WINDOW_MS: '60000',
+    REDIS_TIMEOUT_MS: '1000',
+  };
   // Two processes starting at once on a busy 2-core CI machine (Node 22 loads slower): be patient.
-  const servers = await Promise.all([startServer(env, { readyTimeoutMs: 30_000 }), startServer(env, { readyTimeoutMs: 30_000 })]);
+  const servers = await Promise.all([
+    startServer(env, { readyTimeoutMs: 30_000 }),
+    startServer(env, { readyTimeoutMs: 30_000 }),
+  ]);
   // Ready, not just listening: until the start-up self-tests have run, crypto routes answer 503.
   await Promise.all(servers.map((server) => untilReady(server)));
   return servers as [StartedServer, StartedServer];
@@ -81,7 +89,11 @@ describe('two server processes sharing one Redis', () => {
       assert.equal(response.status, 200);
       assert.ok(performance.now() - started < 2000, 'answered promptly');
       assert.equal((await request(`${server.baseUrl}/ready`)).status, 200);
-      await server.waitForLog((line) => line.level === 40 && line.msg.startsWith('rate-limit store unavailable'), 5000, 'the outage warning');
+      await server.waitForLog(
+        (line) => line.level === 40 && line.msg.startsWith('rate-limit store unavailable'),
+        5000,
+        'the outage warning',
+      );
     }
     for (const server of [a, b]) {
       const exit = await server.stop(5000);

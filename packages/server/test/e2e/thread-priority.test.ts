@@ -37,7 +37,7 @@ function threadsOf(pid: number): ThreadInfo[] {
 /** The nice value this test process runs at, which the server it starts inherits. */
 const ownNice = () => getPriority();
 
-test('HEAVY_WORK_NICE=7: libuv\'s pool and the worker threads run 7 steps below the event loop', TIMEOUT, async (t) => {
+test("HEAVY_WORK_NICE=7: libuv's pool and the worker threads run 7 steps below the event loop", TIMEOUT, async (t) => {
   const server = await startServer({ HEAVY_WORK_NICE: '7' });
   t.after(() => server.kill());
   const pid = server.process.pid!;
@@ -59,7 +59,10 @@ test('HEAVY_WORK_NICE=7: libuv\'s pool and the worker threads run 7 steps below 
   const expected = Math.min(19, main.nice + 7);
   const pool = threads.filter((thread) => thread.name === 'libuv-worker');
   assert.ok(pool.length >= 1, `libuv's pool: ${JSON.stringify(threads)}`);
-  assert.deepEqual(pool.map((thread) => thread.nice), pool.map(() => expected));
+  assert.deepEqual(
+    pool.map((thread) => thread.nice),
+    pool.map(() => expected),
+  );
   // Besides the pool: the OpenPGP worker thread that ran the job (and on Node 22 the post-quantum one).
   const lowered = threads.filter((thread) => thread.nice === expected).length;
   assert.ok(lowered >= pool.length + 1, `${lowered} threads at nice ${expected}: ${JSON.stringify(threads)}`);
@@ -71,6 +74,9 @@ test('HEAVY_WORK_NICE=0 leaves every thread at the priority the process was star
   t.after(() => server.kill());
   const hashed = await postJson(`${server.baseUrl}/v2/hash`, { algorithm: 'sha256', data: 'abc' });
   assert.equal(hashed.status, 200);
-  assert.deepEqual(threadsOf(server.process.pid!).filter((thread) => thread.nice !== ownNice()), []);
+  assert.deepEqual(
+    threadsOf(server.process.pid!).filter((thread) => thread.nice !== ownNice()),
+    [],
+  );
   assert.deepEqual(await server.stop(), { code: 0, signal: null });
 });

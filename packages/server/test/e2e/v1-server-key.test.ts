@@ -28,17 +28,32 @@ async function keyDir(): Promise<{ dir: string; publicKey: string }> {
   return { dir, publicKey };
 }
 
-test('a locked server key without CRYPTO_KEY_PASSPHRASE stops the start: exit 1, the variable named', TIMEOUT, async () => {
-  const { dir } = await keyDir();
-  const result = await runServerToExit({ CRYPTO_KEY_DIR: dir });
-  assert.deepEqual({ code: result.code, signal: result.signal }, { code: 1, signal: null }, result.stdout + result.stderr);
-  assert.match(result.stderr, /^crypto-service: cannot start: CRYPTO_KEY_PASSPHRASE: is not set, and the key in .*private\.asc is locked$/m);
-  assert.doesNotMatch(result.stdout, /Server listening/);
-});
+test(
+  'a locked server key without CRYPTO_KEY_PASSPHRASE stops the start: exit 1, the variable named',
+  TIMEOUT,
+  async () => {
+    const { dir } = await keyDir();
+    const result = await runServerToExit({ CRYPTO_KEY_DIR: dir });
+    assert.deepEqual(
+      { code: result.code, signal: result.signal },
+      { code: 1, signal: null },
+      result.stdout + result.stderr,
+    );
+    assert.match(
+      result.stderr,
+      /^crypto-service: cannot start: CRYPTO_KEY_PASSPHRASE: is not set, and the key in .*private\.asc is locked$/m,
+    );
+    assert.doesNotMatch(result.stdout, /Server listening/);
+  },
+);
 
 test('a CRYPTO_KEY_DIR without a key stops the start: exit 1, CRYPTO_KEY_DIR named', TIMEOUT, async () => {
   const result = await runServerToExit({ CRYPTO_KEY_DIR: mkdtempSync(join(tmpdir(), 'v1-e2e-empty-')) });
-  assert.deepEqual({ code: result.code, signal: result.signal }, { code: 1, signal: null }, result.stdout + result.stderr);
+  assert.deepEqual(
+    { code: result.code, signal: result.signal },
+    { code: 1, signal: null },
+    result.stdout + result.stderr,
+  );
   assert.match(result.stderr, /^crypto-service: cannot start: CRYPTO_KEY_DIR: cannot read .*private\.asc \(ENOENT\)/m);
 });
 

@@ -43,22 +43,34 @@ export function hexOf(minBytes: number, maxBytes: number): fc.Arbitrary<string> 
 /** Any string: ASCII, full Unicode (astral planes included), and lone surrogates now and then. */
 export function anyString(minLength = 0, maxLength = GENERATED_STRING_CAP): fc.Arbitrary<string> {
   const constraints = { minLength, maxLength };
-  return fc.oneof(
-    { weight: 4, arbitrary: fc.string({ ...constraints, unit: 'grapheme-ascii' }) },
-    { weight: 2, arbitrary: fc.string({ ...constraints, unit: 'grapheme' }) },
-    { weight: 1, arbitrary: fc.string({ ...constraints, unit: 'binary' }) },
-    { weight: 1, arbitrary: fc.string({ ...constraints, unit: fc.constantFrom('\ud800', '\udfff', '\u0000', '\ufeff', '"', '\\', '\u2028') }) },
-  ).filter((value) => value.length >= minLength && value.length <= maxLength);
+  return fc
+    .oneof(
+      { weight: 4, arbitrary: fc.string({ ...constraints, unit: 'grapheme-ascii' }) },
+      { weight: 2, arbitrary: fc.string({ ...constraints, unit: 'grapheme' }) },
+      { weight: 1, arbitrary: fc.string({ ...constraints, unit: 'binary' }) },
+      {
+        weight: 1,
+        arbitrary: fc.string({
+          ...constraints,
+          unit: fc.constantFrom('\ud800', '\udfff', '\u0000', '\ufeff', '"', '\\', '\u2028'),
+        }),
+      },
+    )
+    .filter((value) => value.length >= minLength && value.length <= maxLength);
 }
 
-const isTextField = (schema: JsonSchema) => typeof schema.description === 'string' && schema.description.includes('in `encoding`');
-const isBase64Field = (schema: JsonSchema) => typeof schema.description === 'string' && /\bbase64\b/.test(schema.description) && schema.pattern === undefined;
+const isTextField = (schema: JsonSchema) =>
+  typeof schema.description === 'string' && schema.description.includes('in `encoding`');
+const isBase64Field = (schema: JsonSchema) =>
+  typeof schema.description === 'string' && /\bbase64\b/.test(schema.description) && schema.pattern === undefined;
 
 /** A text field's value in the body's encoding: UTF-8 text, or bytes as hex or base64. */
 function textIn(encoding: unknown, minLength: number, maxLength: number): fc.Arbitrary<string> {
   if (encoding === 'hex') return hexOf(Math.ceil(minLength / 2), Math.floor(maxLength / 2));
   if (encoding === 'base64') {
-    return bytes(Math.ceil((minLength * 3) / 4), Math.floor((maxLength * 3) / 4)).map(toBase64).filter((value) => value.length >= minLength && value.length <= maxLength);
+    return bytes(Math.ceil((minLength * 3) / 4), Math.floor((maxLength * 3) / 4))
+      .map(toBase64)
+      .filter((value) => value.length >= minLength && value.length <= maxLength);
   }
   return anyString(minLength, maxLength);
 }
@@ -70,7 +82,18 @@ function textIn(encoding: unknown, minLength: number, maxLength: number): fc.Arb
 const PRACTICAL_ALPHABET = [
   ...Array.from({ length: 0x7f - 0x20 }, (_, index) => String.fromCodePoint(0x20 + index)),
   ...Array.from({ length: 0x100 - 0xa0 }, (_, index) => String.fromCodePoint(0xa0 + index)),
-  'α', 'Ω', 'ж', 'Я', '中', '文', '\u0301', '\u200b', '\u2028', '😀', '𝄞', '\u{10ffff}',
+  'α',
+  'Ω',
+  'ж',
+  'Я',
+  '中',
+  '文',
+  '\u0301',
+  '\u200b',
+  '\u2028',
+  '😀',
+  '𝄞',
+  '\u{10ffff}',
 ];
 
 const escapeInClass = (char: string) => (/[\\\][^-]/.test(char) ? `\\${char}` : char);
@@ -85,7 +108,9 @@ export function practicalPattern(pattern: string): string {
   return pattern.replace(/\[(?:\\.|[^\]\\])*\]/g, (bracket) => {
     if (!bracket.includes('\\p{') && !bracket.includes('\\P{')) return bracket;
     const accepts = new RegExp(`^${bracket}$`, 'u');
-    return `[${PRACTICAL_ALPHABET.filter((char) => accepts.test(char)).map(escapeInClass).join('')}]`;
+    return `[${PRACTICAL_ALPHABET.filter((char) => accepts.test(char))
+      .map(escapeInClass)
+      .join('')}]`;
   });
 }
 
@@ -94,7 +119,13 @@ function integerIn(schema: JsonSchema): fc.Arbitrary<number> {
   const max = schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - 1 : (schema.maximum ?? 2 ** 31);
   return fc.oneof(
     { weight: 1, arbitrary: fc.constantFrom(min, max) },
-    { weight: 3, arbitrary: fc.integer({ min: Math.max(min, Number.MIN_SAFE_INTEGER), max: Math.min(max, Number.MAX_SAFE_INTEGER) }) },
+    {
+      weight: 3,
+      arbitrary: fc.integer({
+        min: Math.max(min, Number.MIN_SAFE_INTEGER),
+        max: Math.min(max, Number.MAX_SAFE_INTEGER),
+      }),
+    },
   );
 }
 
@@ -103,12 +134,19 @@ function stringIn(schema: JsonSchema, encoding: unknown): fc.Arbitrary<string> {
   const maxLength = Math.max(minLength, Math.min(schema.maxLength ?? GENERATED_STRING_CAP, GENERATED_STRING_CAP));
   if (schema.pattern === HEX_PATTERN) return hexOf(Math.ceil(minLength / 2), Math.floor(maxLength / 2));
   if (schema.pattern !== undefined) {
-    return fc.stringMatching(new RegExp(practicalPattern(schema.pattern), 'u')).filter((value) => value.length >= minLength && value.length <= maxLength);
+    return fc
+      .stringMatching(new RegExp(practicalPattern(schema.pattern), 'u'))
+      .filter((value) => value.length >= minLength && value.length <= maxLength);
   }
   if (isTextField(schema)) return textIn(encoding, minLength, maxLength);
   if (isBase64Field(schema)) {
     return fc.oneof(
-      { weight: 3, arbitrary: bytes(0, Math.floor((maxLength * 3) / 4)).map(toBase64).filter((value) => value.length >= minLength && value.length <= maxLength) },
+      {
+        weight: 3,
+        arbitrary: bytes(0, Math.floor((maxLength * 3) / 4))
+          .map(toBase64)
+          .filter((value) => value.length >= minLength && value.length <= maxLength),
+      },
       { weight: 1, arbitrary: anyString(minLength, maxLength) },
     );
   }
@@ -127,21 +165,35 @@ function typeOfSchema(schema: JsonSchema): string | undefined {
  * Values that satisfy `schema`. `pointer` is where the value sits in the body (for hints);
  * `encoding` is the `encoding` of the enclosing object, for its text fields.
  */
-export function arbitraryFor(schema: JsonSchema, options: BodyOptions = {}, pointer = '', encoding: unknown = undefined): fc.Arbitrary<unknown> {
+export function arbitraryFor(
+  schema: JsonSchema,
+  options: BodyOptions = {},
+  pointer = '',
+  encoding: unknown = undefined,
+): fc.Arbitrary<unknown> {
   const resolve = options.resolve ?? identityResolver;
   const node = resolve(schema);
   const fromSchema = schemaArbitrary(node, options, pointer, encoding);
   const hint = options.hints?.get(pointer === '' ? '/' : pointer);
-  return hint === undefined ? fromSchema : fc.oneof({ weight: 3, arbitrary: hint }, { weight: 1, arbitrary: fromSchema });
+  return hint === undefined
+    ? fromSchema
+    : fc.oneof({ weight: 3, arbitrary: hint }, { weight: 1, arbitrary: fromSchema });
 }
 
-function schemaArbitrary(node: JsonSchema, options: BodyOptions, pointer: string, encoding: unknown): fc.Arbitrary<unknown> {
+function schemaArbitrary(
+  node: JsonSchema,
+  options: BodyOptions,
+  pointer: string,
+  encoding: unknown,
+): fc.Arbitrary<unknown> {
   if (node.const !== undefined) return fc.constant(node.const);
   if (node.enum !== undefined) return fc.constantFrom(...node.enum);
   const branches = node.anyOf ?? node.oneOf;
-  if (branches !== undefined) return fc.oneof(...branches.map((branch) => arbitraryFor(branch, options, pointer, encoding)));
+  if (branches !== undefined)
+    return fc.oneof(...branches.map((branch) => arbitraryFor(branch, options, pointer, encoding)));
   if (node.allOf !== undefined) {
-    if (node.allOf.length !== 1) throw new Error(`${pointer || '/'}: allOf with ${node.allOf.length} parts is not supported`);
+    if (node.allOf.length !== 1)
+      throw new Error(`${pointer || '/'}: allOf with ${node.allOf.length} parts is not supported`);
     return arbitraryFor(node.allOf[0]!, options, pointer, encoding);
   }
   switch (typeOfSchema(node)) {
@@ -150,7 +202,10 @@ function schemaArbitrary(node: JsonSchema, options: BodyOptions, pointer: string
     case 'integer':
       return integerIn(node);
     case 'number':
-      return fc.oneof(integerIn(node), fc.double({ min: node.minimum ?? -1e9, max: node.maximum ?? 1e9, noNaN: true, noDefaultInfinity: true }));
+      return fc.oneof(
+        integerIn(node),
+        fc.double({ min: node.minimum ?? -1e9, max: node.maximum ?? 1e9, noNaN: true, noDefaultInfinity: true }),
+      );
     case 'boolean':
       return fc.boolean();
     case 'null':
@@ -164,7 +219,9 @@ function schemaArbitrary(node: JsonSchema, options: BodyOptions, pointer: string
     case 'object':
       return objectArbitrary(node, options, pointer);
     default:
-      throw new Error(`${pointer || '/'}: cannot generate values for a schema without a type (${JSON.stringify(node).slice(0, 120)})`);
+      throw new Error(
+        `${pointer || '/'}: cannot generate values for a schema without a type (${JSON.stringify(node).slice(0, 120)})`,
+      );
   }
 }
 
@@ -172,16 +229,23 @@ function schemaArbitrary(node: JsonSchema, options: BodyOptions, pointer: string
  * Required properties always, optional ones half the time. When the object has an `encoding`
  * property, it is drawn first and the text fields follow it.
  */
-function objectArbitrary(node: JsonSchema, options: BodyOptions, pointer: string): fc.Arbitrary<Record<string, unknown>> {
+function objectArbitrary(
+  node: JsonSchema,
+  options: BodyOptions,
+  pointer: string,
+): fc.Arbitrary<Record<string, unknown>> {
   const properties = node.properties ?? {};
   const required = new Set(node.required ?? []);
   const encodingSchema = properties.encoding;
   const build = (encoding: unknown) => {
     const fields: Record<string, fc.Arbitrary<unknown>> = {};
     for (const [name, child] of Object.entries(properties)) {
-      fields[name] = name === 'encoding' ? fc.constant(encoding) : arbitraryFor(child, options, `${pointer}/${name}`, encoding);
+      fields[name] =
+        name === 'encoding' ? fc.constant(encoding) : arbitraryFor(child, options, `${pointer}/${name}`, encoding);
     }
-    const requiredKeys = Object.keys(properties).filter((name) => required.has(name) || (name === 'encoding' && encoding !== undefined));
+    const requiredKeys = Object.keys(properties).filter(
+      (name) => required.has(name) || (name === 'encoding' && encoding !== undefined),
+    );
     return fc.record(fields, { requiredKeys }).map((record) => {
       // An absent encoding is drawn as undefined: leave the key out, as a client would.
       if (record.encoding === undefined) delete record.encoding;

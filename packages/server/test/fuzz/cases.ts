@@ -45,15 +45,38 @@ const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
 /** A request carrying `body` as JSON. */
 export function jsonCase(label: string, url: string, body: unknown, expect?: Expectation): FuzzCase {
-  return withSummary({ label, method: 'POST', url, headers: { ...JSON_HEADERS }, payload: Buffer.from(serialize(body), 'utf8'), body, ...(expect === undefined ? {} : { expect }) });
+  return withSummary({
+    label,
+    method: 'POST',
+    url,
+    headers: { ...JSON_HEADERS },
+    payload: Buffer.from(serialize(body), 'utf8'),
+    body,
+    ...(expect === undefined ? {} : { expect }),
+  });
 }
 
 /** A request carrying a body that satisfies the route's schema (see FuzzCase.valid). */
 export function validCase(label: string, url: string, body: unknown): FuzzCase {
-  return withSummary({ label, method: 'POST', url, headers: { ...JSON_HEADERS }, payload: Buffer.from(serialize(body), 'utf8'), body, valid: true });
+  return withSummary({
+    label,
+    method: 'POST',
+    url,
+    headers: { ...JSON_HEADERS },
+    payload: Buffer.from(serialize(body), 'utf8'),
+    body,
+    valid: true,
+  });
 }
 
-export function rawCase(label: string, url: string, payload: Buffer | undefined, headers: Record<string, string> = { ...JSON_HEADERS }, expect?: Expectation, method = 'POST'): FuzzCase {
+export function rawCase(
+  label: string,
+  url: string,
+  payload: Buffer | undefined,
+  headers: Record<string, string> = { ...JSON_HEADERS },
+  expect?: Expectation,
+  method = 'POST',
+): FuzzCase {
   return withSummary({ label, method, url, headers, payload, ...(expect === undefined ? {} : { expect }) });
 }
 
@@ -83,6 +106,9 @@ function bodyStart(payload: Buffer): string {
 
 export function describeCase(fuzzCase: FuzzCase): string {
   const payload = fuzzCase.payload;
-  const body = payload === undefined ? '(no body)' : `${payload.byteLength} bytes, ${bodyStart(payload)}${payload.byteLength > 400 ? '…' : ''}`;
+  const body =
+    payload === undefined
+      ? '(no body)'
+      : `${payload.byteLength} bytes, ${bodyStart(payload)}${payload.byteLength > 400 ? '…' : ''}`;
   return `[${fuzzCase.label}] ${fuzzCase.method} ${fuzzCase.url} ${JSON.stringify(fuzzCase.headers)} ${body}`;
 }

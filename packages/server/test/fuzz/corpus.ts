@@ -52,7 +52,9 @@ const utf8 = (text: string) => new TextEncoder().encode(text);
 
 /** Deterministic bytes for a label: SHAKE256("crypto-service fuzz corpus/" ‖ label). */
 export function corpusBytes(label: string, length: number): Uint8Array {
-  return new Uint8Array(createHash('shake256', { outputLength: length }).update(`crypto-service fuzz corpus/${label}`).digest());
+  return new Uint8Array(
+    createHash('shake256', { outputLength: length }).update(`crypto-service fuzz corpus/${label}`).digest(),
+  );
 }
 
 export interface Signer {
@@ -75,28 +77,64 @@ export interface Corpus {
   aeadBlobs: { key: string; ciphertext: string; aad?: string }[];
   x25519: { secretKey: string; publicKey: string }[];
   sealedBoxes: { recipientSecretKey: string; sealed: string }[];
-  xwing: { secretKey: string; publicKey: string; x25519PublicKey: string; x25519PrivateKey: string; mlKemPublicKey: string; mlKemSecretKey: string; ciphertext: string; x25519EphemeralPublic: string; mlKemCiphertext: string; sealed: string }[];
+  xwing: {
+    secretKey: string;
+    publicKey: string;
+    x25519PublicKey: string;
+    x25519PrivateKey: string;
+    mlKemPublicKey: string;
+    mlKemSecretKey: string;
+    ciphertext: string;
+    x25519EphemeralPublic: string;
+    mlKemCiphertext: string;
+    sealed: string;
+  }[];
   keyWraps: { algorithm: 'aes-kw' | 'aes-kwp'; kek: string; keyToWrap: string; wrapped: string }[];
   signers: Signer[];
   hmacs: { algorithm: string; key: string; data: string; mac: string }[];
   mlKem: { level: number; publicKey: string; seed: string; expanded: string; ciphertext: string }[];
-  mlDsa: { level: number; seed: string; expanded: string; publicKey: string; message: string; context: string; signature: string }[];
-  slhDsa: { variant: string; secretKey: string; publicKey: string; message: string; context: string; signature: string }[];
+  mlDsa: {
+    level: number;
+    seed: string;
+    expanded: string;
+    publicKey: string;
+    message: string;
+    context: string;
+    signature: string;
+  }[];
+  slhDsa: {
+    variant: string;
+    secretKey: string;
+    publicKey: string;
+    message: string;
+    context: string;
+    signature: string;
+  }[];
   phc: { password: string; hash: string }[];
   passwordBlobs: { password: string; ciphertext: string }[];
-  multiRecipient: { ciphertext: string; recipients: { type: string; enc: string; wrappedKey: string }[]; credentials: Record<string, string>[]; publicKeys: Record<string, string>[] }[];
+  multiRecipient: {
+    ciphertext: string;
+    recipients: { type: string; enc: string; wrappedKey: string }[];
+    credentials: Record<string, string>[];
+    publicKeys: Record<string, string>[];
+  }[];
   v1: typeof V1_FIXTURES & { symmetricPassphrase: string; detachedText: string };
   /** PEM keys of other algorithms and forms (pem-fixtures.ts). */
   foreignPrivatePems: string[];
   foreignPublicPems: string[];
 }
 
-const pem = (label: string, der: Uint8Array) => `-----BEGIN ${label}-----\n${toBase64(der).replace(/.{1,64}/g, '$&\n')}-----END ${label}-----\n`;
+const pem = (label: string, der: Uint8Array) =>
+  `-----BEGIN ${label}-----\n${toBase64(der).replace(/.{1,64}/g, '$&\n')}-----END ${label}-----\n`;
 
 /** PKCS#8 of an Ed25519 or Ed448 seed (RFC 8410), made by node:crypto. */
 function okpPem(curve: 'ed25519' | 'ed448', seed: Uint8Array): string {
   const prefix = curve === 'ed25519' ? '302e020100300506032b657004220420' : '3047020100300506032b6571043b0439';
-  const key = createPrivateKey({ key: Buffer.concat([Buffer.from(prefix, 'hex'), seed]), format: 'der', type: 'pkcs8' });
+  const key = createPrivateKey({
+    key: Buffer.concat([Buffer.from(prefix, 'hex'), seed]),
+    format: 'der',
+    type: 'pkcs8',
+  });
   return key.export({ format: 'pem', type: 'pkcs8' }).toString();
 }
 
@@ -108,28 +146,50 @@ async function classicalSigners(): Promise<Signer[]> {
     const publicX = createPrivateKey(privatePem).export({ format: 'jwk' }).x as string;
     const message = `message for ${curve}`;
     const context = curve === 'ed448' ? 'fuzz context' : undefined;
-    const signature = await signMessage(curve, seed, utf8(message), context === undefined ? {} : { context: utf8(context) });
+    const signature = await signMessage(
+      curve,
+      seed,
+      utf8(message),
+      context === undefined ? {} : { context: utf8(context) },
+    );
     const publicPem = createPublicKey(privatePem).export({ format: 'pem', type: 'spki' }).toString();
     signers.push({
-      algorithm: curve, privateKey: toHex(seed), privatePem, publicKey: Buffer.from(publicX, 'base64url').toString('hex'), publicPem,
-      message, ...(context === undefined ? {} : { context }), signature: toHex(signature),
+      algorithm: curve,
+      privateKey: toHex(seed),
+      privatePem,
+      publicKey: Buffer.from(publicX, 'base64url').toString('hex'),
+      publicPem,
+      message,
+      ...(context === undefined ? {} : { context }),
+      signature: toHex(signature),
     });
   }
-  for (const [algorithm, curve, size] of [['ecdsa-p256', p256, 32], ['ecdsa-p384', p384, 48]] as const) {
+  for (const [algorithm, curve, size] of [
+    ['ecdsa-p256', p256, 32],
+    ['ecdsa-p384', p384, 48],
+  ] as const) {
     // A scalar below the group order: SHAKE output is, with overwhelming probability; reduce anyway.
-    const scalar = BigInt(`0x${toHex(corpusBytes(`${algorithm}/scalar`, size))}`) % (curve.Point.CURVE().n - 1n) + 1n;
+    const scalar = (BigInt(`0x${toHex(corpusBytes(`${algorithm}/scalar`, size))}`) % (curve.Point.CURVE().n - 1n)) + 1n;
     const secret = Buffer.from(scalar.toString(16).padStart(size * 2, '0'), 'hex');
     const message = `message for ${algorithm}`;
     const signature = curve.sign(utf8(message), secret);
     const point = curve.getPublicKey(secret, false);
     const jwk = {
-      kty: 'EC', crv: algorithm === 'ecdsa-p256' ? 'P-256' : 'P-384', d: secret.toString('base64url'),
-      x: Buffer.from(point.subarray(1, 1 + size)).toString('base64url'), y: Buffer.from(point.subarray(1 + size)).toString('base64url'),
+      kty: 'EC',
+      crv: algorithm === 'ecdsa-p256' ? 'P-256' : 'P-384',
+      d: secret.toString('base64url'),
+      x: Buffer.from(point.subarray(1, 1 + size)).toString('base64url'),
+      y: Buffer.from(point.subarray(1 + size)).toString('base64url'),
     };
     const key = createPrivateKey({ key: jwk, format: 'jwk' });
     signers.push({
-      algorithm, privateKey: toHex(secret), privatePem: key.export({ format: 'pem', type: 'pkcs8' }).toString(),
-      publicKey: toHex(point), publicPem: createPublicKey(key).export({ format: 'pem', type: 'spki' }).toString(), message, signature: toHex(signature),
+      algorithm,
+      privateKey: toHex(secret),
+      privatePem: key.export({ format: 'pem', type: 'pkcs8' }).toString(),
+      publicKey: toHex(point),
+      publicPem: createPublicKey(key).export({ format: 'pem', type: 'spki' }).toString(),
+      message,
+      signature: toHex(signature),
     });
   }
   return signers;
@@ -143,8 +203,20 @@ async function mlDsaEntries(): Promise<Corpus['mlDsa']> {
     const pair = await mlDsaKeygen(level, { seed });
     const message = `message for ${algorithm}`;
     const context = 'fuzz context';
-    const { signature } = await mlDsaSign(seed, utf8(message), { level, context: utf8(context), randomness: corpusBytes(`${algorithm}/rnd`, 32) });
-    entries.push({ level, seed: toHex(seed), expanded: toHex(noble.keygen(seed).secretKey), publicKey: toHex(pair.publicKey), message, context, signature: toHex(signature) });
+    const { signature } = await mlDsaSign(seed, utf8(message), {
+      level,
+      context: utf8(context),
+      randomness: corpusBytes(`${algorithm}/rnd`, 32),
+    });
+    entries.push({
+      level,
+      seed: toHex(seed),
+      expanded: toHex(noble.keygen(seed).secretKey),
+      publicKey: toHex(pair.publicKey),
+      message,
+      context,
+      signature: toHex(signature),
+    });
   }
   return entries;
 }
@@ -161,8 +233,19 @@ async function slhDsaEntries(): Promise<Corpus['slhDsa']> {
     const pair = await slhDsaKeygen(variant, { seed: corpusBytes(`${algorithm}/seed`, 3 * n) });
     const message = `message for ${algorithm}`;
     const context = 'fuzz context';
-    const { signature } = await slhDsaSign(pair.secretKey, utf8(message), { variant, context: utf8(context), deterministic: true });
-    entries.push({ variant, secretKey: toHex(pair.secretKey), publicKey: toHex(pair.publicKey), message, context, signature: toHex(signature) });
+    const { signature } = await slhDsaSign(pair.secretKey, utf8(message), {
+      variant,
+      context: utf8(context),
+      deterministic: true,
+    });
+    entries.push({
+      variant,
+      secretKey: toHex(pair.secretKey),
+      publicKey: toHex(pair.publicKey),
+      message,
+      context,
+      signature: toHex(signature),
+    });
   }
   return entries;
 }
@@ -173,7 +256,13 @@ async function mlKemEntries(): Promise<Corpus['mlKem']> {
     const seed = corpusBytes(`${algorithm}/seed`, 64);
     const pair = mlKemKeyPairFromSeed(seed, spec.level);
     const { ciphertext } = await mlKemEncapsulate(pair.publicKey, { randomness: corpusBytes(`${algorithm}/m`, 32) });
-    entries.push({ level: spec.level, publicKey: toHex(pair.publicKey), seed: toHex(seed), expanded: toHex(spec.noble.keygen(seed).secretKey), ciphertext: toHex(ciphertext) });
+    entries.push({
+      level: spec.level,
+      publicKey: toHex(pair.publicKey),
+      seed: toHex(seed),
+      expanded: toHex(spec.noble.keygen(seed).secretKey),
+      ciphertext: toHex(ciphertext),
+    });
   }
   return entries;
 }
@@ -182,14 +271,21 @@ async function xwingEntries(): Promise<Corpus['xwing']> {
   const entries: Corpus['xwing'] = [];
   for (const index of [0, 1]) {
     const pair = xwingKeyPairFromSeed(corpusBytes(`x-wing/${index}/seed`, 32));
-    const encapsulation = await xwingEncapsulate(pair.publicKey, { encapsulationSeed: corpusBytes(`x-wing/${index}/eseed`, 64) });
+    const encapsulation = await xwingEncapsulate(pair.publicKey, {
+      encapsulationSeed: corpusBytes(`x-wing/${index}/eseed`, 64),
+    });
     const sealed = await sealBoxPq({ publicKey: pair.publicKey }, utf8(`sealed for x-wing ${index}`));
     entries.push({
-      secretKey: toHex(pair.secretKey), publicKey: toHex(pair.publicKey),
-      x25519PublicKey: toHex(pair.x25519PublicKey), x25519PrivateKey: toHex(pair.x25519PrivateKey),
-      mlKemPublicKey: toHex(pair.mlKemPublicKey), mlKemSecretKey: toHex(pair.mlKemSecretKey),
-      ciphertext: toHex(encapsulation.ciphertext), x25519EphemeralPublic: toHex(encapsulation.x25519EphemeralPublic),
-      mlKemCiphertext: toHex(encapsulation.mlKemCiphertext), sealed: toBase64(sealed),
+      secretKey: toHex(pair.secretKey),
+      publicKey: toHex(pair.publicKey),
+      x25519PublicKey: toHex(pair.x25519PublicKey),
+      x25519PrivateKey: toHex(pair.x25519PrivateKey),
+      mlKemPublicKey: toHex(pair.mlKemPublicKey),
+      mlKemSecretKey: toHex(pair.mlKemSecretKey),
+      ciphertext: toHex(encapsulation.ciphertext),
+      x25519EphemeralPublic: toHex(encapsulation.x25519EphemeralPublic),
+      mlKemCiphertext: toHex(encapsulation.mlKemCiphertext),
+      sealed: toBase64(sealed),
     });
   }
   return entries;
@@ -204,7 +300,11 @@ export async function buildCorpus(): Promise<Corpus> {
     { key: aeadKeys[0]!, plaintext: new Uint8Array([0xff, 0xfe, 0x00, 0xc3]), aad: undefined },
   ].map(({ key, plaintext, aad }, index) => ({
     key: toHex(key),
-    ciphertext: toBase64(xchachaSeal(key, plaintext, aad === undefined ? undefined : utf8(aad), { nonce: corpusBytes(`aead/nonce/${index}`, 24) })),
+    ciphertext: toBase64(
+      xchachaSeal(key, plaintext, aad === undefined ? undefined : utf8(aad), {
+        nonce: corpusBytes(`aead/nonce/${index}`, 24),
+      }),
+    ),
     ...(aad === undefined ? {} : { aad }),
   }));
   const x25519 = [0, 1].map((index) => {
@@ -215,10 +315,21 @@ export async function buildCorpus(): Promise<Corpus> {
     recipientSecretKey: pair.secretKey,
     sealed: toBase64(sealBox(Buffer.from(pair.publicKey, 'hex'), utf8(`sealed for x25519 ${index}`))),
   }));
-  const keyWraps = ([['aes-kw', 16, 16], ['aes-kw', 32, 32], ['aes-kwp', 24, 5]] as const).map(([algorithm, kekLength, keyLength]) => {
+  const keyWraps = (
+    [
+      ['aes-kw', 16, 16],
+      ['aes-kw', 32, 32],
+      ['aes-kwp', 24, 5],
+    ] as const
+  ).map(([algorithm, kekLength, keyLength]) => {
     const kek = corpusBytes(`wrap/${algorithm}/${kekLength}/kek`, kekLength);
     const keyToWrap = corpusBytes(`wrap/${algorithm}/${kekLength}/key`, keyLength);
-    return { algorithm, kek: toHex(kek), keyToWrap: toHex(keyToWrap), wrapped: toBase64(wrapKey(algorithm, kek, keyToWrap)) };
+    return {
+      algorithm,
+      kek: toHex(kek),
+      keyToWrap: toHex(keyToWrap),
+      wrapped: toBase64(wrapKey(algorithm, kek, keyToWrap)),
+    };
   });
   const hmacs = ['sha256', 'sha384', 'sha512', 'sha3-256', 'sha3-384', 'sha3-512'].map((algorithm) => {
     const key = corpusBytes(`hmac/${algorithm}`, 32);
@@ -229,7 +340,9 @@ export async function buildCorpus(): Promise<Corpus> {
   const phcPassword = 'correct horse battery staple';
   const { hash } = await hashPassword(utf8(phcPassword), CHEAP_ARGON2, { salt: corpusBytes('argon2/salt', 16) });
   const passwordBlob = await encryptWithPassword(utf8(phcPassword), utf8('password-encrypted text'), {
-    params: CHEAP_ARGON2, salt: corpusBytes('argon2/blob-salt', 16), nonce: corpusBytes('argon2/blob-nonce', 24),
+    params: CHEAP_ARGON2,
+    salt: corpusBytes('argon2/blob-salt', 16),
+    nonce: corpusBytes('argon2/blob-nonce', 24),
   });
   const mlDsa = await mlDsaEntries();
   const slhDsa = await slhDsaEntries();
@@ -240,14 +353,25 @@ export async function buildCorpus(): Promise<Corpus> {
   const signers = [
     ...(await classicalSigners()),
     ...mlDsa.map((entry) => ({
-      algorithm: `ml-dsa-${entry.level}`, privateKey: entry.seed,
+      algorithm: `ml-dsa-${entry.level}`,
+      privateKey: entry.seed,
       privatePem: pem('PRIVATE KEY', postQuantumPrivateKeyDer(`ml-dsa-${entry.level}`, Buffer.from(entry.seed, 'hex'))),
       publicKey: entry.publicKey,
-      publicPem: pem('PUBLIC KEY', postQuantumPublicKeyDer(`ml-dsa-${entry.level}`, Buffer.from(entry.publicKey, 'hex'))), message: entry.message, context: entry.context, signature: entry.signature,
+      publicPem: pem(
+        'PUBLIC KEY',
+        postQuantumPublicKeyDer(`ml-dsa-${entry.level}`, Buffer.from(entry.publicKey, 'hex')),
+      ),
+      message: entry.message,
+      context: entry.context,
+      signature: entry.signature,
     })),
     ...slhDsa.map((entry) => ({
-      algorithm: `slh-dsa-${entry.variant}`, privateKey: entry.secretKey, publicKey: entry.publicKey,
-      message: entry.message, context: entry.context, signature: entry.signature,
+      algorithm: `slh-dsa-${entry.variant}`,
+      privateKey: entry.secretKey,
+      publicKey: entry.publicKey,
+      message: entry.message,
+      context: entry.context,
+      signature: entry.signature,
     })),
   ];
   return {
@@ -264,23 +388,33 @@ export async function buildCorpus(): Promise<Corpus> {
     slhDsa,
     phc: [{ password: phcPassword, hash }],
     passwordBlobs: [{ password: phcPassword, ciphertext: toBase64(passwordBlob) }],
-    multiRecipient: [{
-      ciphertext: toBase64(envelope.ciphertext),
-      recipients: envelope.recipients.map((slot) => ({ type: slot.type, enc: toBase64(slot.enc), wrappedKey: toBase64(slot.wrappedKey) })),
-      credentials: [
-        { recipientSecretKey: x25519[0]!.secretKey },
-        { secretKey: xwing[0]!.secretKey },
-        { x25519SecretKey: xwing[0]!.x25519PrivateKey, mlKemSecretKey: xwing[0]!.mlKemSecretKey },
-      ],
-      publicKeys: [
-        { type: 'x25519', publicKey: x25519[1]!.publicKey },
-        { type: 'classical', publicKey: x25519[0]!.publicKey },
-        { type: 'x25519-ml-kem-768', publicKey: xwing[1]!.publicKey },
-        { type: 'pq', publicKey: xwing[0]!.x25519PublicKey, mlKemPublicKey: xwing[0]!.mlKemPublicKey },
-      ],
-    }],
+    multiRecipient: [
+      {
+        ciphertext: toBase64(envelope.ciphertext),
+        recipients: envelope.recipients.map((slot) => ({
+          type: slot.type,
+          enc: toBase64(slot.enc),
+          wrappedKey: toBase64(slot.wrappedKey),
+        })),
+        credentials: [
+          { recipientSecretKey: x25519[0]!.secretKey },
+          { secretKey: xwing[0]!.secretKey },
+          { x25519SecretKey: xwing[0]!.x25519PrivateKey, mlKemSecretKey: xwing[0]!.mlKemSecretKey },
+        ],
+        publicKeys: [
+          { type: 'x25519', publicKey: x25519[1]!.publicKey },
+          { type: 'classical', publicKey: x25519[0]!.publicKey },
+          { type: 'x25519-ml-kem-768', publicKey: xwing[1]!.publicKey },
+          { type: 'pq', publicKey: xwing[0]!.x25519PublicKey, mlKemPublicKey: xwing[0]!.mlKemPublicKey },
+        ],
+      },
+    ],
     v1: { ...V1_FIXTURES, symmetricPassphrase: SYMMETRIC_PASSPHRASE, detachedText: DETACHED_TEXT },
-    foreignPrivatePems: Object.entries(FOREIGN_PEMS).filter(([name]) => !name.endsWith('Public')).map(([, value]) => value),
-    foreignPublicPems: Object.entries(FOREIGN_PEMS).filter(([name]) => name.endsWith('Public')).map(([, value]) => value),
+    foreignPrivatePems: Object.entries(FOREIGN_PEMS)
+      .filter(([name]) => !name.endsWith('Public'))
+      .map(([, value]) => value),
+    foreignPublicPems: Object.entries(FOREIGN_PEMS)
+      .filter(([name]) => name.endsWith('Public'))
+      .map(([, value]) => value),
   };
 }

@@ -30,11 +30,27 @@ describe('fuzz coverage', () => {
   after(() => app.close());
 
   test('the route table and the OpenAPI document list the same POST /v1 and /v2 routes', () => {
-    const fromTable = new Set(routeTable(app).filter((entry) => entry.startsWith('POST ')).map((entry) => entry.slice(5)).filter(isFuzzedPath));
-    const fromDocument = new Set(Object.entries(openApiDocument(app).paths).filter(([path, item]) => isFuzzedPath(path) && item.post !== undefined).map(([path]) => path));
+    const fromTable = new Set(
+      routeTable(app)
+        .filter((entry) => entry.startsWith('POST '))
+        .map((entry) => entry.slice(5))
+        .filter(isFuzzedPath),
+    );
+    const fromDocument = new Set(
+      Object.entries(openApiDocument(app).paths)
+        .filter(([path, item]) => isFuzzedPath(path) && item.post !== undefined)
+        .map(([path]) => path),
+    );
     assert.deepEqual([...fromTable].sort(), [...fromDocument].sort());
     // The routes the README lists, as a floor: discovery that found none would pass the rest vacuously.
-    for (const path of ['/v2/hash', '/v2/kdf', '/v2/pq/hash-sign/sign', '/v2/multi-recipient/decrypt', '/v1/generate', '/v1/revoke']) {
+    for (const path of [
+      '/v2/hash',
+      '/v2/kdf',
+      '/v2/pq/hash-sign/sign',
+      '/v2/multi-recipient/decrypt',
+      '/v1/generate',
+      '/v1/revoke',
+    ]) {
       assert.ok(fromTable.has(path), `${path} was not discovered`);
     }
     assert.ok(fromTable.size >= 40, `only ${fromTable.size} routes discovered`);
@@ -42,8 +58,14 @@ describe('fuzz coverage', () => {
 
   test('every fuzzed route has a body schema, in keywords the generator understands', () => {
     for (const route of routes) {
-      assert.ok(route.body !== undefined, `${route.path} has no body schema in the OpenAPI document, so the fuzzer cannot generate for it`);
-      assert.ok(route.ok !== undefined, `${route.path} documents no 200 schema, so the oracle cannot check its successes`);
+      assert.ok(
+        route.body !== undefined,
+        `${route.path} has no body schema in the OpenAPI document, so the fuzzer cannot generate for it`,
+      );
+      assert.ok(
+        route.ok !== undefined,
+        `${route.path} documents no 200 schema, so the oracle cannot check its successes`,
+      );
       const unknown = [...keywordsOf(route.body, route.resolve)].filter((keyword) => !UNDERSTOOD_KEYWORDS.has(keyword));
       assert.deepEqual(unknown, [], `${route.path} uses schema keywords the generator ignores`);
     }
@@ -55,27 +77,43 @@ describe('fuzz coverage', () => {
       assert.ok(paths.has(path), `a fuzz profile for ${path}, which is not a route`);
       const route = routes.find((candidate) => candidate.path === path)!;
       const pointers = [...Object.keys(profile.lengths ?? {}), ...Object.keys(profile.values?.(corpus) ?? {})];
-      for (const pointer of pointers) assert.ok(schemaAt(route.body, pointer, route.resolve) !== undefined, `${path}: the profile names ${pointer}, which is not in the schema`);
+      for (const pointer of pointers)
+        assert.ok(
+          schemaAt(route.body, pointer, route.resolve) !== undefined,
+          `${path}: the profile names ${pointer}, which is not in the schema`,
+        );
     }
   });
 
-  test('generated valid bodies satisfy the schema and pass the route\'s own validator', async () => {
+  test("generated valid bodies satisfy the schema and pass the route's own validator", async () => {
     const target = injectTarget(app);
     for (const route of routes) {
       const profile = ROUTE_PROFILES[route.path];
       const hints = hintsFor(profile, corpus, route.body, route.resolve);
       const bodies = [
         ...fc.sample(arbitraryFor(route.body!, { resolve: route.resolve }), { seed: DEFAULT_SEED, numRuns: 8 }),
-        ...fc.sample(arbitraryFor(route.body!, { resolve: route.resolve, hints }), { seed: DEFAULT_SEED + 1, numRuns: 8 }),
-        ...(profile?.recipes?.(corpus) ?? []).flatMap((recipe) => fc.sample(recipe, { seed: DEFAULT_SEED, numRuns: 4 })),
+        ...fc.sample(arbitraryFor(route.body!, { resolve: route.resolve, hints }), {
+          seed: DEFAULT_SEED + 1,
+          numRuns: 8,
+        }),
+        ...(profile?.recipes?.(corpus) ?? []).flatMap((recipe) =>
+          fc.sample(recipe, { seed: DEFAULT_SEED, numRuns: 4 }),
+        ),
       ];
       for (const body of bodies) {
-        assert.deepEqual(schemaViolations(route.body!, body, route.resolve), [], `${route.path}: a generated body breaks the schema: ${serialize(body).slice(0, 300)}`);
+        assert.deepEqual(
+          schemaViolations(route.body!, body, route.resolve),
+          [],
+          `${route.path}: a generated body breaks the schema: ${serialize(body).slice(0, 300)}`,
+        );
         // Only cheap routes are sent: the heavy ones would run Argon2id or SLH-DSA at full cost here.
         if (profile?.cheapen !== undefined || profile?.runShare !== undefined) continue;
         const answer = await target.send(jsonCase('valid', route.path, body));
         const code = answer.status === 200 ? undefined : (JSON.parse(answer.body) as { code?: string }).code;
-        assert.ok(code !== 'VALIDATION_FAILED' && code !== 'MALFORMED_JSON', `${route.path} refused a generated body as ${code}: ${answer.body.slice(0, 300)}\nbody: ${serialize(body).slice(0, 300)}`);
+        assert.ok(
+          code !== 'VALIDATION_FAILED' && code !== 'MALFORMED_JSON',
+          `${route.path} refused a generated body as ${code}: ${answer.body.slice(0, 300)}\nbody: ${serialize(body).slice(0, 300)}`,
+        );
       }
     }
   });

@@ -96,7 +96,11 @@ export function injectTarget(app: FastifyInstance): Target {
         headers: fuzzCase.headers,
         ...(fuzzCase.payload === undefined ? {} : { payload: fuzzCase.payload }),
       });
-      return { status: response.statusCode, headers: response.headers, body: bodyText(response.rawPayload, response.headers['content-encoding']) };
+      return {
+        status: response.statusCode,
+        headers: response.headers,
+        body: bodyText(response.rawPayload, response.headers['content-encoding']),
+      };
     },
   };
 }
@@ -108,7 +112,10 @@ export function httpTarget(baseUrl: string): Target {
       return new Promise<Answer>((resolve, reject) => {
         const request = http.request(new URL(fuzzCase.url, baseUrl), {
           method: fuzzCase.method,
-          headers: { ...fuzzCase.headers, ...(fuzzCase.payload === undefined ? {} : { 'content-length': String(fuzzCase.payload.byteLength) }) },
+          headers: {
+            ...fuzzCase.headers,
+            ...(fuzzCase.payload === undefined ? {} : { 'content-length': String(fuzzCase.payload.byteLength) }),
+          },
           agent: false,
         });
         request.once('error', reject);
@@ -118,7 +125,11 @@ export function httpTarget(baseUrl: string): Target {
           response.once('error', reject);
           response.once('end', () => {
             try {
-              resolve({ status: response.statusCode ?? 0, headers: response.headers, body: bodyText(Buffer.concat(chunks), response.headers['content-encoding']) });
+              resolve({
+                status: response.statusCode ?? 0,
+                headers: response.headers,
+                body: bodyText(Buffer.concat(chunks), response.headers['content-encoding']),
+              });
             } catch (error) {
               reject(error);
             }
@@ -173,7 +184,8 @@ export class FuzzStats {
 // ---------------------------------------------------------------------------------------------
 // Properties
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export interface RouteFuzzer {
   route: FuzzRoute;
@@ -184,7 +196,8 @@ export interface RouteFuzzer {
 
 /** The arbitrary of cases for a route. */
 export function routeFuzzer(route: FuzzRoute, corpus: Corpus, settings: FuzzSettings, bodyLimit: number): RouteFuzzer {
-  if (route.body === undefined) throw new Error(`${route.path} has no body schema in the OpenAPI document: it cannot be fuzzed`);
+  if (route.body === undefined)
+    throw new Error(`${route.path} has no body schema in the OpenAPI document: it cannot be fuzzed`);
   const profile = ROUTE_PROFILES[route.path];
   const hints = hintsFor(profile, corpus, route.body, route.resolve);
   const cheapen = (body: unknown): unknown => {
@@ -211,7 +224,9 @@ export function routeFuzzer(route: FuzzRoute, corpus: Corpus, settings: FuzzSett
   };
   const cases = fc.oneof(
     { weight: 2, arbitrary: schemaBodies.map((body) => validCase('valid', route.path, body)) },
-    ...(recipes.length === 0 ? [] : [{ weight: 2, arbitrary: fc.oneof(...recipes).map((body) => validCase('recipe', route.path, body)) }]),
+    ...(recipes.length === 0
+      ? []
+      : [{ weight: 2, arbitrary: fc.oneof(...recipes).map((body) => validCase('recipe', route.path, body)) }]),
     { weight: 6, arbitrary: validBodies.chain((body) => mutateFields(body, route.body, context)).map(recheapen) },
     { weight: 2, arbitrary: validBodies.chain((body) => mutateBytes(body, context)) },
   );
@@ -230,11 +245,21 @@ export const LIVE_WITHIN_MS = 2000;
 
 /** The server answers /live quickly and still computes a known digest. */
 export async function assertAlive(target: Target, after: string): Promise<void> {
-  const live = await withTimeout(target.send(rawCase('live', '/live', undefined, {}, undefined, 'GET')), LIVE_WITHIN_MS, () => `GET /live after ${after}`);
-  if (live.status !== 200) throw new Error(`after ${after}: GET /live answered ${live.status}: ${live.body.slice(0, 200)}`);
-  const hash = await withTimeout(target.send(jsonCase('known hash', '/v2/hash', KNOWN_HASH.body)), 5 * LIVE_WITHIN_MS, () => `the known hash after ${after}`);
+  const live = await withTimeout(
+    target.send(rawCase('live', '/live', undefined, {}, undefined, 'GET')),
+    LIVE_WITHIN_MS,
+    () => `GET /live after ${after}`,
+  );
+  if (live.status !== 200)
+    throw new Error(`after ${after}: GET /live answered ${live.status}: ${live.body.slice(0, 200)}`);
+  const hash = await withTimeout(
+    target.send(jsonCase('known hash', '/v2/hash', KNOWN_HASH.body)),
+    5 * LIVE_WITHIN_MS,
+    () => `the known hash after ${after}`,
+  );
   const digest = hash.status === 200 ? (JSON.parse(hash.body) as { data?: unknown }).data : undefined;
-  if (digest !== KNOWN_HASH.digest) throw new Error(`after ${after}: SHA-256("abc") answered ${hash.status} ${hash.body.slice(0, 200)}`);
+  if (digest !== KNOWN_HASH.digest)
+    throw new Error(`after ${after}: SHA-256("abc") answered ${hash.status} ${hash.body.slice(0, 200)}`);
 }
 
 /**
@@ -244,9 +269,14 @@ export async function assertAlive(target: Target, after: string): Promise<void> 
 export async function waitUntilReady(target: Target, timeoutMs = 60_000): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
-    const ready = await withTimeout(target.send(rawCase('ready', '/ready', undefined, {}, undefined, 'GET')), timeoutMs, () => 'GET /ready');
+    const ready = await withTimeout(
+      target.send(rawCase('ready', '/ready', undefined, {}, undefined, 'GET')),
+      timeoutMs,
+      () => 'GET /ready',
+    );
     if (ready.status === 200) return;
-    if (performance.now() > deadline) throw new Error(`the server was not ready within ${timeoutMs} ms: ${ready.status} ${ready.body.slice(0, 300)}`);
+    if (performance.now() > deadline)
+      throw new Error(`the server was not ready within ${timeoutMs} ms: ${ready.status} ${ready.body.slice(0, 300)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -259,13 +289,20 @@ export class FuzzFailure extends Error {
  * Runs the property of one route. On failure the error says how to replay it: the seed, the
  * fast-check path, the route, and fast-check's own report (the shrunk counterexample).
  */
-export async function fuzzRoute(fuzzer: RouteFuzzer, target: Target, settings: FuzzSettings, stats: FuzzStats): Promise<void> {
+export async function fuzzRoute(
+  fuzzer: RouteFuzzer,
+  target: Target,
+  settings: FuzzSettings,
+  stats: FuzzStats,
+): Promise<void> {
   const { route } = fuzzer;
   // Shrinking resends cases, some of a megabyte: bounded, so that a failure is reported in seconds.
   const property = fc.asyncProperty(fc.limitShrink(fuzzer.cases, settings.maxShrinks), async (fuzzCase) => {
     const started = performance.now();
     const answer = await withTimeout(target.send(fuzzCase), settings.requestTimeoutMs, () => describeCase(fuzzCase));
-    settings.trace?.(`${answer.status} ${(performance.now() - started).toFixed(0).padStart(6)} ms ${describeCase(fuzzCase).slice(0, 300)}`);
+    settings.trace?.(
+      `${answer.status} ${(performance.now() - started).toFixed(0).padStart(6)} ms ${describeCase(fuzzCase).slice(0, 300)}`,
+    );
     stats.record(route.path, fuzzCase, answer.status);
     const faults = oracleFaults(route, fuzzCase, answer);
     if (faults.length > 0) {
@@ -279,12 +316,16 @@ export async function fuzzRoute(fuzzer: RouteFuzzer, target: Target, settings: F
   });
   if (details.failed) {
     const path = details.counterexamplePath ?? '';
-    const replay = settings.mode === 'ci'
-      ? `FUZZ_SEED=${details.seed} FUZZ_PATH=${path} FUZZ_ROUTE=${route.path} node --test packages/server/test/fuzz/inject.test.ts`
-      : `node scripts/fuzz.ts --seed ${details.seed} --runs ${settings.runs} --route ${route.path} --path ${path}`;
-    const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-    throw new FuzzFailure(`fuzzing ${route.path} failed (seed ${details.seed}, path ${path || 'none'})\nreplay: ${replay}\n`
-      + `fault: ${cause}\n${fc.defaultReportMessage(details) ?? ''}`);
+    const replay =
+      settings.mode === 'ci'
+        ? `FUZZ_SEED=${details.seed} FUZZ_PATH=${path} FUZZ_ROUTE=${route.path} node --test packages/server/test/fuzz/inject.test.ts`
+        : `node scripts/fuzz.ts --seed ${details.seed} --runs ${settings.runs} --route ${route.path} --path ${path}`;
+    const cause =
+      details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+    throw new FuzzFailure(
+      `fuzzing ${route.path} failed (seed ${details.seed}, path ${path || 'none'})\nreplay: ${replay}\n` +
+        `fault: ${cause}\n${fc.defaultReportMessage(details) ?? ''}`,
+    );
   }
   await assertAlive(target, `fuzzing ${route.path}`);
 }
@@ -297,25 +338,50 @@ export const BURSTS = 'bursts';
  * buffers wiped after use must keep every answer right when requests overlap. Within every
  * queue's limit, so no 503 is expected.
  */
-export async function fuzzBursts(fuzzers: RouteFuzzer[], target: Target, settings: FuzzSettings, stats: FuzzStats, bursts: number, burstSize = 12): Promise<void> {
+export async function fuzzBursts(
+  fuzzers: RouteFuzzer[],
+  target: Target,
+  settings: FuzzSettings,
+  stats: FuzzStats,
+  bursts: number,
+  burstSize = 12,
+): Promise<void> {
   const entry = fc.oneof(...fuzzers.map((fuzzer) => fuzzer.cases.map((fuzzCase) => ({ fuzzer, fuzzCase }))));
-  const property = fc.asyncProperty(fc.limitShrink(fc.array(entry, { minLength: 2, maxLength: burstSize }), settings.maxShrinks), async (entries) => {
-    const answers = await Promise.all(entries.map(({ fuzzCase }) => withTimeout(target.send(fuzzCase), settings.requestTimeoutMs, () => describeCase(fuzzCase))));
-    const faults = entries.flatMap(({ fuzzer, fuzzCase }, index) => {
-      const answer = answers[index]!;
-      stats.record(fuzzer.route.path, fuzzCase, answer.status);
-      return oracleFaults(fuzzer.route, fuzzCase, answer).map((fault) => `${describeCase(fuzzCase).slice(0, 200)}: ${fault}; answer ${answer.status} ${answer.body.slice(0, 200)}`);
-    });
-    if (faults.length > 0) throw new Error(faults.join('\n'));
+  const property = fc.asyncProperty(
+    fc.limitShrink(fc.array(entry, { minLength: 2, maxLength: burstSize }), settings.maxShrinks),
+    async (entries) => {
+      const answers = await Promise.all(
+        entries.map(({ fuzzCase }) =>
+          withTimeout(target.send(fuzzCase), settings.requestTimeoutMs, () => describeCase(fuzzCase)),
+        ),
+      );
+      const faults = entries.flatMap(({ fuzzer, fuzzCase }, index) => {
+        const answer = answers[index]!;
+        stats.record(fuzzer.route.path, fuzzCase, answer.status);
+        return oracleFaults(fuzzer.route, fuzzCase, answer).map(
+          (fault) =>
+            `${describeCase(fuzzCase).slice(0, 200)}: ${fault}; answer ${answer.status} ${answer.body.slice(0, 200)}`,
+        );
+      });
+      if (faults.length > 0) throw new Error(faults.join('\n'));
+    },
+  );
+  const details = await fc.check(property, {
+    seed: settings.seed,
+    numRuns: bursts,
+    ...(settings.path === undefined ? {} : { path: settings.path }),
   });
-  const details = await fc.check(property, { seed: settings.seed, numRuns: bursts, ...(settings.path === undefined ? {} : { path: settings.path }) });
   if (details.failed) {
     const path = details.counterexamplePath ?? '';
-    const replay = settings.mode === 'ci'
-      ? `FUZZ_SEED=${details.seed} FUZZ_PATH=${path} FUZZ_ROUTE=${BURSTS} node --test packages/server/test/fuzz/inject.test.ts`
-      : `node scripts/fuzz.ts --seed ${details.seed} --runs ${settings.runs} --route ${BURSTS} --path ${path}`;
-    const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-    throw new FuzzFailure(`concurrent bursts failed (seed ${details.seed}, path ${path || 'none'})\nreplay: ${replay}\nfault: ${cause}\n${fc.defaultReportMessage(details) ?? ''}`);
+    const replay =
+      settings.mode === 'ci'
+        ? `FUZZ_SEED=${details.seed} FUZZ_PATH=${path} FUZZ_ROUTE=${BURSTS} node --test packages/server/test/fuzz/inject.test.ts`
+        : `node scripts/fuzz.ts --seed ${details.seed} --runs ${settings.runs} --route ${BURSTS} --path ${path}`;
+    const cause =
+      details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+    throw new FuzzFailure(
+      `concurrent bursts failed (seed ${details.seed}, path ${path || 'none'})\nreplay: ${replay}\nfault: ${cause}\n${fc.defaultReportMessage(details) ?? ''}`,
+    );
   }
   await assertAlive(target, 'the bursts');
 }
@@ -343,7 +409,9 @@ export async function prepareInjectRun(app: FastifyInstance, settings: FuzzSetti
   await assertAlive(target, 'start');
   const all = fuzzRoutes(app);
   const onlyBursts = settings.route === BURSTS;
-  const routes = onlyBursts ? [] : all.filter((route) => settings.route === undefined || route.path.includes(settings.route));
+  const routes = onlyBursts
+    ? []
+    : all.filter((route) => settings.route === undefined || route.path.includes(settings.route));
   const bodyLimit = app.initialConfig.bodyLimit ?? 1_048_576;
   return { target, all, routes, onlyBursts, fuzzerFor: (route) => routeFuzzer(route, corpus, settings, bodyLimit) };
 }

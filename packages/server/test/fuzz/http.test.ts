@@ -39,14 +39,43 @@ function head(path: string, headers: [string, string][], requestLine = `POST ${p
 }
 
 const framed = (path: string, body: Buffer, extra: [string, string][] = [], length = body.byteLength) =>
-  Buffer.concat([Buffer.from(head(path, [['content-type', 'application/json'], ['content-length', String(length)], ['connection', 'close'], ...extra]), 'latin1'), body]);
+  Buffer.concat([
+    Buffer.from(
+      head(path, [
+        ['content-type', 'application/json'],
+        ['content-length', String(length)],
+        ['connection', 'close'],
+        ...extra,
+      ]),
+      'latin1',
+    ),
+    body,
+  ]);
 
-function chunked(path: string, body: Buffer, cuts: number[], sizeLine: (size: number) => string = (size) => size.toString(16), terminator = `0${CRLF}${CRLF}`): Buffer {
-  const points = [...new Set([0, ...cuts.map((cut) => cut % (body.byteLength + 1)), body.byteLength])].sort((a, b) => a - b);
-  const parts: Buffer[] = [Buffer.from(head(path, [['content-type', 'application/json'], ['transfer-encoding', 'chunked'], ['connection', 'close']]), 'latin1')];
+function chunked(
+  path: string,
+  body: Buffer,
+  cuts: number[],
+  sizeLine: (size: number) => string = (size) => size.toString(16),
+  terminator = `0${CRLF}${CRLF}`,
+): Buffer {
+  const points = [...new Set([0, ...cuts.map((cut) => cut % (body.byteLength + 1)), body.byteLength])].sort(
+    (a, b) => a - b,
+  );
+  const parts: Buffer[] = [
+    Buffer.from(
+      head(path, [
+        ['content-type', 'application/json'],
+        ['transfer-encoding', 'chunked'],
+        ['connection', 'close'],
+      ]),
+      'latin1',
+    ),
+  ];
   for (let index = 1; index < points.length; index++) {
     const piece = body.subarray(points[index - 1], points[index]);
-    if (piece.byteLength > 0) parts.push(Buffer.from(`${sizeLine(piece.byteLength)}${CRLF}`, 'latin1'), piece, Buffer.from(CRLF, 'latin1'));
+    if (piece.byteLength > 0)
+      parts.push(Buffer.from(`${sizeLine(piece.byteLength)}${CRLF}`, 'latin1'), piece, Buffer.from(CRLF, 'latin1'));
   }
   parts.push(Buffer.from(terminator, 'latin1'));
   return Buffer.concat(parts);
@@ -59,61 +88,155 @@ function wireCases(path: string, body: Buffer): fc.Arbitrary<WireCase> {
   // No FIN after a complete request: Node aborts in-flight requests when the client half-closes
   // (httpAllowHalfOpen is false), so a slow route would be answered by a closed socket. A FIN is
   // sent where the point is a client that stops mid-body.
-  const wire = (label: string, bytes: Buffer, options: Partial<WireCase> = {}): WireCase => ({ label, bytes, halfClose: false, path, ...options });
+  const wire = (label: string, bytes: Buffer, options: Partial<WireCase> = {}): WireCase => ({
+    label,
+    bytes,
+    halfClose: false,
+    path,
+    ...options,
+  });
   const quotes = [...body.toString('latin1').matchAll(/"/g)].map((match) => (match.index ?? 0) + 1);
   return fc.oneof(
-    { weight: 3, arbitrary: fc.integer({ min: -body.byteLength, max: 64 }).filter((delta) => delta !== 0).map((delta) =>
-      // Longer than sent: the client's FIN cuts the body short. Shorter: the rest reads as a second request.
-      wire(`content-length ${delta > 0 ? '+' : ''}${delta}`, framed(path, body, [], body.byteLength + delta), { halfClose: delta > 0, mayCloseSilently: delta > 0 })) },
-    { weight: 3, arbitrary: fc.tuple(fc.constantFrom(...INVALID_UTF8), fc.constantFrom(...(quotes.length > 0 ? quotes : [0]))).map(([bad, at]) => {
-      const broken = Buffer.concat([body.subarray(0, at), Buffer.from(bad), body.subarray(at)]);
-      return wire('invalid utf-8 in the body', framed(path, broken), { expectStatus: 400 });
-    }) },
-    { weight: 2, arbitrary: fc.integer({ min: 0, max: Math.max(0, body.byteLength - 1) }).map((cut) => wire(`body cut at ${cut}`, framed(path, body.subarray(0, cut)), { expectStatus: 400 })) },
-    { weight: 2, arbitrary: fc.array(fc.nat(), { maxLength: 6 }).map((cuts) => wire('chunked', chunked(path, body, cuts))) },
-    { weight: 2, arbitrary: fc.tuple(fc.array(fc.nat(), { maxLength: 3 }), fc.constantFrom<[string, (size: number) => string, string]>(
-      ['bad size', () => 'zz', `0${CRLF}${CRLF}`],
-      ['negative size', (size) => `-${size}`, `0${CRLF}${CRLF}`],
-      ['huge size', () => 'ffffffffffffffffff', `0${CRLF}${CRLF}`],
-      ['size too small', (size) => Math.max(0, size - 1).toString(16), `0${CRLF}${CRLF}`],
-      ['chunk extension', (size) => `${size.toString(16)};name=value`, `0${CRLF}${CRLF}`],
-      ['no last chunk', (size) => size.toString(16), ''],
-      ['trailer', (size) => size.toString(16), `0${CRLF}x-trailer: 1${CRLF}${CRLF}`],
-    )).map(([cuts, [label, sizeLine, terminator]]) => wire(`chunked, ${label}`, chunked(path, body, cuts, sizeLine, terminator), { halfClose: true, mayCloseSilently: true })) },
-    { weight: 3, arbitrary: fc.constantFrom<[string, [string, string][]]>(
-      ['two content-lengths', [['content-length', String(body.byteLength + 1)]]],
-      ['content-length and chunked', [['transfer-encoding', 'chunked']]],
-      ['transfer-encoding gzip', [['transfer-encoding', 'gzip']]],
-      ['expect 100-continue', [['expect', '100-continue']]],
-      ['expect something else', [['expect', 'teapot']]],
-      ['header with NUL', [['x-fuzz', 'a\u0000b']]],
-      ['latin-1 header', [['x-fuzz', '\u00ff\u00fe']]],
-      ['space before colon', [['x-fuzz ', 'a']]],
-      ['folded header', [['x-fuzz', `a${CRLF} folded`]]],
-      ['content-type with NUL', [['content-type', 'application/json\u0000']]],
-    ).map(([label, extra]) => wire(label, framed(path, body, extra))) },
-    { weight: 2, arbitrary: fc.constantFrom(
-      ['HTTP/1.0', `POST ${path} HTTP/1.0`],
-      ['absolute-form URL', `POST http://127.0.0.1${path} HTTP/1.1`],
-      ['HTTP/2 preface', 'PRI * HTTP/2.0'],
-      ['lowercase method', `post ${path} HTTP/1.1`],
-      ['unknown version', `POST ${path} HTTP/9.9`],
-      ['no version', `POST ${path}`],
-      ['long URL', `POST ${path}?${'a'.repeat(20_000)} HTTP/1.1`],
-      ['raw bytes in the URL', `POST ${path}\u00ff\u00fe HTTP/1.1`],
-      ['tab in the URL', `POST ${path}\tx HTTP/1.1`],
-    ).map(([label, requestLine]) => wire(label, Buffer.concat([
-      Buffer.from(head(path, [['content-type', 'application/json'], ['content-length', String(body.byteLength)], ['connection', 'close']], requestLine), 'latin1'), body,
-    ]), { mayCloseSilently: true })) },
-    { weight: 2, arbitrary: fc.constantFrom('garbage', 'second request').map((second) => {
-      const first = Buffer.concat([Buffer.from(head(path, [['content-type', 'application/json'], ['content-length', String(body.byteLength)]]), 'latin1'), body]);
-      const next = second === 'garbage' ? Buffer.from(`NOT HTTP${CRLF}${CRLF}`, 'latin1') : framed(path, body);
-      return wire(`pipelined, then ${second}`, Buffer.concat([first, next]));
-    }) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .integer({ min: -body.byteLength, max: 64 })
+        .filter((delta) => delta !== 0)
+        .map((delta) =>
+          // Longer than sent: the client's FIN cuts the body short. Shorter: the rest reads as a second request.
+          wire(`content-length ${delta > 0 ? '+' : ''}${delta}`, framed(path, body, [], body.byteLength + delta), {
+            halfClose: delta > 0,
+            mayCloseSilently: delta > 0,
+          }),
+        ),
+    },
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...INVALID_UTF8), fc.constantFrom(...(quotes.length > 0 ? quotes : [0])))
+        .map(([bad, at]) => {
+          const broken = Buffer.concat([body.subarray(0, at), Buffer.from(bad), body.subarray(at)]);
+          return wire('invalid utf-8 in the body', framed(path, broken), { expectStatus: 400 });
+        }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .integer({ min: 0, max: Math.max(0, body.byteLength - 1) })
+        .map((cut) => wire(`body cut at ${cut}`, framed(path, body.subarray(0, cut)), { expectStatus: 400 })),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.array(fc.nat(), { maxLength: 6 }).map((cuts) => wire('chunked', chunked(path, body, cuts))),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(
+          fc.array(fc.nat(), { maxLength: 3 }),
+          fc.constantFrom<[string, (size: number) => string, string]>(
+            ['bad size', () => 'zz', `0${CRLF}${CRLF}`],
+            ['negative size', (size) => `-${size}`, `0${CRLF}${CRLF}`],
+            ['huge size', () => 'ffffffffffffffffff', `0${CRLF}${CRLF}`],
+            ['size too small', (size) => Math.max(0, size - 1).toString(16), `0${CRLF}${CRLF}`],
+            ['chunk extension', (size) => `${size.toString(16)};name=value`, `0${CRLF}${CRLF}`],
+            ['no last chunk', (size) => size.toString(16), ''],
+            ['trailer', (size) => size.toString(16), `0${CRLF}x-trailer: 1${CRLF}${CRLF}`],
+          ),
+        )
+        .map(([cuts, [label, sizeLine, terminator]]) =>
+          wire(`chunked, ${label}`, chunked(path, body, cuts, sizeLine, terminator), {
+            halfClose: true,
+            mayCloseSilently: true,
+          }),
+        ),
+    },
+    {
+      weight: 3,
+      arbitrary: fc
+        .constantFrom<[string, [string, string][]]>(
+          ['two content-lengths', [['content-length', String(body.byteLength + 1)]]],
+          ['content-length and chunked', [['transfer-encoding', 'chunked']]],
+          ['transfer-encoding gzip', [['transfer-encoding', 'gzip']]],
+          ['expect 100-continue', [['expect', '100-continue']]],
+          ['expect something else', [['expect', 'teapot']]],
+          ['header with NUL', [['x-fuzz', 'a\u0000b']]],
+          ['latin-1 header', [['x-fuzz', '\u00ff\u00fe']]],
+          ['space before colon', [['x-fuzz ', 'a']]],
+          ['folded header', [['x-fuzz', `a${CRLF} folded`]]],
+          ['content-type with NUL', [['content-type', 'application/json\u0000']]],
+        )
+        .map(([label, extra]) => wire(label, framed(path, body, extra))),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .constantFrom(
+          ['HTTP/1.0', `POST ${path} HTTP/1.0`],
+          ['absolute-form URL', `POST http://127.0.0.1${path} HTTP/1.1`],
+          ['HTTP/2 preface', 'PRI * HTTP/2.0'],
+          ['lowercase method', `post ${path} HTTP/1.1`],
+          ['unknown version', `POST ${path} HTTP/9.9`],
+          ['no version', `POST ${path}`],
+          ['long URL', `POST ${path}?${'a'.repeat(20_000)} HTTP/1.1`],
+          ['raw bytes in the URL', `POST ${path}\u00ff\u00fe HTTP/1.1`],
+          ['tab in the URL', `POST ${path}\tx HTTP/1.1`],
+        )
+        .map(([label, requestLine]) =>
+          wire(
+            label,
+            Buffer.concat([
+              Buffer.from(
+                head(
+                  path,
+                  [
+                    ['content-type', 'application/json'],
+                    ['content-length', String(body.byteLength)],
+                    ['connection', 'close'],
+                  ],
+                  requestLine,
+                ),
+                'latin1',
+              ),
+              body,
+            ]),
+            { mayCloseSilently: true },
+          ),
+        ),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom('garbage', 'second request').map((second) => {
+        const first = Buffer.concat([
+          Buffer.from(
+            head(path, [
+              ['content-type', 'application/json'],
+              ['content-length', String(body.byteLength)],
+            ]),
+            'latin1',
+          ),
+          body,
+        ]);
+        const next = second === 'garbage' ? Buffer.from(`NOT HTTP${CRLF}${CRLF}`, 'latin1') : framed(path, body);
+        return wire(`pipelined, then ${second}`, Buffer.concat([first, next]));
+      }),
+    },
     // A client that stops sending: the server must answer 408 (or hang up) after its timeouts.
-    { weight: 1, arbitrary: fc.constantFrom('headers', 'body').map((where) => where === 'headers'
-      ? wire('stalls in the headers', Buffer.from(`POST ${path} HTTP/1.1${CRLF}host: 127.0.0.1${CRLF}content-ty`, 'latin1'), { halfClose: false, mayCloseSilently: true })
-      : wire('stalls in the body', framed(path, body.subarray(0, body.byteLength >> 1), [], body.byteLength), { halfClose: false, expectStatus: 408 })) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('headers', 'body').map((where) =>
+        where === 'headers'
+          ? wire(
+              'stalls in the headers',
+              Buffer.from(`POST ${path} HTTP/1.1${CRLF}host: 127.0.0.1${CRLF}content-ty`, 'latin1'),
+              { halfClose: false, mayCloseSilently: true },
+            )
+          : wire('stalls in the body', framed(path, body.subarray(0, body.byteLength >> 1), [], body.byteLength), {
+              halfClose: false,
+              expectStatus: 408,
+            }),
+      ),
+    },
   );
 }
 
@@ -127,7 +250,11 @@ describe('real sockets', () => {
 
   test('regression: an Expect other than 100-continue is ignored, not a bare 417', async () => {
     const body = Buffer.from(JSON.stringify(KNOWN_HASH.body));
-    const result = await sendWire(server.port, { label: 'expect', bytes: framed('/v2/hash', body, [['expect', 'teapot']]), halfClose: false, path: '/v2/hash' }, 10_000);
+    const result = await sendWire(
+      server.port,
+      { label: 'expect', bytes: framed('/v2/hash', body, [['expect', 'teapot']]), halfClose: false, path: '/v2/hash' },
+      10_000,
+    );
     assert.equal(result.responses.length, 1);
     const [answer] = result.responses;
     assert.equal(answer!.status, 200, answer!.body);
@@ -141,10 +268,25 @@ describe('real sockets', () => {
     // the deprecation hook looked for a raw URL starting with /v1 and sent none.
     const body = Buffer.from(JSON.stringify({ message: 'text', publicKeys: 'not a key' }));
     const bytes = Buffer.concat([
-      Buffer.from(head('/v1/verify', [['content-type', 'application/json'], ['content-length', String(body.byteLength)], ['connection', 'close']], `POST http://127.0.0.1/v1/verify HTTP/1.1`), 'latin1'),
+      Buffer.from(
+        head(
+          '/v1/verify',
+          [
+            ['content-type', 'application/json'],
+            ['content-length', String(body.byteLength)],
+            ['connection', 'close'],
+          ],
+          `POST http://127.0.0.1/v1/verify HTTP/1.1`,
+        ),
+        'latin1',
+      ),
       body,
     ]);
-    const result = await sendWire(server.port, { label: 'absolute-form', bytes, halfClose: false, path: '/v1/verify' }, 10_000);
+    const result = await sendWire(
+      server.port,
+      { label: 'absolute-form', bytes, halfClose: false, path: '/v1/verify' },
+      10_000,
+    );
     assert.equal(result.responses.length, 1);
     const [answer] = result.responses;
     assert.equal(answer!.status, 400, answer!.body);
@@ -159,21 +301,40 @@ describe('real sockets', () => {
     await assertAlive(target, 'start');
 
     // The routes' schemas as the server publishes them.
-    const document = JSON.parse((await target.send({ label: 'docs', method: 'GET', url: '/docs/json', headers: {}, payload: undefined })).body) as {
-      paths: Record<string, { post?: { requestBody?: { content?: Record<string, { schema?: JsonSchema }> }; responses?: Record<string, { content?: Record<string, { schema?: JsonSchema }> }> } }>;
+    const document = JSON.parse(
+      (await target.send({ label: 'docs', method: 'GET', url: '/docs/json', headers: {}, payload: undefined })).body,
+    ) as {
+      paths: Record<
+        string,
+        {
+          post?: {
+            requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
+            responses?: Record<string, { content?: Record<string, { schema?: JsonSchema }> }>;
+          };
+        }
+      >;
       components?: { schemas?: Record<string, JsonSchema> };
     };
     const resolve = resolverFor(document.components?.schemas);
-    const routes = new Map<string, FuzzRoute>(PATHS.map((path) => {
-      const operation = document.paths[path]?.post;
-      const route = { path, body: operation?.requestBody?.content?.['application/json']?.schema, ok: operation?.responses?.['200']?.content?.['application/json']?.schema, resolve };
-      assert.ok(route.body !== undefined, `${path} is not in /docs/json`);
-      return [path, route];
-    }));
+    const routes = new Map<string, FuzzRoute>(
+      PATHS.map((path) => {
+        const operation = document.paths[path]?.post;
+        const route = {
+          path,
+          body: operation?.requestBody?.content?.['application/json']?.schema,
+          ok: operation?.responses?.['200']?.content?.['application/json']?.schema,
+          resolve,
+        };
+        assert.ok(route.body !== undefined, `${path} is not in /docs/json`);
+        return [path, route];
+      }),
+    );
 
     const cases = fc.constantFrom(...PATHS).chain((path) => {
       const route = routes.get(path)!;
-      return arbitraryFor(route.body!, { resolve }).chain((body) => wireCases(path, Buffer.from(serialize(body), 'utf8')));
+      return arbitraryFor(route.body!, { resolve }).chain((body) =>
+        wireCases(path, Buffer.from(serialize(body), 'utf8')),
+      );
     });
     const labels = new Map<string, number>();
     const property = fc.asyncProperty(fc.limitShrink(cases, settings.maxShrinks), async (wireCase) => {
@@ -182,29 +343,51 @@ describe('real sockets', () => {
       const result = await sendWire(server.port, wireCase, 10_000);
       const faults: string[] = [];
       if (result.error !== undefined) faults.push(result.error);
-      if (result.responses.length === 0 && wireCase.mayCloseSilently !== true) faults.push('the connection closed without a response');
-      if (result.leftover.byteLength > 0) faults.push(`a torn response: ${JSON.stringify(result.leftover.subarray(0, 200).toString('latin1'))}`);
+      if (result.responses.length === 0 && wireCase.mayCloseSilently !== true)
+        faults.push('the connection closed without a response');
+      if (result.leftover.byteLength > 0)
+        faults.push(`a torn response: ${JSON.stringify(result.leftover.subarray(0, 200).toString('latin1'))}`);
       const first = result.responses[0];
-      if (first !== undefined && wireCase.expectStatus !== undefined && first.status !== wireCase.expectStatus) faults.push(`expected ${wireCase.expectStatus}, got ${first.status}`);
+      if (first !== undefined && wireCase.expectStatus !== undefined && first.status !== wireCase.expectStatus)
+        faults.push(`expected ${wireCase.expectStatus}, got ${first.status}`);
       const route = routes.get(wireCase.path)!;
       for (const answer of result.responses) {
-        faults.push(...oracleFaults(route, { label: wireCase.label, method: 'POST', url: wireCase.path, headers: {}, payload: undefined }, answer));
+        faults.push(
+          ...oracleFaults(
+            route,
+            { label: wireCase.label, method: 'POST', url: wireCase.path, headers: {}, payload: undefined },
+            answer,
+          ),
+        );
       }
       if (faults.length > 0) {
-        throw new Error(`${faults.join('; ')}\n  sent: ${JSON.stringify(wireCase.bytes.subarray(0, 300).toString('latin1'))}\n  got: ${result.responses.map((answer) => `${answer.status} ${answer.body.slice(0, 200)}`).join(' | ')}`);
+        throw new Error(
+          `${faults.join('; ')}\n  sent: ${JSON.stringify(wireCase.bytes.subarray(0, 300).toString('latin1'))}\n  got: ${result.responses.map((answer) => `${answer.status} ${answer.body.slice(0, 200)}`).join(' | ')}`,
+        );
       }
     });
-    const details = await fc.check(property, { seed: settings.seed, numRuns: Math.round(settings.runs * WIRE_RUNS_SHARE), ...(settings.path === undefined ? {} : { path: settings.path }) });
+    const details = await fc.check(property, {
+      seed: settings.seed,
+      numRuns: Math.round(settings.runs * WIRE_RUNS_SHARE),
+      ...(settings.path === undefined ? {} : { path: settings.path }),
+    });
     if (details.failed) {
-      const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-      assert.fail(`wire fuzzing failed (seed ${details.seed}, path ${details.counterexamplePath})\n`
-        + `replay: FUZZ_SEED=${details.seed} FUZZ_PATH=${details.counterexamplePath} node --test packages/server/test/fuzz/http.test.ts\nfault: ${cause}\n${fc.defaultReportMessage(details) ?? ''}`);
+      const cause =
+        details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+      assert.fail(
+        `wire fuzzing failed (seed ${details.seed}, path ${details.counterexamplePath})\n` +
+          `replay: FUZZ_SEED=${details.seed} FUZZ_PATH=${details.counterexamplePath} node --test packages/server/test/fuzz/http.test.ts\nfault: ${cause}\n${fc.defaultReportMessage(details) ?? ''}`,
+      );
     }
     t.diagnostic(`wire cases: ${[...labels.entries()].map(([label, count]) => `${label} ${count}`).join(', ')}`);
 
     await assertAlive(target, 'the wire cases');
     assert.equal(server.hasExited, false, 'the server process exited');
     const errors = server.logs().filter((line) => line.level >= 50);
-    assert.deepEqual(errors.map((line) => line.msg), [], 'the server logged errors');
+    assert.deepEqual(
+      errors.map((line) => line.msg),
+      [],
+      'the server logged errors',
+    );
   });
 });

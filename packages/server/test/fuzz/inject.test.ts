@@ -24,12 +24,24 @@ test('fuzz: every POST /v1 and /v2 route through inject', async (t) => {
   }
   if (settings.route === undefined || onlyBursts) {
     const fuzzers = all.map(fuzzerFor);
-    await t.test('concurrent bursts', () => fuzzBursts(fuzzers, target, settings, stats, Math.max(1, Math.round(settings.runs / 3))));
+    await t.test('concurrent bursts', () =>
+      fuzzBursts(fuzzers, target, settings, stats, Math.max(1, Math.round(settings.runs / 3))),
+    );
   }
-  t.diagnostic(`seed ${settings.seed}, ${[...stats.routes.values()].reduce((sum, route) => sum + route.cases, 0)} cases, ${stats.successes} answered 200`);
+  t.diagnostic(
+    `seed ${settings.seed}, ${[...stats.routes.values()].reduce((sum, route) => sum + route.cases, 0)} cases, ${stats.successes} answered 200`,
+  );
   if (settings.route === undefined && settings.path === undefined) {
     // The fuzzer must reach the crypto code, not only bounce off validation: most routes answer 200 to some case.
-    const reached = [...stats.routes.entries()].filter(([, route]) => (route.statuses.get(200) ?? 0) > 0).map(([path]) => path);
-    assert.ok(reached.length >= routes.length * 0.75, `only ${reached.length} of ${routes.length} routes answered 200 to any case: ${routes.map((route) => route.path).filter((path) => !reached.includes(path)).join(', ')} never did`);
+    const reached = [...stats.routes.entries()]
+      .filter(([, route]) => (route.statuses.get(200) ?? 0) > 0)
+      .map(([path]) => path);
+    assert.ok(
+      reached.length >= routes.length * 0.75,
+      `only ${reached.length} of ${routes.length} routes answered 200 to any case: ${routes
+        .map((route) => route.path)
+        .filter((path) => !reached.includes(path))
+        .join(', ')} never did`,
+    );
   }
 });

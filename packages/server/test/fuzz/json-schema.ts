@@ -37,11 +37,35 @@ export interface JsonSchema {
  * generator would not know how to satisfy it, so the route would be fuzzed blind.
  */
 export const UNDERSTOOD_KEYWORDS: ReadonlySet<string> = new Set([
-  'type', 'properties', 'required', 'additionalProperties', 'items', 'minItems', 'maxItems',
-  'minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
-  'enum', 'const', 'anyOf', 'oneOf', 'allOf', '$ref',
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'minItems',
+  'maxItems',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'enum',
+  'const',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  '$ref',
   // Annotations: no effect on validity.
-  'description', 'default', 'title', 'examples', 'deprecated', '$id', 'readOnly', 'writeOnly',
+  'description',
+  'default',
+  'title',
+  'examples',
+  'deprecated',
+  '$id',
+  'readOnly',
+  'writeOnly',
 ]);
 
 /** Resolves `#/components/schemas/<name>` references against the OpenAPI document's components. */
@@ -66,7 +90,11 @@ export const identityResolver: SchemaResolver = (schema) => {
 };
 
 /** Every keyword used anywhere in the schema (property names excluded). */
-export function keywordsOf(schema: JsonSchema, resolve: SchemaResolver = identityResolver, seen = new Set<JsonSchema>()): Set<string> {
+export function keywordsOf(
+  schema: JsonSchema,
+  resolve: SchemaResolver = identityResolver,
+  seen = new Set<JsonSchema>(),
+): Set<string> {
   const found = new Set<string>();
   const visit = (node: JsonSchema) => {
     if (seen.has(node)) return;
@@ -84,7 +112,11 @@ export function keywordsOf(schema: JsonSchema, resolve: SchemaResolver = identit
 }
 
 /** Every string the schema names in an enum or const: identifiers, which error texts may list. */
-export function enumStrings(schema: JsonSchema, resolve: SchemaResolver = identityResolver, seen = new Set<JsonSchema>()): Set<string> {
+export function enumStrings(
+  schema: JsonSchema,
+  resolve: SchemaResolver = identityResolver,
+  seen = new Set<JsonSchema>(),
+): Set<string> {
   const found = new Set<string>();
   const visit = (node: JsonSchema) => {
     if (seen.has(node)) return;
@@ -118,11 +150,17 @@ function typeMatches(expected: string, value: unknown): boolean {
  * Where `value` breaks `schema`: one message per fault, with a JSON pointer; empty when it
  * conforms. Patterns are compiled with the `u` flag, as Ajv does.
  */
-export function schemaViolations(schema: JsonSchema, value: unknown, resolve: SchemaResolver = identityResolver, at = ''): string[] {
+export function schemaViolations(
+  schema: JsonSchema,
+  value: unknown,
+  resolve: SchemaResolver = identityResolver,
+  at = '',
+): string[] {
   const node = resolve(schema);
   const here = at === '' ? '/' : at;
   const faults: string[] = [];
-  if (node.allOf !== undefined) for (const part of node.allOf) faults.push(...schemaViolations(part, value, resolve, at));
+  if (node.allOf !== undefined)
+    for (const part of node.allOf) faults.push(...schemaViolations(part, value, resolve, at));
   for (const branches of [node.anyOf, node.oneOf]) {
     if (branches === undefined) continue;
     const matching = branches.filter((branch) => schemaViolations(branch, value, resolve, at).length === 0).length;
@@ -130,8 +168,10 @@ export function schemaViolations(schema: JsonSchema, value: unknown, resolve: Sc
       faults.push(`${here}: matches ${matching} of the ${branches.length} alternatives`);
     }
   }
-  if (node.const !== undefined && !Object.is(node.const, value)) faults.push(`${here}: must be ${JSON.stringify(node.const)}`);
-  if (node.enum !== undefined && !node.enum.some((option) => Object.is(option, value))) faults.push(`${here}: not one of the enum`);
+  if (node.const !== undefined && !Object.is(node.const, value))
+    faults.push(`${here}: must be ${JSON.stringify(node.const)}`);
+  if (node.enum !== undefined && !node.enum.some((option) => Object.is(option, value)))
+    faults.push(`${here}: not one of the enum`);
   if (node.type !== undefined) {
     const types = Array.isArray(node.type) ? node.type : [node.type];
     if (!types.some((type) => typeMatches(type, value))) {
@@ -140,20 +180,28 @@ export function schemaViolations(schema: JsonSchema, value: unknown, resolve: Sc
     }
   }
   if (typeof value === 'string') {
-    if (node.minLength !== undefined && value.length < node.minLength) faults.push(`${here}: shorter than ${node.minLength}`);
-    if (node.maxLength !== undefined && value.length > node.maxLength) faults.push(`${here}: longer than ${node.maxLength}`);
-    if (node.pattern !== undefined && !new RegExp(node.pattern, 'u').test(value)) faults.push(`${here}: does not match ${node.pattern}`);
+    if (node.minLength !== undefined && value.length < node.minLength)
+      faults.push(`${here}: shorter than ${node.minLength}`);
+    if (node.maxLength !== undefined && value.length > node.maxLength)
+      faults.push(`${here}: longer than ${node.maxLength}`);
+    if (node.pattern !== undefined && !new RegExp(node.pattern, 'u').test(value))
+      faults.push(`${here}: does not match ${node.pattern}`);
   }
   if (typeof value === 'number') {
     if (node.minimum !== undefined && value < node.minimum) faults.push(`${here}: below ${node.minimum}`);
     if (node.maximum !== undefined && value > node.maximum) faults.push(`${here}: above ${node.maximum}`);
-    if (node.exclusiveMinimum !== undefined && value <= node.exclusiveMinimum) faults.push(`${here}: not above ${node.exclusiveMinimum}`);
-    if (node.exclusiveMaximum !== undefined && value >= node.exclusiveMaximum) faults.push(`${here}: not below ${node.exclusiveMaximum}`);
+    if (node.exclusiveMinimum !== undefined && value <= node.exclusiveMinimum)
+      faults.push(`${here}: not above ${node.exclusiveMinimum}`);
+    if (node.exclusiveMaximum !== undefined && value >= node.exclusiveMaximum)
+      faults.push(`${here}: not below ${node.exclusiveMaximum}`);
   }
   if (Array.isArray(value)) {
-    if (node.minItems !== undefined && value.length < node.minItems) faults.push(`${here}: fewer than ${node.minItems} items`);
-    if (node.maxItems !== undefined && value.length > node.maxItems) faults.push(`${here}: more than ${node.maxItems} items`);
-    if (node.items !== undefined) value.forEach((item, index) => faults.push(...schemaViolations(node.items!, item, resolve, `${at}/${index}`)));
+    if (node.minItems !== undefined && value.length < node.minItems)
+      faults.push(`${here}: fewer than ${node.minItems} items`);
+    if (node.maxItems !== undefined && value.length > node.maxItems)
+      faults.push(`${here}: more than ${node.maxItems} items`);
+    if (node.items !== undefined)
+      value.forEach((item, index) => faults.push(...schemaViolations(node.items!, item, resolve, `${at}/${index}`)));
   }
   if (typeOf(value) === 'object') {
     const object = value as Record<string, unknown>;
@@ -164,7 +212,8 @@ export function schemaViolations(schema: JsonSchema, value: unknown, resolve: Sc
       const declared = node.properties?.[name];
       if (declared !== undefined) faults.push(...schemaViolations(declared, child, resolve, `${at}/${name}`));
       else if (node.additionalProperties === false) faults.push(`${at}/${name}: is not allowed`);
-      else if (typeof node.additionalProperties === 'object') faults.push(...schemaViolations(node.additionalProperties, child, resolve, `${at}/${name}`));
+      else if (typeof node.additionalProperties === 'object')
+        faults.push(...schemaViolations(node.additionalProperties, child, resolve, `${at}/${name}`));
     }
   }
   return faults;

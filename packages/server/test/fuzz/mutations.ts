@@ -34,9 +34,14 @@ export interface MutationContext {
   maxDepth: number;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
-export function slotsOf(body: unknown, schema: JsonSchema | undefined, resolve: SchemaResolver = identityResolver): Slot[] {
+export function slotsOf(
+  body: unknown,
+  schema: JsonSchema | undefined,
+  resolve: SchemaResolver = identityResolver,
+): Slot[] {
   const slots: Slot[] = [];
   const visit = (value: unknown, node: JsonSchema | undefined, path: Path, pointer: string, present: boolean) => {
     slots.push({ path, pointer: pointer === '' ? '/' : pointer, schema: node, present, value });
@@ -88,22 +93,78 @@ const kindOf = (slot: Slot, resolve: SchemaResolver) => {
   if (schema === undefined) return 'unknown';
   if (schema.enum !== undefined || schema.const !== undefined) return 'enum';
   if (schema.pattern === HEX_PATTERN) return 'hex';
-  if (typeof schema.description === 'string' && /\bbase64\b/.test(schema.description) && schema.type === 'string') return 'base64';
+  if (typeof schema.description === 'string' && /\bbase64\b/.test(schema.description) && schema.type === 'string')
+    return 'base64';
   return typeof schema.type === 'string' ? schema.type : 'unknown';
 };
 
 // ---------------------------------------------------------------------------------------------
 // Values
 
-const OTHER_TYPES: unknown[] = [null, true, false, 0, -1, 1.5, '', 'x', [], {}, ['a'], { a: 1 }, [null], '0', 'true', 'null'];
+const OTHER_TYPES: unknown[] = [
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  '',
+  'x',
+  [],
+  {},
+  ['a'],
+  { a: 1 },
+  [null],
+  '0',
+  'true',
+  'null',
+];
 
 /** Numbers at and around the schema's bounds, and the ones that break naive code. */
 function boundaryNumbers(schema: JsonSchema | undefined): fc.Arbitrary<unknown> {
   const min = schema?.minimum ?? 0;
   const max = schema?.maximum ?? 2 ** 31;
-  const numbers = [0, -1, 1, min - 1, min, min + 1, max - 1, max, max + 1, min + 0.5, max - 0.5, 2 ** 31 - 1, 2 ** 31, 2 ** 32, 2 ** 32 + 1,
-    2 ** 53 - 1, 2 ** 53, -(2 ** 53), 1e308, -1e308, 5e-324, -5e-324, 0.1, 1e21, Number.MAX_VALUE, max * 2 ** 20];
-  const text = ['1e400', '-1e400', '9007199254740993', '1.0', '1E2', '-0', '-0.0', '1e-400', `${max}.0`, `${min}e0`, '123456789012345678901234567890123456789'];
+  const numbers = [
+    0,
+    -1,
+    1,
+    min - 1,
+    min,
+    min + 1,
+    max - 1,
+    max,
+    max + 1,
+    min + 0.5,
+    max - 0.5,
+    2 ** 31 - 1,
+    2 ** 31,
+    2 ** 32,
+    2 ** 32 + 1,
+    2 ** 53 - 1,
+    2 ** 53,
+    -(2 ** 53),
+    1e308,
+    -1e308,
+    5e-324,
+    -5e-324,
+    0.1,
+    1e21,
+    Number.MAX_VALUE,
+    max * 2 ** 20,
+  ];
+  const text = [
+    '1e400',
+    '-1e400',
+    '9007199254740993',
+    '1.0',
+    '1E2',
+    '-0',
+    '-0.0',
+    '1e-400',
+    `${max}.0`,
+    `${min}e0`,
+    '123456789012345678901234567890123456789',
+  ];
   return fc.oneof(
     { weight: 4, arbitrary: fc.constantFrom(...numbers) },
     { weight: 2, arbitrary: fc.constantFrom(...text).map(raw) },
@@ -132,22 +193,35 @@ const PROTO_KEYS = ['__proto__', 'constructor', 'prototype'] as const;
 
 /** The key as a raw JSON string, spelled out or hidden behind \u escapes (each way the parser can see it). */
 function protoKeySpelling(): fc.Arbitrary<string> {
-  return fc.tuple(fc.constantFrom(...PROTO_KEYS), fc.constantFrom('plain', 'escaped', 'partial', 'upper-escape')).map(([key, spelling]) => {
-    const escape = (char: string) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
-    switch (spelling) {
-      case 'plain':
-        return key;
-      case 'escaped':
-        return raw(`"${[...key].map((char) => (char === '_' || char === 'c' || char === 'p' ? escape(char) : char)).join('')}"`);
-      case 'partial':
-        return raw(`"${escape(key[0]!)}${key.slice(1)}"`);
-      default:
-        return raw(`"${[...key].map((char) => escape(char).toUpperCase().replace('\\U', '\\u')).join('')}"`);
-    }
-  });
+  return fc
+    .tuple(fc.constantFrom(...PROTO_KEYS), fc.constantFrom('plain', 'escaped', 'partial', 'upper-escape'))
+    .map(([key, spelling]) => {
+      const escape = (char: string) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+      switch (spelling) {
+        case 'plain':
+          return key;
+        case 'escaped':
+          return raw(
+            `"${[...key].map((char) => (char === '_' || char === 'c' || char === 'p' ? escape(char) : char)).join('')}"`,
+          );
+        case 'partial':
+          return raw(`"${escape(key[0]!)}${key.slice(1)}"`);
+        default:
+          return raw(`"${[...key].map((char) => escape(char).toUpperCase().replace('\\U', '\\u')).join('')}"`);
+      }
+    });
 }
 
-const PROTO_VALUES: unknown[] = [{}, { polluted: true }, { isAdmin: true, toString: 1 }, 'x', null, [], { prototype: { polluted: true } }, { __fuzz: 1 }];
+const PROTO_VALUES: unknown[] = [
+  {},
+  { polluted: true },
+  { isAdmin: true, toString: 1 },
+  'x',
+  null,
+  [],
+  { prototype: { polluted: true } },
+  { __fuzz: 1 },
+];
 
 function hexOfLength(length: number, fill: 'random' | number): fc.Arbitrary<string> {
   if (fill === 'random') return fc.uint8Array({ minLength: length, maxLength: length }).map(toHex);
@@ -157,7 +231,9 @@ function hexOfLength(length: number, fill: 'random' | number): fc.Arbitrary<stri
 /** Byte lengths around the right ones, and anything from 0 to a little past the longest. */
 function wrongLengths(right: readonly number[]): fc.Arbitrary<number> {
   const longest = Math.max(64, ...right);
-  const near = right.flatMap((length) => [length - 2, length - 1, length + 1, length + 2, length * 2, length >> 1]).filter((length) => length >= 0 && !right.includes(length));
+  const near = right
+    .flatMap((length) => [length - 2, length - 1, length + 1, length + 2, length * 2, length >> 1])
+    .filter((length) => length >= 0 && !right.includes(length));
   return fc.oneof(
     { weight: 2, arbitrary: fc.constantFrom(0, 1, ...near) },
     { weight: 1, arbitrary: fc.integer({ min: 0, max: longest + 16 }) },
@@ -169,9 +245,15 @@ function degenerateKey(length: number): fc.Arbitrary<string> {
   return fc.constantFrom(
     Buffer.alloc(length, 0).toString('hex'),
     Buffer.alloc(length, 0xff).toString('hex'),
-    Buffer.concat([Buffer.from([1]), Buffer.alloc(Math.max(0, length - 1), 0)]).subarray(0, length).toString('hex'),
-    Buffer.concat([Buffer.from([4]), Buffer.alloc(Math.max(0, length - 1), 0xff)]).subarray(0, length).toString('hex'),
-    Buffer.concat([Buffer.from([2]), Buffer.alloc(Math.max(0, length - 1), 0xff)]).subarray(0, length).toString('hex'),
+    Buffer.concat([Buffer.from([1]), Buffer.alloc(Math.max(0, length - 1), 0)])
+      .subarray(0, length)
+      .toString('hex'),
+    Buffer.concat([Buffer.from([4]), Buffer.alloc(Math.max(0, length - 1), 0xff)])
+      .subarray(0, length)
+      .toString('hex'),
+    Buffer.concat([Buffer.from([2]), Buffer.alloc(Math.max(0, length - 1), 0xff)])
+      .subarray(0, length)
+      .toString('hex'),
   );
 }
 
@@ -180,7 +262,12 @@ function badHex(value: string): fc.Arbitrary<string> {
   return fc.oneof(
     fc.constant(`${valid}a`),
     fc.constant(valid.slice(1)),
-    fc.tuple(fc.nat({ max: valid.length }), fc.constantFrom('g', 'zz', ' ', '\n', '-', ':', '\u0660', '\uff10', '\u0000', '0x', 'é', '\ud800')).map(([at, bad]) => valid.slice(0, at) + bad + valid.slice(at)),
+    fc
+      .tuple(
+        fc.nat({ max: valid.length }),
+        fc.constantFrom('g', 'zz', ' ', '\n', '-', ':', '\u0660', '\uff10', '\u0000', '0x', 'é', '\ud800'),
+      )
+      .map(([at, bad]) => valid.slice(0, at) + bad + valid.slice(at)),
     fc.constant(`0x${valid}`),
     fc.constant(valid.replace(/(..)/g, '$1 ').trim()),
     fc.constant(Buffer.from(valid, 'hex').toString('base64')),
@@ -212,7 +299,9 @@ function badBase64(value: string): fc.Arbitrary<string> {
     fc.constant(`A${valid}`),
     fc.constant(`${valid.slice(0, 2)}=${valid.slice(3)}`),
     fc.constant(valid.replaceAll('+', '-').replaceAll('/', '_')),
-    fc.tuple(fc.nat({ max: valid.length }), fc.constantFrom('*', ' ', '\u0000', 'é', '.', '\\')).map(([at, bad]) => valid.slice(0, at) + bad + valid.slice(at)),
+    fc
+      .tuple(fc.nat({ max: valid.length }), fc.constantFrom('*', ' ', '\u0000', 'é', '.', '\\'))
+      .map(([at, bad]) => valid.slice(0, at) + bad + valid.slice(at)),
   );
 }
 
@@ -227,7 +316,9 @@ function alteredBytes(value: string, encoding: 'hex' | 'base64'): fc.Arbitrary<s
       out[at] = out[at]! ^ (1 << bit);
       return encode(out);
     }),
-    fc.integer({ min: 1, max: Math.min(64, bytes.byteLength) }).map((cut) => encode(bytes.subarray(0, bytes.byteLength - cut))),
+    fc
+      .integer({ min: 1, max: Math.min(64, bytes.byteLength) })
+      .map((cut) => encode(bytes.subarray(0, bytes.byteLength - cut))),
     fc.uint8Array({ minLength: 1, maxLength: 32 }).map((extra) => encode(Buffer.concat([bytes, extra]))),
     fc.constant(encode(Buffer.from(bytes).reverse())),
   );
@@ -243,11 +334,23 @@ function armorMutations(value: string): fc.Arbitrary<string> {
   const lines = value.split('\n');
   const begin = lines.findIndex((line) => line.startsWith('-----BEGIN '));
   const end = lines.findIndex((line) => line.startsWith('-----END '));
-  const bodyStart = lines.indexOf('', begin) !== -1 && lines.indexOf('', begin) < end ? lines.indexOf('', begin) + 1 : begin + 1;
+  const bodyStart =
+    lines.indexOf('', begin) !== -1 && lines.indexOf('', begin) < end ? lines.indexOf('', begin) + 1 : begin + 1;
   const bodyLines = lines.slice(bodyStart, end).filter((line) => !line.startsWith('='));
   const bytes = Buffer.from(bodyLines.join(''), 'base64');
-  const rebuild = (data: Buffer) => [...lines.slice(0, bodyStart), ...(data.toString('base64').match(/.{1,64}/g) ?? []), ...lines.slice(end)].join('\n');
-  const swaps: [RegExp, string][] = [[/PRIVATE/g, 'PUBLIC'], [/PUBLIC/g, 'PRIVATE'], [/MESSAGE/g, 'SIGNATURE'], [/SIGNATURE/g, 'MESSAGE'], [/PRIVATE KEY/g, 'EC PRIVATE KEY'], [/PRIVATE KEY/g, 'ENCRYPTED PRIVATE KEY'], [/-----BEGIN [A-Z ]+-----/, '-----BEGIN CERTIFICATE-----']];
+  const rebuild = (data: Buffer) =>
+    [...lines.slice(0, bodyStart), ...(data.toString('base64').match(/.{1,64}/g) ?? []), ...lines.slice(end)].join(
+      '\n',
+    );
+  const swaps: [RegExp, string][] = [
+    [/PRIVATE/g, 'PUBLIC'],
+    [/PUBLIC/g, 'PRIVATE'],
+    [/MESSAGE/g, 'SIGNATURE'],
+    [/SIGNATURE/g, 'MESSAGE'],
+    [/PRIVATE KEY/g, 'EC PRIVATE KEY'],
+    [/PRIVATE KEY/g, 'ENCRYPTED PRIVATE KEY'],
+    [/-----BEGIN [A-Z ]+-----/, '-----BEGIN CERTIFICATE-----'],
+  ];
   return fc.oneof(
     fc.constantFrom(
       value.slice(0, value.length >> 1),
@@ -263,16 +366,39 @@ function armorMutations(value: string): fc.Arbitrary<string> {
       ...swaps.map(([pattern, replacement]) => value.replace(pattern, replacement)),
     ),
     fc.uint8Array({ minLength: 0, maxLength: 600 }).map((random) => rebuild(Buffer.from(random))),
-    bytes.byteLength === 0 ? fc.constant(value) : fc.tuple(fc.nat({ max: bytes.byteLength - 1 }), fc.integer({ min: 1, max: 255 })).map(([at, xor]) => {
-      const altered = Buffer.from(bytes);
-      altered[at] = altered[at]! ^ xor;
-      return rebuild(altered);
-    }),
-    bytes.byteLength === 0 ? fc.constant(value) : fc.integer({ min: 1, max: bytes.byteLength }).map((cut) => rebuild(bytes.subarray(0, bytes.byteLength - cut))),
+    bytes.byteLength === 0
+      ? fc.constant(value)
+      : fc.tuple(fc.nat({ max: bytes.byteLength - 1 }), fc.integer({ min: 1, max: 255 })).map(([at, xor]) => {
+          const altered = Buffer.from(bytes);
+          altered[at] = altered[at]! ^ xor;
+          return rebuild(altered);
+        }),
+    bytes.byteLength === 0
+      ? fc.constant(value)
+      : fc.integer({ min: 1, max: bytes.byteLength }).map((cut) => rebuild(bytes.subarray(0, bytes.byteLength - cut))),
   );
 }
 
-const WEIRD_TEXT = ['\ud800', 'a\udc00b', '\udbff\udfff', '\u0000', '\uffff', '\ufffe', '\u202e\u0041', 'e\u0301', '\u00e9', '😀', '\ufeffabc', 'ﬀ', '\u2028\u2029', '\\', '"', '%00', '${x}', '<script>'];
+const WEIRD_TEXT = [
+  '\ud800',
+  'a\udc00b',
+  '\udbff\udfff',
+  '\u0000',
+  '\uffff',
+  '\ufffe',
+  '\u202e\u0041',
+  'e\u0301',
+  '\u00e9',
+  '😀',
+  '\ufeffabc',
+  'ﬀ',
+  '\u2028\u2029',
+  '\\',
+  '"',
+  '%00',
+  '${x}',
+  '<script>',
+];
 
 /** A string whose UTF-8 form ends the body `bytesBefore + bytesAfter` at `limit + delta` bytes. */
 function sizedString(unit: string, unitBytes: number, room: number, delta: number): string {
@@ -288,11 +414,16 @@ function fieldMutations(body: unknown, slot: Slot, context: MutationContext): fc
   const { url, resolve } = context;
   const at = slot.pointer;
   const kind = kindOf(slot, resolve);
-  const make = (label: string, expect?: FuzzCase['expect']) => (value: unknown) => jsonCase(`${label} ${at}`, url, setAt(body, slot.path, value), expect);
+  const make = (label: string, expect?: FuzzCase['expect']) => (value: unknown) =>
+    jsonCase(`${label} ${at}`, url, setAt(body, slot.path, value), expect);
   const out: fc.Arbitrary<FuzzCase>[] = [];
   out.push(fc.constantFrom(...OTHER_TYPES).map(make('wrong-type')));
-  if (slot.present && slot.path.length > 0) out.push(fc.constant(jsonCase(`missing ${at}`, url, deleteAt(body, slot.path))));
-  if (slot.path.length > 0) out.push(boundaryNumbers(slot.schema === undefined ? undefined : resolve(slot.schema)).map(make('boundary-number')));
+  if (slot.present && slot.path.length > 0)
+    out.push(fc.constant(jsonCase(`missing ${at}`, url, deleteAt(body, slot.path))));
+  if (slot.path.length > 0)
+    out.push(
+      boundaryNumbers(slot.schema === undefined ? undefined : resolve(slot.schema)).map(make('boundary-number')),
+    );
   out.push(deepNesting(context.maxDepth).map(make('deep-nesting')));
   if (kind === 'string' || kind === 'hex' || kind === 'base64' || kind === 'enum' || kind === 'unknown') {
     out.push(fc.constantFrom(...WEIRD_TEXT).map(make('weird-text')));
@@ -305,31 +436,79 @@ function fieldMutations(body: unknown, slot: Slot, context: MutationContext): fc
   }
   if (kind === 'string' || kind === 'hex' || kind === 'base64' || kind === 'unknown') {
     const room = context.bodyLimit - Buffer.byteLength(serialize(setAt(body, slot.path, '')));
-    const units: [string, number][] = [['a', 1], ['0f', 2], ['€', 3], ['😀', 4], ['\\', 2], ['\u0001', 6]];
-    out.push(fc.tuple(fc.constantFrom(...units), fc.constantFrom(-1, 0, 1, context.bodyLimit)).map(([[unit, bytes], delta]) => {
-      const value = sizedString(unit, bytes, room, delta);
-      const size = Buffer.byteLength(serialize(setAt(body, slot.path, value)));
-      return make(`huge-string(${size} B)`, size > context.bodyLimit ? { status: 413, code: 'PAYLOAD_TOO_LARGE' } : undefined)(value);
-    }));
+    const units: [string, number][] = [
+      ['a', 1],
+      ['0f', 2],
+      ['€', 3],
+      ['😀', 4],
+      ['\\', 2],
+      ['\u0001', 6],
+    ];
+    out.push(
+      fc
+        .tuple(fc.constantFrom(...units), fc.constantFrom(-1, 0, 1, context.bodyLimit))
+        .map(([[unit, bytes], delta]) => {
+          const value = sizedString(unit, bytes, room, delta);
+          const size = Buffer.byteLength(serialize(setAt(body, slot.path, value)));
+          return make(
+            `huge-string(${size} B)`,
+            size > context.bodyLimit ? { status: 413, code: 'PAYLOAD_TOO_LARGE' } : undefined,
+          )(value);
+        }),
+    );
   }
   const lengths = context.lengths[at];
   if (kind === 'hex' || lengths !== undefined) {
     const current = typeof slot.value === 'string' && /^(?:[0-9a-fA-F]{2})*$/.test(slot.value) ? slot.value : '';
     const right = lengths ?? [current.length / 2];
     out.push(badHex(current).map(make('bad-hex')));
-    out.push(fc.tuple(wrongLengths(right), fc.constantFrom<'random' | number>('random', 'random', 0, 0xff)).chain(([length, fill]) => hexOfLength(length, fill)).map(make('wrong-length')));
-    out.push(fc.constantFrom(...right).chain(degenerateKey).map(make('degenerate-key')));
+    out.push(
+      fc
+        .tuple(wrongLengths(right), fc.constantFrom<'random' | number>('random', 'random', 0, 0xff))
+        .chain(([length, fill]) => hexOfLength(length, fill))
+        .map(make('wrong-length')),
+    );
+    out.push(
+      fc
+        .constantFrom(...right)
+        .chain(degenerateKey)
+        .map(make('degenerate-key')),
+    );
     if (current.length > 0) out.push(alteredBytes(current, 'hex').map(make('altered-bytes')));
   }
   if (kind === 'base64') {
     const current = typeof slot.value === 'string' ? slot.value : '';
     out.push(badBase64(current).map(make('bad-base64')));
-    out.push(wrongLengths(lengths ?? [Buffer.from(current, 'base64').byteLength]).chain((length) => fc.uint8Array({ minLength: length, maxLength: length })).map((bytes) => make('wrong-length')(toBase64(bytes))));
+    out.push(
+      wrongLengths(lengths ?? [Buffer.from(current, 'base64').byteLength])
+        .chain((length) => fc.uint8Array({ minLength: length, maxLength: length }))
+        .map((bytes) => make('wrong-length')(toBase64(bytes))),
+    );
     if (current.length > 0) out.push(alteredBytes(current, 'base64').map(make('altered-bytes')));
   }
   if (kind === 'enum') {
     const values = resolve(slot.schema!).enum ?? [];
-    out.push(fc.constantFrom(...values.map(String).flatMap((value) => [value.toUpperCase(), ` ${value}`, `${value}\u0000`, value.replaceAll('-', '_'), value.replace(/\d+/, '1')]), 'md5', 'sha1', 'none', '', 'utf-8', 'base64url').map(make('near-enum')));
+    out.push(
+      fc
+        .constantFrom(
+          ...values
+            .map(String)
+            .flatMap((value) => [
+              value.toUpperCase(),
+              ` ${value}`,
+              `${value}\u0000`,
+              value.replaceAll('-', '_'),
+              value.replace(/\d+/, '1'),
+            ]),
+          'md5',
+          'sha1',
+          'none',
+          '',
+          'utf-8',
+          'base64url',
+        )
+        .map(make('near-enum')),
+    );
   }
   if (kind === 'array' && Array.isArray(slot.value)) {
     const items = slot.value;
@@ -337,27 +516,71 @@ function fieldMutations(body: unknown, slot: Slot, context: MutationContext): fc
     out.push(fc.constant(make('empty-array')([])));
     if (items.length > 0) {
       out.push(fc.constant(make('duplicated-items')([...items, ...items])));
-      out.push(fc.constant(make('too-many-items')(Array.from({ length: (schema.maxItems ?? 100) + 1 }, (_, index) => items[index % items.length]))));
+      out.push(
+        fc.constant(
+          make('too-many-items')(
+            Array.from({ length: (schema.maxItems ?? 100) + 1 }, (_, index) => items[index % items.length]),
+          ),
+        ),
+      );
     }
-    out.push(fc.integer({ min: 1000, max: 20000 }).map((count) => make('long-array')(Array.from({ length: count }, () => 0))));
+    out.push(
+      fc.integer({ min: 1000, max: 20000 }).map((count) => make('long-array')(Array.from({ length: count }, () => 0))),
+    );
   }
   if (isObject(slot.value)) {
-    out.push(fc.tuple(fc.oneof(fc.constantFrom('extra', 'Algorithm', 'ALGORITHM', 'algorithm ', '', ' ', 'data\u0000', 'toString', 'hasOwnProperty', '$ref'), anyString(0, 20)), fc.constantFrom(...OTHER_TYPES))
-      .filter(([key]) => !Object.hasOwn(slot.value as object, key))
-      .map(([key, value]) => jsonCase(`extra-field ${at}`, url, withKey(body, slot.path, key, value))));
-    out.push(fc.constantFrom(10_000, 50_000).map((count) => {
-      const many = Object.fromEntries(Array.from({ length: count }, (_, index) => [`k${index}`, index]));
-      return jsonCase(`many-keys ${at}`, url, setAt(body, slot.path, { ...(slot.value as object), ...many }));
-    }));
-    out.push(fc.constantFrom(1000, 100_000).map((length) => jsonCase(`long-key ${at}`, url, withKey(body, slot.path, 'k'.repeat(length), 1))));
-    out.push(fc.tuple(protoKeySpelling(), fc.constantFrom(...PROTO_VALUES))
-      .map(([key, value]) => jsonCase(`proto-key ${at}`, url, withKey(body, slot.path, key, value), { status: 400, code: 'MALFORMED_JSON' })));
+    out.push(
+      fc
+        .tuple(
+          fc.oneof(
+            fc.constantFrom(
+              'extra',
+              'Algorithm',
+              'ALGORITHM',
+              'algorithm ',
+              '',
+              ' ',
+              'data\u0000',
+              'toString',
+              'hasOwnProperty',
+              '$ref',
+            ),
+            anyString(0, 20),
+          ),
+          fc.constantFrom(...OTHER_TYPES),
+        )
+        .filter(([key]) => !Object.hasOwn(slot.value as object, key))
+        .map(([key, value]) => jsonCase(`extra-field ${at}`, url, withKey(body, slot.path, key, value))),
+    );
+    out.push(
+      fc.constantFrom(10_000, 50_000).map((count) => {
+        const many = Object.fromEntries(Array.from({ length: count }, (_, index) => [`k${index}`, index]));
+        return jsonCase(`many-keys ${at}`, url, setAt(body, slot.path, { ...(slot.value as object), ...many }));
+      }),
+    );
+    out.push(
+      fc
+        .constantFrom(1000, 100_000)
+        .map((length) => jsonCase(`long-key ${at}`, url, withKey(body, slot.path, 'k'.repeat(length), 1))),
+    );
+    out.push(
+      fc.tuple(protoKeySpelling(), fc.constantFrom(...PROTO_VALUES)).map(([key, value]) =>
+        jsonCase(`proto-key ${at}`, url, withKey(body, slot.path, key, value), {
+          status: 400,
+          code: 'MALFORMED_JSON',
+        }),
+      ),
+    );
   }
   return out;
 }
 
 /** Mutations of one field of `body`, aimed at any of its slots. */
-export function mutateFields(body: unknown, schema: JsonSchema | undefined, context: MutationContext): fc.Arbitrary<FuzzCase> {
+export function mutateFields(
+  body: unknown,
+  schema: JsonSchema | undefined,
+  context: MutationContext,
+): fc.Arbitrary<FuzzCase> {
   const slots = slotsOf(body, schema, context.resolve);
   return fc.constantFrom(...slots).chain((slot) => fc.oneof(...fieldMutations(body, slot, context)));
 }
@@ -365,11 +588,43 @@ export function mutateFields(body: unknown, schema: JsonSchema | undefined, cont
 // ---------------------------------------------------------------------------------------------
 // Byte-level mutations
 
-const INVALID_UTF8: number[][] = [[0xff], [0xfe], [0xc0, 0x80], [0xc1, 0xbf], [0xe0, 0x80, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0x80], [0xe2, 0x82], [0xf0, 0x9f, 0x98]];
+const INVALID_UTF8: number[][] = [
+  [0xff],
+  [0xfe],
+  [0xc0, 0x80],
+  [0xc1, 0xbf],
+  [0xe0, 0x80, 0x80],
+  [0xed, 0xa0, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+  [0x80],
+  [0xe2, 0x82],
+  [0xf0, 0x9f, 0x98],
+];
 
-const WRONG_CONTENT_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/json-patch+json',
-  'application/jsonx', 'application/', '*/*', 'json', 'application/octet-stream', 'x'.repeat(2000), 'text/json', 'application/javascript'];
-const ODD_JSON_CONTENT_TYPES = ['APPLICATION/JSON', 'application/json; charset=utf-8', 'application/json; charset=utf-16', 'application/json;charset=iso-8859-1', 'application/json; foo=bar', 'application/json ; charset=UTF-8'];
+const WRONG_CONTENT_TYPES = [
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/xml',
+  'application/json-patch+json',
+  'application/jsonx',
+  'application/',
+  '*/*',
+  'json',
+  'application/octet-stream',
+  'x'.repeat(2000),
+  'text/json',
+  'application/javascript',
+];
+const ODD_JSON_CONTENT_TYPES = [
+  'APPLICATION/JSON',
+  'application/json; charset=utf-8',
+  'application/json; charset=utf-16',
+  'application/json;charset=iso-8859-1',
+  'application/json; foo=bar',
+  'application/json ; charset=UTF-8',
+];
 
 const SYNTAX_ERRORS: ((text: string) => string)[] = [
   (text) => text.replace(/}$/, ',}'),
@@ -398,22 +653,84 @@ export function mutateBytes(body: unknown, context: MutationContext): fc.Arbitra
   // Positions just after an opening quote: invalid bytes inside a string, where a lenient decoder would hide them.
   const quotes = [...text.matchAll(/"/g)].map((match) => Buffer.byteLength(text.slice(0, (match.index ?? 0) + 1)));
   const mutations: fc.Arbitrary<FuzzCase>[] = [
-    fc.integer({ min: 0, max: Math.max(0, bytes.byteLength - 1) }).map((cut) => rawCase(`truncated at ${cut}`, url, bytes.subarray(0, cut), undefined, malformed)),
-    fc.tuple(fc.constantFrom(...INVALID_UTF8), fc.oneof(fc.constantFrom(...(quotes.length > 0 ? quotes : [0])), fc.nat({ max: bytes.byteLength })))
-      .map(([bad, at]) => rawCase('invalid-utf8', url, Buffer.concat([bytes.subarray(0, at), Buffer.from(bad), bytes.subarray(at)]), undefined, malformed)),
-    fc.constantFrom(...WRONG_CONTENT_TYPES).map((type) => rawCase(`content-type ${type.slice(0, 40)}`, url, bytes, { 'content-type': type }, { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' })),
-    fc.constantFrom(...ODD_JSON_CONTENT_TYPES).map((type) => rawCase(`content-type ${type}`, url, bytes, { 'content-type': type })),
+    fc
+      .integer({ min: 0, max: Math.max(0, bytes.byteLength - 1) })
+      .map((cut) => rawCase(`truncated at ${cut}`, url, bytes.subarray(0, cut), undefined, malformed)),
+    fc
+      .tuple(
+        fc.constantFrom(...INVALID_UTF8),
+        fc.oneof(fc.constantFrom(...(quotes.length > 0 ? quotes : [0])), fc.nat({ max: bytes.byteLength })),
+      )
+      .map(([bad, at]) =>
+        rawCase(
+          'invalid-utf8',
+          url,
+          Buffer.concat([bytes.subarray(0, at), Buffer.from(bad), bytes.subarray(at)]),
+          undefined,
+          malformed,
+        ),
+      ),
+    fc
+      .constantFrom(...WRONG_CONTENT_TYPES)
+      .map((type) =>
+        rawCase(
+          `content-type ${type.slice(0, 40)}`,
+          url,
+          bytes,
+          { 'content-type': type },
+          { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+        ),
+      ),
+    fc
+      .constantFrom(...ODD_JSON_CONTENT_TYPES)
+      .map((type) => rawCase(`content-type ${type}`, url, bytes, { 'content-type': type })),
     fc.constant(rawCase('no content-type', url, bytes, {}, { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' })),
-    fc.constantFrom('gzip', 'br', 'deflate', 'x-gzip', 'gzip, identity', 'unknown').map((encoding) =>
-      rawCase(`content-encoding ${encoding}`, url, encoding.includes('gzip') ? gzipSync(bytes) : bytes, { 'content-type': 'application/json', 'content-encoding': encoding }, { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' })),
-    fc.constant(rawCase('content-encoding identity', url, bytes, { 'content-type': 'application/json', 'content-encoding': 'identity' })),
-    fc.constantFrom(...SYNTAX_ERRORS).map((breakIt) => rawCase('syntax-error', url, Buffer.from(breakIt(text), 'utf8'))),
-    fc.constantFrom('', ' ', '\n', '\ufeff', '\u0000').map((only) => rawCase(`only ${JSON.stringify(only)}`, url, Buffer.from(only, 'utf8'), undefined, malformed)),
-    fc.constantFrom('null', '[]', '"text"', '0', 'true', '{}', '[{}]', `[${text}]`).map((other) => rawCase(`top-level ${other.slice(0, 12)}`, url, Buffer.from(other, 'utf8'))),
+    fc
+      .constantFrom('gzip', 'br', 'deflate', 'x-gzip', 'gzip, identity', 'unknown')
+      .map((encoding) =>
+        rawCase(
+          `content-encoding ${encoding}`,
+          url,
+          encoding.includes('gzip') ? gzipSync(bytes) : bytes,
+          { 'content-type': 'application/json', 'content-encoding': encoding },
+          { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+        ),
+      ),
+    fc.constant(
+      rawCase('content-encoding identity', url, bytes, {
+        'content-type': 'application/json',
+        'content-encoding': 'identity',
+      }),
+    ),
+    fc
+      .constantFrom(...SYNTAX_ERRORS)
+      .map((breakIt) => rawCase('syntax-error', url, Buffer.from(breakIt(text), 'utf8'))),
+    fc
+      .constantFrom('', ' ', '\n', '\ufeff', '\u0000')
+      .map((only) => rawCase(`only ${JSON.stringify(only)}`, url, Buffer.from(only, 'utf8'), undefined, malformed)),
+    fc
+      .constantFrom('null', '[]', '"text"', '0', 'true', '{}', '[{}]', `[${text}]`)
+      .map((other) => rawCase(`top-level ${other.slice(0, 12)}`, url, Buffer.from(other, 'utf8'))),
     fc.constant(rawCase('no body', url, undefined, {})),
     // Compression of the answer (big ones: signatures, keys, the 413s are small): any encoding the client asks for, or refuses.
-    fc.constantFrom('gzip', 'br', 'deflate', 'gzip, deflate, br, zstd', 'identity;q=0', '*;q=0', 'br;q=abc', ',,,', 'x-unknown')
-      .map((accept) => rawCase(`accept-encoding ${accept}`, url, bytes, { 'content-type': 'application/json', 'accept-encoding': accept })),
+    fc
+      .constantFrom(
+        'gzip',
+        'br',
+        'deflate',
+        'gzip, deflate, br, zstd',
+        'identity;q=0',
+        '*;q=0',
+        'br;q=abc',
+        ',,,',
+        'x-unknown',
+      )
+      .map((accept) =>
+        rawCase(`accept-encoding ${accept}`, url, bytes, {
+          'content-type': 'application/json',
+          'accept-encoding': accept,
+        }),
+      ),
     fc.constant(rawCase('utf8-bom', url, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes]))),
     fc.constantFrom('utf16le', 'utf16be').map((encoding) => {
       const utf16 = Buffer.from(text, 'utf16le');
@@ -423,13 +740,39 @@ export function mutateBytes(body: unknown, context: MutationContext): fc.Arbitra
     fc.constantFrom(-1, 0, 1).map((delta) => {
       // Whitespace padding keeps the JSON valid: only the size decides.
       const padded = Buffer.concat([bytes, Buffer.alloc(Math.max(0, bodyLimit - bytes.byteLength + delta), 0x20)]);
-      return rawCase(`padded to ${padded.byteLength} B`, url, padded, undefined, padded.byteLength > bodyLimit ? { status: 413, code: 'PAYLOAD_TOO_LARGE' } : undefined);
+      return rawCase(
+        `padded to ${padded.byteLength} B`,
+        url,
+        padded,
+        undefined,
+        padded.byteLength > bodyLimit ? { status: 413, code: 'PAYLOAD_TOO_LARGE' } : undefined,
+      );
     }),
     fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH').map((method) => {
       const withBody = method === 'PUT' || method === 'PATCH';
-      return rawCase(`method ${method}`, url, withBody ? bytes : undefined, withBody ? { 'content-type': 'application/json' } : {}, { status: 405, code: 'METHOD_NOT_ALLOWED' }, method);
+      return rawCase(
+        `method ${method}`,
+        url,
+        withBody ? bytes : undefined,
+        withBody ? { 'content-type': 'application/json' } : {},
+        { status: 405, code: 'METHOD_NOT_ALLOWED' },
+        method,
+      );
     }),
-    fc.constantFrom(`${url}/`, `${url}?x=1`, `${url}?__proto__[a]=1&constructor=1`, url.toUpperCase(), `${url}%00`, `${url}%zz`, `${url}/..`, `/${url}`, `${url}?${'a'.repeat(5000)}`, `${url}#frag`, url.replace('/v', '/V'))
+    fc
+      .constantFrom(
+        `${url}/`,
+        `${url}?x=1`,
+        `${url}?__proto__[a]=1&constructor=1`,
+        url.toUpperCase(),
+        `${url}%00`,
+        `${url}%zz`,
+        `${url}/..`,
+        `/${url}`,
+        `${url}?${'a'.repeat(5000)}`,
+        `${url}#frag`,
+        url.replace('/v', '/V'),
+      )
       .map((variant) => rawCase(`url ${variant.slice(0, 60)}`, variant, bytes)),
   ];
   return fc.oneof(...mutations);

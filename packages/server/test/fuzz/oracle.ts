@@ -32,9 +32,11 @@ const ECHO_MIN_LENGTH = 12;
  * allowed values.
  */
 export function echoCandidates(body: unknown, identifiers: ReadonlySet<string>, key = ''): string[] {
-  if (typeof body === 'string') return key === 'algorithm' || body.length < ECHO_MIN_LENGTH || identifiers.has(body.trim()) ? [] : [body];
+  if (typeof body === 'string')
+    return key === 'algorithm' || body.length < ECHO_MIN_LENGTH || identifiers.has(body.trim()) ? [] : [body];
   if (Array.isArray(body)) return body.flatMap((item) => echoCandidates(item, identifiers, key));
-  if (typeof body === 'object' && body !== null) return Object.entries(body).flatMap(([name, value]) => echoCandidates(value, identifiers, name));
+  if (typeof body === 'object' && body !== null)
+    return Object.entries(body).flatMap(([name, value]) => echoCandidates(value, identifiers, name));
   return [];
 }
 
@@ -51,7 +53,8 @@ function identifiersOf(route: FuzzRoute): Set<string> {
 function problemFaults(answer: Answer, route: FuzzRoute, fuzzCase: FuzzCase): string[] {
   const faults: string[] = [];
   const type = header(answer, 'content-type') ?? '';
-  if (!type.startsWith(PROBLEM_CONTENT_TYPE)) faults.push(`content-type is ${JSON.stringify(type)}, not ${PROBLEM_CONTENT_TYPE}`);
+  if (!type.startsWith(PROBLEM_CONTENT_TYPE))
+    faults.push(`content-type is ${JSON.stringify(type)}, not ${PROBLEM_CONTENT_TYPE}`);
   let problem: Record<string, unknown>;
   try {
     problem = JSON.parse(answer.body) as Record<string, unknown>;
@@ -60,22 +63,34 @@ function problemFaults(answer: Answer, route: FuzzRoute, fuzzCase: FuzzCase): st
   }
   if (typeOf(problem) !== 'object') return [...faults, `the error body is ${typeOf(problem)}, not an object`];
   const code = problem.code;
-  const known = typeof code === 'string' && Object.hasOwn(ERROR_CODES, code) ? ERROR_CODES[code as keyof typeof ERROR_CODES] : undefined;
+  const known =
+    typeof code === 'string' && Object.hasOwn(ERROR_CODES, code)
+      ? ERROR_CODES[code as keyof typeof ERROR_CODES]
+      : undefined;
   if (known === undefined) {
     faults.push(`code ${JSON.stringify(code)} is not in the closed set`);
   } else {
-    if (known.status !== answer.status) faults.push(`code ${String(code)} means status ${known.status}, the answer is ${answer.status}`);
-    if (problem.title !== known.title) faults.push(`title ${JSON.stringify(problem.title)} is not ${JSON.stringify(known.title)}`);
-    if (problem.type !== problemType(code as keyof typeof ERROR_CODES)) faults.push(`type ${JSON.stringify(problem.type)} does not match code ${String(code)}`);
+    if (known.status !== answer.status)
+      faults.push(`code ${String(code)} means status ${known.status}, the answer is ${answer.status}`);
+    if (problem.title !== known.title)
+      faults.push(`title ${JSON.stringify(problem.title)} is not ${JSON.stringify(known.title)}`);
+    if (problem.type !== problemType(code as keyof typeof ERROR_CODES))
+      faults.push(`type ${JSON.stringify(problem.type)} does not match code ${String(code)}`);
   }
-  if (problem.status !== answer.status) faults.push(`problem status ${JSON.stringify(problem.status)} is not the HTTP status ${answer.status}`);
+  if (problem.status !== answer.status)
+    faults.push(`problem status ${JSON.stringify(problem.status)} is not the HTTP status ${answer.status}`);
   if (typeof problem.detail !== 'string' || problem.detail.length === 0) faults.push('detail is missing');
   if (problem.error !== problem.detail) faults.push('error is not the same text as detail');
   if (typeof problem.instance !== 'string') faults.push('instance is missing');
-  const texts = [problem.detail, ...(Array.isArray(problem.errors) ? problem.errors.map((entry) => (entry as Record<string, unknown>)?.message) : [])]
-    .filter((value): value is string => typeof value === 'string');
+  const texts = [
+    problem.detail,
+    ...(Array.isArray(problem.errors)
+      ? problem.errors.map((entry) => (entry as Record<string, unknown>)?.message)
+      : []),
+  ].filter((value): value is string => typeof value === 'string');
   for (const secret of echoCandidates(fuzzCase.body, identifiersOf(route))) {
-    if (texts.some((textValue) => textValue.includes(secret))) faults.push(`the error text repeats a request value of ${secret.length} characters`);
+    if (texts.some((textValue) => textValue.includes(secret)))
+      faults.push(`the error text repeats a request value of ${secret.length} characters`);
   }
   return faults;
 }
@@ -83,21 +98,28 @@ function problemFaults(answer: Answer, route: FuzzRoute, fuzzCase: FuzzCase): st
 function successFaults(answer: Answer, route: FuzzRoute): string[] {
   const faults: string[] = [];
   const type = header(answer, 'content-type') ?? '';
-  if (!type.startsWith('application/json')) faults.push(`content-type is ${JSON.stringify(type)}, not application/json`);
+  if (!type.startsWith('application/json'))
+    faults.push(`content-type is ${JSON.stringify(type)}, not application/json`);
   let body: unknown;
   try {
     body = JSON.parse(answer.body);
   } catch {
     return [...faults, 'the success body is not JSON'];
   }
-  if (typeOf(body) !== 'object' || !Object.hasOwn(body as object, 'data')) faults.push('the success body has no data member');
+  if (typeOf(body) !== 'object' || !Object.hasOwn(body as object, 'data'))
+    faults.push('the success body has no data member');
   if (route.ok === undefined) faults.push('the route documents no 200 schema');
   else faults.push(...schemaViolations(route.ok, body, route.resolve).map((fault) => `response ${fault}`));
   return faults;
 }
 
 /** Codes that say the body itself is malformed: never right for one that satisfies the schema. */
-const REFUSALS_OF_A_VALID_BODY: ReadonlySet<string> = new Set(['VALIDATION_FAILED', 'MALFORMED_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE']);
+const REFUSALS_OF_A_VALID_BODY: ReadonlySet<string> = new Set([
+  'VALIDATION_FAILED',
+  'MALFORMED_JSON',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'PAYLOAD_TOO_LARGE',
+]);
 
 function codeOf(answer: Answer): unknown {
   try {
@@ -123,7 +145,8 @@ export function oracleFaults(route: FuzzRoute, fuzzCase: FuzzCase, answer: Answe
   else if (answer.status >= 400) faults.push(...problemFaults(answer, route, fuzzCase));
   else faults.push(`unexpected status ${answer.status}`);
   const expected = fuzzCase.expect;
-  if (expected !== undefined && answer.status !== expected.status) faults.push(`expected status ${expected.status}, got ${answer.status}`);
+  if (expected !== undefined && answer.status !== expected.status)
+    faults.push(`expected status ${expected.status}, got ${answer.status}`);
   const code = answer.status === 200 ? undefined : codeOf(answer);
   if (expected?.code !== undefined && answer.status === expected.status && code !== expected.code) {
     faults.push(`expected code ${expected.code}, got ${JSON.stringify(code)}`);

@@ -56,7 +56,12 @@ test('regression: scrypt with r = 1 and N of 2^16 or more is a 400 naming params
   const app = await testApp();
   t.after(() => app.close());
   for (const params of [{ r: 1 }, { N: 2 ** 16, r: 1 }, { N: 2 ** 20, r: 1 }]) {
-    const refused = await postJson(app, '/v2/kdf', { algorithm: 'scrypt', password: 'password', salt: '00'.repeat(16), params });
+    const refused = await postJson(app, '/v2/kdf', {
+      algorithm: 'scrypt',
+      password: 'password',
+      salt: '00'.repeat(16),
+      params,
+    });
     assert.equal(refused.statusCode, 400, refused.body);
     const problem = refused.json() as { code: string; errors?: { field: string }[] };
     assert.equal(problem.code, 'INVALID_INPUT');
@@ -64,8 +69,16 @@ test('regression: scrypt with r = 1 and N of 2^16 or more is a 400 naming params
   }
   // The largest N that r = 1 allows still derives, and the key is scrypt's (checked against noble).
   const salt = new Uint8Array(16).fill(7);
-  const derived = await postJson(app, '/v2/kdf', { algorithm: 'scrypt', password: 'password', salt: Buffer.from(salt).toString('hex'), params: { N: 2 ** 15, r: 1, p: 1 } });
+  const derived = await postJson(app, '/v2/kdf', {
+    algorithm: 'scrypt',
+    password: 'password',
+    salt: Buffer.from(salt).toString('hex'),
+    params: { N: 2 ** 15, r: 1, p: 1 },
+  });
   assert.equal(derived.statusCode, 200, derived.body);
   const expected = nobleScrypt(new TextEncoder().encode('password'), salt, { N: 2 ** 15, r: 1, p: 1, dkLen: 32 });
-  assert.equal((derived.json() as { data: { derivedKey: string } }).data.derivedKey, Buffer.from(expected).toString('hex'));
+  assert.equal(
+    (derived.json() as { data: { derivedKey: string } }).data.derivedKey,
+    Buffer.from(expected).toString('hex'),
+  );
 });

@@ -42,7 +42,10 @@ export function routeTable(app: FastifyInstance): string[] {
     const depth = (match[1] ?? '').length / 4;
     segments.length = depth;
     segments.push(match[2] ?? '');
-    for (const method of (match[3] ?? '').split(',').map((name) => name.trim()).filter(Boolean)) {
+    for (const method of (match[3] ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean)) {
       entries.push(`${method} ${segments.join('')}`);
     }
   }

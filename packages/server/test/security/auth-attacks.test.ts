@@ -23,10 +23,15 @@ const SECRET = new TextEncoder().encode(TEST_JWT_SECRET);
 const HASH_BODY = { algorithm: 'sha256', data: 'abc' };
 const now = () => Math.floor(Date.now() / 1000);
 
-const b64url = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+const b64url = (value: unknown) =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 
 /** A JWS compact token built by hand, so that any header at all can be signed (or not). */
-function handMade(header: Record<string, unknown>, claims: Record<string, unknown>, sign: (input: string) => string = (input) => hs256(input, SECRET)): string {
+function handMade(
+  header: Record<string, unknown>,
+  claims: Record<string, unknown>,
+  sign: (input: string) => string = (input) => hs256(input, SECRET),
+): string {
   const input = `${b64url(header)}.${b64url(claims)}`;
   return `${input}.${sign(input)}`;
 }
@@ -37,7 +42,11 @@ function hs256(input: string, key: Uint8Array | string): string {
 
 const validClaims = () => ({ sub: 'attacker', iat: now(), exp: now() + 300 });
 
-async function token(claims: Record<string, unknown> = {}, header: Record<string, unknown> = {}, key: Uint8Array = SECRET): Promise<string> {
+async function token(
+  claims: Record<string, unknown> = {},
+  header: Record<string, unknown> = {},
+  key: Uint8Array = SECRET,
+): Promise<string> {
   return new SignJWT({ exp: now() + 300, ...claims }).setProtectedHeader({ alg: 'HS256', ...header }).sign(key);
 }
 
@@ -49,7 +58,13 @@ interface Captured {
 async function capturedApp(env: Record<string, string> = {}): Promise<Captured> {
   const logs: string[] = [];
   const app = await testApp(
-    { CRYPTO_API_KEY: TEST_API_KEY, JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'debug', RATE_LIMIT_MAX: '1000000', ...env },
+    {
+      CRYPTO_API_KEY: TEST_API_KEY,
+      JWT_SECRET: TEST_JWT_SECRET,
+      LOG_LEVEL: 'debug',
+      RATE_LIMIT_MAX: '1000000',
+      ...env,
+    },
     { logStream: { write: (line: string) => logs.push(line) } },
   );
   return { app, logs };
@@ -60,7 +75,11 @@ function bearer(app: FastifyInstance, value: string) {
 }
 
 /** A 401 problem with a Bearer invalid_token challenge whose body does not repeat the token. */
-function assertRefused(response: Awaited<ReturnType<typeof bearer>>, presented: string, label: string): Record<string, any> {
+function assertRefused(
+  response: Awaited<ReturnType<typeof bearer>>,
+  presented: string,
+  label: string,
+): Record<string, any> {
   assert.equal(response.statusCode, 401, `${label}: ${response.statusCode} ${response.body.slice(0, 200)}`);
   assert.match(String(response.headers['content-type']), /^application\/problem\+json/, label);
   const problem = response.json();
@@ -85,18 +104,41 @@ describe('credentials in the query string', () => {
     const { app, logs } = await capturedApp();
     t.after(() => app.close());
     const jwt = await token();
-    for (const name of ['api_key', 'apiKey', 'apikey', 'x-api-key', 'key', 'access_token', 'token', 'jwt', 'authorization', 'bearer']) {
+    for (const name of [
+      'api_key',
+      'apiKey',
+      'apikey',
+      'x-api-key',
+      'key',
+      'access_token',
+      'token',
+      'jwt',
+      'authorization',
+      'bearer',
+    ]) {
       const value = name.includes('key') ? TEST_API_KEY : jwt;
-      const response = await app.inject({ method: 'POST', url: `/v2/hash?${name}=${encodeURIComponent(value)}`, payload: HASH_BODY });
+      const response = await app.inject({
+        method: 'POST',
+        url: `/v2/hash?${name}=${encodeURIComponent(value)}`,
+        payload: HASH_BODY,
+      });
       assert.equal(response.statusCode, 401, name);
       assert.match(response.json().detail, /missing credentials/, name);
       assert.equal(response.json().instance, '/v2/hash', name);
       assert.ok(!response.body.includes(value), name);
     }
     // With a header credential, the query string is still nothing: the route works as usual.
-    const withHeader = await app.inject({ method: 'POST', url: `/v2/hash?token=${jwt}`, payload: HASH_BODY, headers: { 'x-api-key': TEST_API_KEY } });
+    const withHeader = await app.inject({
+      method: 'POST',
+      url: `/v2/hash?token=${jwt}`,
+      payload: HASH_BODY,
+      headers: { 'x-api-key': TEST_API_KEY },
+    });
     assert.equal(withHeader.statusCode, 200);
-    assert.ok(logs.some((line) => line.includes('"url":"/v2/hash"')), 'requests are logged, by path');
+    assert.ok(
+      logs.some((line) => line.includes('"url":"/v2/hash"')),
+      'requests are logged, by path',
+    );
     assertNotLogged(logs, [TEST_API_KEY, jwt, ...jwt.split('.')]);
   });
 });
@@ -113,8 +155,14 @@ describe('JWT algorithm confusion', () => {
       ['alg None', handMade({ alg: 'None' }, claims, () => '')],
       ['alg NONE with an HS256 signature', handMade({ alg: 'NONE' }, claims)],
       ['alg none, two parts only', `${b64url({ alg: 'none' })}.${b64url(claims)}`],
-      ['RS256 signed with a real RSA key', await new SignJWT(claims).setProtectedHeader({ alg: 'RS256' }).sign(rsa.privateKey)],
-      ['ES256 signed with a real EC key', await new SignJWT(claims).setProtectedHeader({ alg: 'ES256' }).sign(ec.privateKey)],
+      [
+        'RS256 signed with a real RSA key',
+        await new SignJWT(claims).setProtectedHeader({ alg: 'RS256' }).sign(rsa.privateKey),
+      ],
+      [
+        'ES256 signed with a real EC key',
+        await new SignJWT(claims).setProtectedHeader({ alg: 'ES256' }).sign(ec.privateKey),
+      ],
       ['HS384 with the right secret', await new SignJWT(claims).setProtectedHeader({ alg: 'HS384' }).sign(SECRET)],
       ['HS512 with the right secret', await new SignJWT(claims).setProtectedHeader({ alg: 'HS512' }).sign(SECRET)],
       ['alg hs256 (wrong case), valid HMAC', handMade({ alg: 'hs256' }, claims)],
@@ -125,7 +173,10 @@ describe('JWT algorithm confusion', () => {
       const problem = assertRefused(await bearer(app, presented), presented, label);
       assert.match(problem.detail, /invalid bearer token/, label);
     }
-    assertNotLogged(logs, cases.map(([, presented]) => presented));
+    assertNotLogged(
+      logs,
+      cases.map(([, presented]) => presented),
+    );
   });
 
   test('the classic confusion: an RS256 header over an HMAC keyed with a public key, or with our own secret', async (t) => {
@@ -136,7 +187,10 @@ describe('JWT algorithm confusion', () => {
     const claims = validClaims();
     // A verifier that took the algorithm from the token would check this HMAC with the PEM as key.
     const withPublicKey = handMade({ alg: 'RS256', typ: 'JWT' }, claims, (input) => hs256(input, publicPem));
-    assert.match(assertRefused(await bearer(app, withPublicKey), withPublicKey, 'HMAC keyed with the public PEM').detail, /only HS256/);
+    assert.match(
+      assertRefused(await bearer(app, withPublicKey), withPublicKey, 'HMAC keyed with the public PEM').detail,
+      /only HS256/,
+    );
     // Even an HMAC that is right under JWT_SECRET does not pass under another algorithm's name.
     const withOurSecret = handMade({ alg: 'RS256' }, claims, (input) => hs256(input, SECRET));
     assertRefused(await bearer(app, withOurSecret), withOurSecret, 'HMAC keyed with our secret, RS256 header');
@@ -152,14 +206,25 @@ describe('key-locating headers', () => {
     const { app } = await capturedApp();
     t.after(() => app.close());
     const claims = validClaims();
-    for (const kid of ['../../../../../../dev/null', "' OR '1'='1' --", '/proc/self/environ', 'file:///etc/passwd', '\u0000', 'a'.repeat(2000)]) {
+    for (const kid of [
+      '../../../../../../dev/null',
+      "' OR '1'='1' --",
+      '/proc/self/environ',
+      'file:///etc/passwd',
+      '\u0000',
+      'a'.repeat(2000),
+    ]) {
       // The classic kid=/dev/null attack: an HMAC under the empty key that a file lookup would yield.
       const emptyKey = handMade({ alg: 'HS256', kid }, claims, (input) => hs256(input, ''));
       assertRefused(await bearer(app, emptyKey), emptyKey, `kid ${JSON.stringify(kid).slice(0, 30)} with an empty key`);
       const guessed = handMade({ alg: 'HS256', kid }, claims, (input) => hs256(input, kid));
       assertRefused(await bearer(app, guessed), guessed, `kid ${JSON.stringify(kid).slice(0, 30)} as the key`);
       // Signed with JWT_SECRET, the token is valid whatever kid says: kid selects nothing.
-      assert.equal((await bearer(app, handMade({ alg: 'HS256', kid }, claims))).statusCode, 200, JSON.stringify(kid).slice(0, 30));
+      assert.equal(
+        (await bearer(app, handMade({ alg: 'HS256', kid }, claims))).statusCode,
+        200,
+        JSON.stringify(kid).slice(0, 30),
+      );
     }
   });
 
@@ -181,12 +246,34 @@ describe('key-locating headers', () => {
     const attackerSecret = new TextEncoder().encode('the-attackers-own-secret-of-32-bytes-or-more');
     const claims = validClaims();
     const cases: [string, string][] = [
-      ['RS256 with jku', await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', jku: `${base}/jwks.json` }).sign(rsa.privateKey)],
-      ['RS256 with x5u', await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', x5u: `${base}/cert.pem` }).sign(rsa.privateKey)],
-      ['RS256 with an embedded jwk', await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', jwk: attackerJwk }).sign(rsa.privateKey)],
-      ['HS256 with jku, signed with another secret', await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', jku: `${base}/jwks.json` }).sign(attackerSecret)],
-      ['HS256 with an embedded oct jwk of that secret', handMade({ alg: 'HS256', jwk: { kty: 'oct', k: Buffer.from(attackerSecret).toString('base64url') } }, claims, (input) => hs256(input, attackerSecret))],
-      ['HS256 with x5c', await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', x5c: ['MIIB'] }).sign(attackerSecret)],
+      [
+        'RS256 with jku',
+        await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', jku: `${base}/jwks.json` }).sign(rsa.privateKey),
+      ],
+      [
+        'RS256 with x5u',
+        await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', x5u: `${base}/cert.pem` }).sign(rsa.privateKey),
+      ],
+      [
+        'RS256 with an embedded jwk',
+        await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', jwk: attackerJwk }).sign(rsa.privateKey),
+      ],
+      [
+        'HS256 with jku, signed with another secret',
+        await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', jku: `${base}/jwks.json` }).sign(attackerSecret),
+      ],
+      [
+        'HS256 with an embedded oct jwk of that secret',
+        handMade(
+          { alg: 'HS256', jwk: { kty: 'oct', k: Buffer.from(attackerSecret).toString('base64url') } },
+          claims,
+          (input) => hs256(input, attackerSecret),
+        ),
+      ],
+      [
+        'HS256 with x5c',
+        await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', x5c: ['MIIB'] }).sign(attackerSecret),
+      ],
     ];
     for (const [label, presented] of cases) assertRefused(await bearer(app, presented), presented, label);
     // Give a fetch that should not exist every chance to arrive.
@@ -198,7 +285,13 @@ describe('key-locating headers', () => {
     const { app } = await capturedApp();
     t.after(() => app.close());
     const claims = validClaims();
-    for (const header of [{ alg: 'HS256', crit: ['exp'] }, { alg: 'HS256', crit: ['x-custom'], 'x-custom': 1 }, { alg: 'HS256', crit: [] }, { alg: 'HS256', crit: 'b64' }, { alg: 'HS256', b64: false, crit: ['b64'] }]) {
+    for (const header of [
+      { alg: 'HS256', crit: ['exp'] },
+      { alg: 'HS256', crit: ['x-custom'], 'x-custom': 1 },
+      { alg: 'HS256', crit: [] },
+      { alg: 'HS256', crit: 'b64' },
+      { alg: 'HS256', b64: false, crit: ['b64'] },
+    ]) {
       const presented = handMade(header, claims);
       assertRefused(await bearer(app, presented), presented, JSON.stringify(header));
     }
@@ -228,31 +321,34 @@ describe('oversized and malformed tokens', () => {
     assert.equal((await bearer(app, under)).statusCode, 200);
   });
 
-  test('over a real socket: 15 KiB of token is a 401 problem, past Node\'s 16 KiB header limit a 431 problem; never a 500, never a hang', async (t) => {
+  test("over a real socket: 15 KiB of token is a 401 problem, past Node's 16 KiB header limit a 431 problem; never a 500, never a hang", async (t) => {
     const { app } = await capturedApp();
     t.after(() => app.close());
     await app.listen({ port: 0, host: '127.0.0.1' });
     const port = (app.server.address() as net.AddressInfo).port;
     // A raw socket, the request written in one piece: an HTTP client that is still sending when
     // the server answers 431 and closes would report a write error instead of the response.
-    const send = (length: number) => new Promise<{ status: number; type: string | undefined; body: Record<string, unknown> }>((resolve, reject) => {
-      const socket = net.connect(port, '127.0.0.1');
-      let raw = '';
-      socket.setEncoding('utf8');
-      socket.setTimeout(5000, () => socket.destroy(new Error(`no answer to a ${length}-character token within 5 s`)));
-      socket.on('data', (chunk: string) => {
-        raw += chunk;
+    const send = (length: number) =>
+      new Promise<{ status: number; type: string | undefined; body: Record<string, unknown> }>((resolve, reject) => {
+        const socket = net.connect(port, '127.0.0.1');
+        let raw = '';
+        socket.setEncoding('utf8');
+        socket.setTimeout(5000, () => socket.destroy(new Error(`no answer to a ${length}-character token within 5 s`)));
+        socket.on('data', (chunk: string) => {
+          raw += chunk;
+        });
+        socket.on('error', (error) => (raw === '' ? reject(error) : undefined));
+        socket.on('close', () => {
+          const [head = '', body = ''] = raw.split('\r\n\r\n', 2);
+          const type = /^content-type: *(.+)$/im.exec(head)?.[1]?.trim();
+          resolve({ status: Number(head.split(' ')[1]), type, body: JSON.parse(body) as Record<string, unknown> });
+        });
+        const payload = JSON.stringify(HASH_BODY);
+        socket.write(
+          `POST /v2/hash HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/json\r\n` +
+            `Authorization: Bearer ${'a'.repeat(length)}\r\nContent-Length: ${payload.length}\r\n\r\n${payload}`,
+        );
       });
-      socket.on('error', (error) => (raw === '' ? reject(error) : undefined));
-      socket.on('close', () => {
-        const [head = '', body = ''] = raw.split('\r\n\r\n', 2);
-        const type = /^content-type: *(.+)$/im.exec(head)?.[1]?.trim();
-        resolve({ status: Number(head.split(' ')[1]), type, body: JSON.parse(body) as Record<string, unknown> });
-      });
-      const payload = JSON.stringify(HASH_BODY);
-      socket.write(`POST /v2/hash HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/json\r\n`
-        + `Authorization: Bearer ${'a'.repeat(length)}\r\nContent-Length: ${payload.length}\r\n\r\n${payload}`);
-    });
     const fifteen = await send(15 * 1024);
     assert.equal(fifteen.status, 401);
     assert.match(String(fifteen.type), /^application\/problem\+json/);
@@ -289,17 +385,24 @@ describe('oversized and malformed tokens', () => {
       assert.equal(response.statusCode, 401, `${label}: ${response.statusCode} ${response.body.slice(0, 200)}`);
     }
     // And any string at all.
-    await fc.assert(fc.asyncProperty(
-      fc.oneof(
-        fc.stringMatching(/^[A-Za-z0-9_.-]{0,300}$/),
-        fc.tuple(fc.jsonValue(), fc.jsonValue()).map(([header, claims]) => handMade(header as Record<string, unknown>, claims as Record<string, unknown>)),
-        fc.dictionary(fc.constantFrom('alg', 'typ', 'crit', 'kid', 'b64', 'jku', 'cty'), fc.jsonValue()).map((header) => handMade(header, validClaims())),
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.stringMatching(/^[A-Za-z0-9_.-]{0,300}$/),
+          fc
+            .tuple(fc.jsonValue(), fc.jsonValue())
+            .map(([header, claims]) => handMade(header as Record<string, unknown>, claims as Record<string, unknown>)),
+          fc
+            .dictionary(fc.constantFrom('alg', 'typ', 'crit', 'kid', 'b64', 'jku', 'cty'), fc.jsonValue())
+            .map((header) => handMade(header, validClaims())),
+        ),
+        async (presented) => {
+          const response = await bearer(app, presented);
+          return response.statusCode === 401 || (response.statusCode === 200 && presented.split('.').length === 3);
+        },
       ),
-      async (presented) => {
-        const response = await bearer(app, presented);
-        return response.statusCode === 401 || (response.statusCode === 200 && presented.split('.').length === 3);
-      },
-    ), { numRuns: 300 });
+      { numRuns: 300 },
+    );
   });
 });
 
@@ -361,14 +464,21 @@ describe('time claims, issuer and audience', () => {
 });
 
 describe('secret rotation', () => {
-  test('a token signed with the old secret of JWT_SECRET\'s list passes; one with an unknown secret does not', async (t) => {
+  test("a token signed with the old secret of JWT_SECRET's list passes; one with an unknown secret does not", async (t) => {
     const oldSecret = 'the-old-secret-still-in-its-rotation-window';
     const { app, logs } = await capturedApp({ JWT_SECRET: `${TEST_JWT_SECRET},${oldSecret}` });
     t.after(() => app.close());
     assert.equal((await bearer(app, await token({}, {}, SECRET))).statusCode, 200, 'new secret');
-    assert.equal((await bearer(app, await token({}, {}, new TextEncoder().encode(oldSecret)))).statusCode, 200, 'old secret');
+    assert.equal(
+      (await bearer(app, await token({}, {}, new TextEncoder().encode(oldSecret)))).statusCode,
+      200,
+      'old secret',
+    );
     const unknown = await token({}, {}, new TextEncoder().encode('a-secret-that-was-never-configured-here'));
-    assert.match(assertRefused(await bearer(app, unknown), unknown, 'unknown secret').detail, /signature verification failed/);
+    assert.match(
+      assertRefused(await bearer(app, unknown), unknown, 'unknown secret').detail,
+      /signature verification failed/,
+    );
     // A secret that was removed from the list no longer works.
     const { app: rotated } = await capturedApp({ JWT_SECRET: TEST_JWT_SECRET });
     t.after(() => rotated.close());

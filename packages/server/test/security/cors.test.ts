@@ -51,8 +51,17 @@ describe('CORS_ORIGIN listing origins', () => {
 
   test('an unlisted origin, a look-alike, and the null origin get no Access-Control-* header at all', async () => {
     const lookAlikes = [
-      'https://evil.example', 'https://app.example.com.evil.example', 'https://evilapp.example.com', 'http://app.example.com',
-      'https://app.example.com:443', 'https://APP.example.com', 'https://admin.example.com', 'null', 'NULL', '*', '',
+      'https://evil.example',
+      'https://app.example.com.evil.example',
+      'https://evilapp.example.com',
+      'http://app.example.com',
+      'https://app.example.com:443',
+      'https://APP.example.com',
+      'https://admin.example.com',
+      'null',
+      'NULL',
+      '*',
+      '',
     ];
     for (const origin of lookAlikes) {
       const response = await postJson(app, '/v2/hash', HASH_BODY, { origin, 'x-api-key': TEST_API_KEY });
@@ -72,7 +81,11 @@ describe('CORS_ORIGIN listing origins', () => {
     assert.match(String(response.headers['access-control-allow-headers']), /authorization/);
     assert.equal(response.headers['access-control-max-age'], '600');
     assert.equal(response.headers['access-control-allow-credentials'], undefined);
-    assert.equal(response.headers['www-authenticate'], undefined, 'no authentication challenge: the preflight never reached it');
+    assert.equal(
+      response.headers['www-authenticate'],
+      undefined,
+      'no authentication challenge: the preflight never reached it',
+    );
   });
 
   test('a preflight from null or an unlisted origin gets no grant (the browser then refuses the call), and no 401', async () => {
@@ -116,7 +129,7 @@ describe('CORS_ORIGIN=*', () => {
     assert.deepEqual(accessControl(pre.headers), {});
   });
 
-  test('a request without Origin (not a browser\'s cross-origin call) gets no CORS header', async () => {
+  test("a request without Origin (not a browser's cross-origin call) gets no CORS header", async () => {
     assert.deepEqual(accessControl((await postJson(app, '/v2/hash', HASH_BODY)).headers), {});
   });
 });

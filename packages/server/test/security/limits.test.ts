@@ -22,7 +22,14 @@ import {
   SCRYPT_MAX_WORK,
   SLH_DSA_CONTEXT_MAX_BYTES,
 } from '@crypto-service/core';
-import { MAX_KEY_CHARS, MAX_PASSWORD_CHARS, MAX_PAYLOAD_CHARS, MAX_SIGNATURE_CHARS, V1_MAX_KEYS, V1_RSA_BITS } from '@crypto-service/protocol';
+import {
+  MAX_KEY_CHARS,
+  MAX_PASSWORD_CHARS,
+  MAX_PAYLOAD_CHARS,
+  MAX_SIGNATURE_CHARS,
+  V1_MAX_KEYS,
+  V1_RSA_BITS,
+} from '@crypto-service/protocol';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../src/plugins/json-body.ts';
@@ -30,7 +37,12 @@ import { postJson, testApp } from '../helpers.ts';
 
 type Json = Record<string, any>;
 
-function assertProblem(response: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number, code: string, label = ''): Json {
+function assertProblem(
+  response: { statusCode: number; headers: Record<string, unknown>; body: string },
+  status: number,
+  code: string,
+  label = '',
+): Json {
   assert.equal(response.statusCode, status, `${label}: ${response.body.slice(0, 300)}`);
   assert.match(String(response.headers['content-type']), /^application\/problem\+json/, label);
   const body = JSON.parse(response.body) as Json;
@@ -40,7 +52,13 @@ function assertProblem(response: { statusCode: number; headers: Record<string, u
 }
 
 /** Every place in a schema where a string or an array is accepted, with its bound (or none). */
-function unboundedIn(schema: Json | undefined, path: string, components: Json, found: string[], seen = new Set<string>()): void {
+function unboundedIn(
+  schema: Json | undefined,
+  path: string,
+  components: Json,
+  found: string[],
+  seen = new Set<string>(),
+): void {
   if (schema === undefined || typeof schema !== 'object') return;
   if (typeof schema.$ref === 'string') {
     const name = schema.$ref.replace('#/components/schemas/', '');
@@ -49,11 +67,14 @@ function unboundedIn(schema: Json | undefined, path: string, components: Json, f
     return;
   }
   for (const keyword of ['anyOf', 'oneOf', 'allOf']) {
-    (schema[keyword] as Json[] | undefined)?.forEach((branch, index) => unboundedIn(branch, `${path}<${keyword} ${index}>`, components, found, seen));
+    (schema[keyword] as Json[] | undefined)?.forEach((branch, index) =>
+      unboundedIn(branch, `${path}<${keyword} ${index}>`, components, found, seen),
+    );
   }
   const types = Array.isArray(schema.type) ? schema.type : [schema.type];
   const closed = schema.enum !== undefined || schema.const !== undefined;
-  if (types.includes('string') && !closed && typeof schema.maxLength !== 'number') found.push(`${path || '/'}: string without maxLength`);
+  if (types.includes('string') && !closed && typeof schema.maxLength !== 'number')
+    found.push(`${path || '/'}: string without maxLength`);
   if (types.includes('array')) {
     if (typeof schema.maxItems !== 'number') found.push(`${path || '/'}: array without maxItems`);
     unboundedIn(schema.items, `${path}/[]`, components, found, seen);
@@ -62,7 +83,8 @@ function unboundedIn(schema: Json | undefined, path: string, components: Json, f
     unboundedIn(property, `${path}/${name}`, components, found, seen);
   }
   // An object that takes arbitrary further keys would take unbounded ones too.
-  if (schema.additionalProperties !== undefined && schema.additionalProperties !== false) found.push(`${path || '/'}: open additionalProperties`);
+  if (schema.additionalProperties !== undefined && schema.additionalProperties !== false)
+    found.push(`${path || '/'}: open additionalProperties`);
   if (schema.patternProperties !== undefined) found.push(`${path || '/'}: patternProperties`);
 }
 
@@ -91,7 +113,7 @@ describe('every request field is bounded by its schema', () => {
   });
   test.after(() => app.close());
 
-  test('every string of every route\'s body, query and path has a maxLength, every array a maxItems', async () => {
+  test("every string of every route's body, query and path has a maxLength, every array a maxItems", async () => {
     const document = (await app.inject({ method: 'GET', url: '/docs/json' })).json() as Json;
     const components = (document.components?.schemas ?? {}) as Json;
     const problems: string[] = [];
@@ -103,7 +125,8 @@ describe('every request field is bounded by its schema', () => {
         if (body !== undefined) bodies += 1;
         const found: string[] = [];
         unboundedIn(body, '', components, found);
-        for (const parameter of (operation.parameters ?? []) as Json[]) unboundedIn(parameter.schema, `(${parameter.in} ${parameter.name})`, components, found);
+        for (const parameter of (operation.parameters ?? []) as Json[])
+          unboundedIn(parameter.schema, `(${parameter.in} ${parameter.name})`, components, found);
         problems.push(...found.map((problem) => `${label} ${problem}`));
       }
     }
@@ -116,7 +139,9 @@ describe('every request field is bounded by its schema', () => {
     const posts = routesIn(app.printRoutes({ method: 'POST', commonPrefix: false }));
     assert.ok(posts.length >= 40, `only ${posts.length} POST routes found`);
     assert.ok(posts.includes('/v2/hmac/verify') && posts.includes('/v2/sealedbox/open-pq'), posts.join(' '));
-    const missing = posts.filter((path) => document.paths[path]?.post?.requestBody?.content?.['application/json']?.schema === undefined);
+    const missing = posts.filter(
+      (path) => document.paths[path]?.post?.requestBody?.content?.['application/json']?.schema === undefined,
+    );
     assert.deepEqual(missing, []);
   });
 
@@ -131,8 +156,18 @@ describe('every request field is bounded by its schema', () => {
     const cases: [string, string, Json, string][] = [
       ['AEAD key', '/v2/encrypt', { key: '00'.repeat(MAX_KEY_CHARS / 2 + 1), plaintext: 'p' }, '/key'],
       ['password', '/v2/password/hash', { password: 'p'.repeat(MAX_PASSWORD_CHARS + 1) }, '/password'],
-      ['KDF input keying material', '/v2/kdf', { algorithm: 'hkdf-sha256', password: 'p'.repeat(MAX_PASSWORD_CHARS + 1) }, '/password'],
-      ['signature', '/v2/verify', { publicKey: '00'.repeat(32), message: 'm', signature: '00'.repeat(MAX_SIGNATURE_CHARS / 2 + 1) }, '/signature'],
+      [
+        'KDF input keying material',
+        '/v2/kdf',
+        { algorithm: 'hkdf-sha256', password: 'p'.repeat(MAX_PASSWORD_CHARS + 1) },
+        '/password',
+      ],
+      [
+        'signature',
+        '/v2/verify',
+        { publicKey: '00'.repeat(32), message: 'm', signature: '00'.repeat(MAX_SIGNATURE_CHARS / 2 + 1) },
+        '/signature',
+      ],
     ];
     const roomy = await testApp({ BODY_LIMIT_BYTES: String(1 << 20) });
     try {
@@ -142,7 +177,10 @@ describe('every request field is bounded by its schema', () => {
         assert.match(problem.errors[0].message, /must NOT have more than \d+ characters/, label);
       }
       // At the bound, the password is accepted by the schema (core then hashes it).
-      const atBound = await postJson(roomy, '/v2/kdf', { algorithm: 'hkdf-sha256', password: 'p'.repeat(MAX_PASSWORD_CHARS) });
+      const atBound = await postJson(roomy, '/v2/kdf', {
+        algorithm: 'hkdf-sha256',
+        password: 'p'.repeat(MAX_PASSWORD_CHARS),
+      });
       assert.equal(atBound.statusCode, 200, atBound.body);
     } finally {
       await roomy.close();
@@ -173,10 +211,13 @@ describe('JSON nesting depth', () => {
         fc.dictionary(fc.oneof(fc.string(), tricky), tie('value'), { maxKeys: 4 }),
       ),
     })).value;
-    fc.assert(fc.property(json, fc.integer({ min: 0, max: 8 }), (value, limit) => {
-      const text = JSON.stringify(value);
-      return nestsDeeperThan(text, limit) === (depthOf(value) > limit);
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(json, fc.integer({ min: 0, max: 8 }), (value, limit) => {
+        const text = JSON.stringify(value);
+        return nestsDeeperThan(text, limit) === depthOf(value) > limit;
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   test('brackets inside strings, after escaped quotes and escaped backslashes, are not nesting', () => {
@@ -196,13 +237,33 @@ describe('JSON nesting depth', () => {
     const app = await testApp();
     t.after(() => app.close());
     const json = { 'content-type': 'application/json' };
-    const atLimit = await app.inject({ method: 'POST', url: '/v2/hash', payload: nested(MAX_JSON_DEPTH), headers: json });
+    const atLimit = await app.inject({
+      method: 'POST',
+      url: '/v2/hash',
+      payload: nested(MAX_JSON_DEPTH),
+      headers: json,
+    });
     // Parsed: the schema then refuses the unknown field.
     assertProblem(atLimit, 400, 'VALIDATION_FAILED', 'at the limit');
-    const over = assertProblem(await app.inject({ method: 'POST', url: '/v2/hash', payload: nested(MAX_JSON_DEPTH + 1), headers: json }), 400, 'MALFORMED_JSON', 'over');
+    const over = assertProblem(
+      await app.inject({ method: 'POST', url: '/v2/hash', payload: nested(MAX_JSON_DEPTH + 1), headers: json }),
+      400,
+      'MALFORMED_JSON',
+      'over',
+    );
     assert.match(over.detail, new RegExp(`deeper than ${MAX_JSON_DEPTH}`));
     // Deep arrays count the same; brackets inside a string do not.
-    assertProblem(await app.inject({ method: 'POST', url: '/v2/hash', payload: `{"data":${'['.repeat(40)}${']'.repeat(40)}}`, headers: json }), 400, 'MALFORMED_JSON', 'arrays');
+    assertProblem(
+      await app.inject({
+        method: 'POST',
+        url: '/v2/hash',
+        payload: `{"data":${'['.repeat(40)}${']'.repeat(40)}}`,
+        headers: json,
+      }),
+      400,
+      'MALFORMED_JSON',
+      'arrays',
+    );
     const inString = await postJson(app, '/v2/hash', { algorithm: 'sha256', data: '[{'.repeat(5000) });
     assert.equal(inString.statusCode, 200, inString.body);
   });
@@ -211,7 +272,12 @@ describe('JSON nesting depth', () => {
     const app = await testApp({ BODY_LIMIT_BYTES: String(2 << 20) });
     t.after(() => app.close());
     const payload = '['.repeat(1 << 20);
-    const response = await app.inject({ method: 'POST', url: '/v2/hash', payload, headers: { 'content-type': 'application/json' } });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/v2/hash',
+      payload,
+      headers: { 'content-type': 'application/json' },
+    });
     const problem = assertProblem(response, 400, 'MALFORMED_JSON');
     assert.match(problem.detail, /deeper than/);
   });
@@ -220,7 +286,10 @@ describe('JSON nesting depth', () => {
 describe('cost parameters are capped', () => {
   test('the caps are the documented values (SECURITY.md, docs/api.md)', () => {
     assert.deepEqual({ ...ARGON2_MAX }, { t: 10, m: 262144, p: 16 });
-    assert.deepEqual([SCRYPT_MAX_N, SCRYPT_MAX_R, SCRYPT_MAX_P, SCRYPT_MAX_MEMORY_BYTES, SCRYPT_MAX_WORK], [2 ** 20, 32, 16, 256 * 1024 * 1024, 2 ** 22]);
+    assert.deepEqual(
+      [SCRYPT_MAX_N, SCRYPT_MAX_R, SCRYPT_MAX_P, SCRYPT_MAX_MEMORY_BYTES, SCRYPT_MAX_WORK],
+      [2 ** 20, 32, 16, 256 * 1024 * 1024, 2 ** 22],
+    );
     assert.equal(PBKDF2_MAX_ITERATIONS, 2_000_000);
     assert.equal(MAX_XOF_LENGTH, 1024);
     assert.equal(KDF_MAX_KEY_LENGTH, 255 * 64);
@@ -238,25 +307,51 @@ describe('cost parameters are capped', () => {
       ['Argon2id timeCost', '/v2/password/hash', { password: 'x', timeCost: ARGON2_MAX.t + 1 }],
       ['Argon2id memoryCost', '/v2/password/hash', { password: 'x', memoryCost: ARGON2_MAX.m + 1 }],
       ['Argon2id parallelism', '/v2/password/hash', { password: 'x', parallelism: ARGON2_MAX.p + 1 }],
-      ['Argon2id m in a PHC string to verify', '/v2/password/verify', { password: 'x', hash: `$argon2id$v=19$m=${ARGON2_MAX.m + 1},t=2,p=1$c29tZXNhbHRzb21lc2FsdA$${'A'.repeat(43)}` }],
+      [
+        'Argon2id m in a PHC string to verify',
+        '/v2/password/verify',
+        {
+          password: 'x',
+          hash: `$argon2id$v=19$m=${ARGON2_MAX.m + 1},t=2,p=1$c29tZXNhbHRzb21lc2FsdA$${'A'.repeat(43)}`,
+        },
+      ],
       ['scrypt N', '/v2/kdf', { algorithm: 'scrypt', password: 'x', params: { N: SCRYPT_MAX_N * 2 } }],
       ['scrypt r', '/v2/kdf', { algorithm: 'scrypt', password: 'x', params: { r: SCRYPT_MAX_R + 1 } }],
       ['scrypt p', '/v2/kdf', { algorithm: 'scrypt', password: 'x', params: { p: SCRYPT_MAX_P + 1 } }],
       ['scrypt memory 128 · N · r', '/v2/kdf', { algorithm: 'scrypt', password: 'x', params: { N: 2 ** 18, r: 16 } }],
       ['scrypt work N · r · p', '/v2/kdf', { algorithm: 'scrypt', password: 'x', params: { N: 2 ** 17, r: 8, p: 8 } }],
-      ['PBKDF2 iterations', '/v2/kdf', { algorithm: 'pbkdf2-sha256', password: 'x', params: { iterations: PBKDF2_MAX_ITERATIONS + 1 } }],
+      [
+        'PBKDF2 iterations',
+        '/v2/kdf',
+        { algorithm: 'pbkdf2-sha256', password: 'x', params: { iterations: PBKDF2_MAX_ITERATIONS + 1 } },
+      ],
       ['HKDF length (255 · HashLen)', '/v2/kdf', { algorithm: 'hkdf-sha256', password: 'x', keyLength: 255 * 32 + 1 }],
       ['XOF output length', '/v2/hash', { algorithm: 'shake256', data: 'x', length: MAX_XOF_LENGTH + 1 }],
-      ['SLH-DSA context', '/v2/pq/slh-dsa/sign', { secretKey: '00'.repeat(64), message: 'm', context: 'c'.repeat(SLH_DSA_CONTEXT_MAX_BYTES + 1) }],
+      [
+        'SLH-DSA context',
+        '/v2/pq/slh-dsa/sign',
+        { secretKey: '00'.repeat(64), message: 'm', context: 'c'.repeat(SLH_DSA_CONTEXT_MAX_BYTES + 1) },
+      ],
       ['RSA bits (/v1/generate)', '/v1/generate', { ...gen, type: 'rsa', rsaBits: 8192 }],
       ['RSA bits below the floor', '/v1/generate', { ...gen, type: 'rsa', rsaBits: 1024 }],
-      ['multi-recipient recipients', '/v2/multi-recipient/encrypt', { plaintext: 'x', recipients: Array.from({ length: MAX_RECIPIENTS + 1 }, () => recipient) }],
-      ['/v1 keys to verify against', '/v1/verify', { message: 'x', publicKeys: Array.from({ length: V1_MAX_KEYS + 1 }, () => 'k') }],
+      [
+        'multi-recipient recipients',
+        '/v2/multi-recipient/encrypt',
+        { plaintext: 'x', recipients: Array.from({ length: MAX_RECIPIENTS + 1 }, () => recipient) },
+      ],
+      [
+        '/v1 keys to verify against',
+        '/v1/verify',
+        { message: 'x', publicKeys: Array.from({ length: V1_MAX_KEYS + 1 }, () => 'k') },
+      ],
     ];
     for (const [label, url, body] of cases) {
       const response = await postJson(app, url, body);
       assert.equal(response.statusCode, 400, `${label}: ${response.body.slice(0, 300)}`);
-      assert.ok(['VALIDATION_FAILED', 'INVALID_INPUT'].includes(response.json().code), `${label}: ${response.json().code}`);
+      assert.ok(
+        ['VALIDATION_FAILED', 'INVALID_INPUT'].includes(response.json().code),
+        `${label}: ${response.json().code}`,
+      );
     }
   });
 
@@ -264,20 +359,36 @@ describe('cost parameters are capped', () => {
     const app = await testApp({ BODY_LIMIT_BYTES: '4096', RATE_LIMIT_MAX: '40' });
     t.after(() => app.close());
     const keys = (await postJson(app, '/v2/pq/slh-dsa/keygen', { variant: 'sha2-128f' })).json().data;
-    assertProblem(await postJson(app, '/v2/pq/slh-dsa/sign', { secretKey: keys.secretKey, message: 'm'.repeat(4096) }), 413, 'PAYLOAD_TOO_LARGE');
+    assertProblem(
+      await postJson(app, '/v2/pq/slh-dsa/sign', { secretKey: keys.secretKey, message: 'm'.repeat(4096) }),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    );
     // The keygen cost 10 units, the refused body 25: one more signature is over the 40 of the window.
-    assertProblem(await postJson(app, '/v2/pq/slh-dsa/sign', { secretKey: keys.secretKey, message: 'm' }), 429, 'RATE_LIMITED');
+    assertProblem(
+      await postJson(app, '/v2/pq/slh-dsa/sign', { secretKey: keys.secretKey, message: 'm' }),
+      429,
+      'RATE_LIMITED',
+    );
   });
 });
 
 describe('a route that takes too long', () => {
   test('is answered with a 503 problem after HANDLER_TIMEOUT_MS, and the server keeps serving', async (t) => {
     const lines: string[] = [];
-    const app = await testApp({ HANDLER_TIMEOUT_MS: '100', LOG_LEVEL: 'warn' }, { logStream: { write: (line: string) => lines.push(line) } });
+    const app = await testApp(
+      { HANDLER_TIMEOUT_MS: '100', LOG_LEVEL: 'warn' },
+      { logStream: { write: (line: string) => lines.push(line) } },
+    );
     t.after(() => app.close());
     const started = performance.now();
     // Argon2id with ten passes over 64 MiB: far longer than 100 ms.
-    const slow = await postJson(app, '/v2/password/hash', { password: 'x', timeCost: 10, memoryCost: 65536, parallelism: 1 });
+    const slow = await postJson(app, '/v2/password/hash', {
+      password: 'x',
+      timeCost: 10,
+      memoryCost: 65536,
+      parallelism: 1,
+    });
     const elapsed = performance.now() - started;
     const problem = assertProblem(slow, 503, 'SERVICE_UNAVAILABLE');
     assert.match(problem.detail, /HANDLER_TIMEOUT_MS/);

@@ -61,10 +61,12 @@ function trickle(socket: net.Socket, text: string, everyMs: number): () => void 
 function parseResponse(raw: string): { status: number; headers: Record<string, string>; body: string } {
   const [head = '', body = ''] = raw.split('\r\n\r\n', 2);
   const [statusLine = '', ...lines] = head.split('\r\n');
-  const headers = Object.fromEntries(lines.map((line) => {
-    const colon = line.indexOf(':');
-    return [line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim()];
-  }));
+  const headers = Object.fromEntries(
+    lines.map((line) => {
+      const colon = line.indexOf(':');
+      return [line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim()];
+    }),
+  );
   return { status: Number(statusLine.split(' ')[1]), headers, body };
 }
 
@@ -131,7 +133,9 @@ describe('slow and malformed clients, over real sockets', () => {
   test('a body trickled slower than REQUEST_TIMEOUT_MS is cut off with a 408 problem', async () => {
     const { socket, closed } = await connect(port);
     const body = JSON.stringify({ algorithm: 'sha256', data: 'x'.repeat(200) });
-    socket.write(`POST /v2/hash HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    socket.write(
+      `POST /v2/hash HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
     const stop = trickle(socket, body, 20);
     try {
       const { data, atMs } = await closed;
@@ -147,7 +151,9 @@ describe('slow and malformed clients, over real sockets', () => {
   test('a body that arrives in time, even in pieces, is served', async () => {
     const { socket, closed } = await connect(port);
     const body = JSON.stringify({ algorithm: 'sha256', data: 'abc' });
-    socket.write(`POST /v2/hash HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+    socket.write(
+      `POST /v2/hash HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+    );
     const stop = trickle(socket, body, 5);
     try {
       const response = parseResponse((await closed).data);
@@ -161,7 +167,9 @@ describe('slow and malformed clients, over real sockets', () => {
   test('an idle keep-alive connection is closed after KEEP_ALIVE_TIMEOUT_MS, not before', async () => {
     const { socket, closed, opened } = await connect(port);
     const body = JSON.stringify({ algorithm: 'sha256', data: 'abc' });
-    socket.write(`POST /v2/hash HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    socket.write(
+      `POST /v2/hash HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
     // The response arrives, and the connection stays open for the next request…
     const answeredAt = await new Promise<number>((resolve) => {
       socket.on('data', function onData() {
@@ -180,7 +188,7 @@ describe('slow and malformed clients, over real sockets', () => {
     assert.ok(idleMs <= KEEP_ALIVE_TIMEOUT_MS + SLACK_MS, `closed only after ${idleMs.toFixed(0)} ms idle`);
   });
 
-  test('headers over Node\'s limit are a 431 problem; bytes that are not HTTP a 400 problem', async () => {
+  test("headers over Node's limit are a 431 problem; bytes that are not HTTP a 400 problem", async () => {
     const large = await connect(port);
     large.socket.write(`GET /live HTTP/1.1\r\nHost: localhost\r\nX-Large: ${'a'.repeat(20 * 1024)}\r\n\r\n`);
     assertProblemResponse((await large.closed).data, 431, 'HEADERS_TOO_LARGE');

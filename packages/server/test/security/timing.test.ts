@@ -147,9 +147,17 @@ function welch(times: Float64Array, classes: Uint8Array, limit: number) {
   }
   const [n0, n1] = n as [number, number];
   const mean = [sum[0]! / n0, sum[1]! / n1] as const;
-  const variance = [(sumSquares[0]! - n0 * mean[0] * mean[0]) / (n0 - 1), (sumSquares[1]! - n1 * mean[1] * mean[1]) / (n1 - 1)] as const;
+  const variance = [
+    (sumSquares[0]! - n0 * mean[0] * mean[0]) / (n0 - 1),
+    (sumSquares[1]! - n1 * mean[1] * mean[1]) / (n1 - 1),
+  ] as const;
   const standardError = Math.sqrt(variance[0] / n0 + variance[1] / n1);
-  return { t: (mean[0] - mean[1]) / standardError, standardError, difference: mean[0] - mean[1], enough: n0 >= MIN_PER_CLASS && n1 >= MIN_PER_CLASS };
+  return {
+    t: (mean[0] - mean[1]) / standardError,
+    standardError,
+    difference: mean[0] - mean[1],
+    enough: n0 >= MIN_PER_CLASS && n1 >= MIN_PER_CLASS,
+  };
 }
 
 /**
@@ -160,7 +168,11 @@ function welch(times: Float64Array, classes: Uint8Array, limit: number) {
  * differ between the classes: with a separate buffer per class it can, enough to make HMAC
  * verification that is constant-time look like a borderline leak.
  */
-function measure<T>(operation: (input: T) => unknown, prepare: (c: Class, random: number) => T, samplesPerClass: number): Run {
+function measure<T>(
+  operation: (input: T) => unknown,
+  prepare: (c: Class, random: number) => T,
+  samplesPerClass: number,
+): Run {
   const total = 2 * samplesPerClass;
   const classes = new Uint8Array(total);
   const coins = randomBytes(total);
@@ -188,7 +200,12 @@ function measure<T>(operation: (input: T) => unknown, prepare: (c: Class, random
   }
   const median = welch(times, classes, limitAt(0.5));
   const summary = median.enough ? median : welch(times, classes, Infinity);
-  return { crops, t: Math.max(...crops.map((crop) => Math.abs(crop.t))), differenceNs: summary.difference, detectableNs: THRESHOLD * summary.standardError };
+  return {
+    crops,
+    t: Math.max(...crops.map((crop) => Math.abs(crop.t))),
+    differenceNs: summary.difference,
+    detectableNs: THRESHOLD * summary.standardError,
+  };
 }
 
 /** Another byte value than `original`, picked by `random`. */
@@ -202,7 +219,11 @@ const anyOtherByte: ByteChange = (original, random) => (original + 1 + (random %
  * predictor's history when the measured call starts, and could shift its time by class with no
  * difference in the call itself (see the header).
  */
-function mismatching(secret: Uint8Array, buffer = new Uint8Array(secret.length), change: ByteChange = anyOtherByte): (c: Class, random: number) => Uint8Array {
+function mismatching(
+  secret: Uint8Array,
+  buffer = new Uint8Array(secret.length),
+  change: ByteChange = anyOtherByte,
+): (c: Class, random: number) => Uint8Array {
   const last = secret.length - 1;
   return (c, random) => {
     buffer.set(secret);
@@ -236,12 +257,23 @@ function leakIn(run: Run, rule: Rule): Crop | undefined {
 function summary(run: Run, rule: Rule): string {
   const leak = leakIn(run, rule);
   const name = rule.firstFaster ? 'early exit' : 'leak';
-  const verdict = leak === undefined ? `no ${name} past both limits (|t| ${rule.threshold}, ${rule.floorNs} ns)` : `${name}: t = ${leak.t.toFixed(2)}, difference ${leak.differenceNs.toFixed(1)} ns`;
+  const verdict =
+    leak === undefined
+      ? `no ${name} past both limits (|t| ${rule.threshold}, ${rule.floorNs} ns)`
+      : `${name}: t = ${leak.t.toFixed(2)}, difference ${leak.differenceNs.toFixed(1)} ns`;
   return `|t| = ${run.t.toFixed(2)}; median crop: difference ${run.differenceNs.toFixed(1)} ns, detectable ${run.detectableNs.toFixed(1)} ns; ${verdict}`;
 }
 
 /** Up to `attempts` runs; `done` says when a run settles the question. Every run is reported. */
-function runs<T>(t: { diagnostic: (message: string) => void }, attempts: number, rule: Rule, operation: (input: T) => unknown, prepare: (c: Class, random: number) => T, samplesPerClass: number, done: (run: Run) => boolean): Run[] {
+function runs<T>(
+  t: { diagnostic: (message: string) => void },
+  attempts: number,
+  rule: Rule,
+  operation: (input: T) => unknown,
+  prepare: (c: Class, random: number) => T,
+  samplesPerClass: number,
+  done: (run: Run) => boolean,
+): Run[] {
   const results: Run[] = [];
   for (let attempt = 0; attempt < attempts; attempt++) {
     const run = measure(operation, prepare, samplesPerClass);
@@ -256,11 +288,20 @@ function runs<T>(t: { diagnostic: (message: string) => void }, attempts: number,
  * Passes when any of up to ATTEMPTS runs shows no leak past |t| 4.5 and `floorNs` (a real leak
  * shows in every run).
  */
-function assertConstantTime<T>(t: { diagnostic: (message: string) => void }, operation: (input: T) => unknown, prepare: (c: Class, random: number) => T, floorNs: number, samplesPerClass = SAMPLES_PER_CLASS): void {
+function assertConstantTime<T>(
+  t: { diagnostic: (message: string) => void },
+  operation: (input: T) => unknown,
+  prepare: (c: Class, random: number) => T,
+  floorNs: number,
+  samplesPerClass = SAMPLES_PER_CLASS,
+): void {
   const rule: Rule = { threshold: THRESHOLD, floorNs, firstFaster: false };
   const noLeak = (run: Run) => leakIn(run, rule) === undefined;
   const results = runs(t, ATTEMPTS, rule, operation, prepare, samplesPerClass, noLeak);
-  assert.ok(results.some(noLeak), `first-byte and last-byte mismatches are told apart in every run: ${results.map((run) => summary(run, rule)).join('; ')}`);
+  assert.ok(
+    results.some(noLeak),
+    `first-byte and last-byte mismatches are told apart in every run: ${results.map((run) => summary(run, rule)).join('; ')}`,
+  );
 }
 
 /**
@@ -269,11 +310,21 @@ function assertConstantTime<T>(t: { diagnostic: (message: string) => void }, ope
  * lowers |t| for a large leak; for a few nanoseconds it can also flip it (see the header), and
  * such a run counts as one that did not see the leak.
  */
-function assertLeakSeen<T>(t: { diagnostic: (message: string) => void }, operation: (input: T) => unknown, prepare: (c: Class, random: number) => T, threshold: number, floorNs: number, samplesPerClass = SAMPLES_PER_CLASS): void {
+function assertLeakSeen<T>(
+  t: { diagnostic: (message: string) => void },
+  operation: (input: T) => unknown,
+  prepare: (c: Class, random: number) => T,
+  threshold: number,
+  floorNs: number,
+  samplesPerClass = SAMPLES_PER_CLASS,
+): void {
   const rule: Rule = { threshold, floorNs, firstFaster: true };
   const seen = (run: Run) => leakIn(run, rule) !== undefined;
   const results = runs(t, POWER_ATTEMPTS, rule, operation, prepare, samplesPerClass, seen);
-  assert.ok(results.some(seen), `no run saw the first-byte class faster past |t| ${threshold} and ${floorNs} ns: ${results.map((run) => summary(run, rule)).join('; ')}`);
+  assert.ok(
+    results.some(seen),
+    `no run saw the first-byte class faster past |t| ${threshold} and ${floorNs} ns: ${results.map((run) => summary(run, rule)).join('; ')}`,
+  );
 }
 
 /** An early-exit comparison: what the constant-time ones must not be. */
@@ -287,7 +338,13 @@ function leakyEqual(a: Uint8Array, b: Uint8Array): boolean {
 
 test('the harness has power: a 4 KiB early-exit comparison is flagged at ten times the threshold', (t) => {
   const secret = randomBytes(4096);
-  assertLeakSeen(t, (candidate: Uint8Array) => leakyEqual(candidate, secret), mismatching(secret), CONTROL_THRESHOLD, MIN_LEAK_NS);
+  assertLeakSeen(
+    t,
+    (candidate: Uint8Array) => leakyEqual(candidate, secret),
+    mismatching(secret),
+    CONTROL_THRESHOLD,
+    MIN_LEAK_NS,
+  );
 });
 
 test('the harness has power where it matters: HMAC-SHA-512 verification with an early-exit comparison of the 64-byte MAC is flagged', (t) => {
@@ -296,7 +353,14 @@ test('the harness has power where it matters: HMAC-SHA-512 verification with an 
   const key = randomBytes(64);
   const data = randomBytes(64);
   const mac = computeHmac('sha512', key, data);
-  assertLeakSeen(t, (candidate: Uint8Array) => leakyEqual(computeHmac('sha512', key, data), candidate), mismatching(mac), THRESHOLD, MIN_LEAK_NS, HMAC_SAMPLES_PER_CLASS);
+  assertLeakSeen(
+    t,
+    (candidate: Uint8Array) => leakyEqual(computeHmac('sha512', key, data), candidate),
+    mismatching(mac),
+    THRESHOLD,
+    MIN_LEAK_NS,
+    HMAC_SAMPLES_PER_CLASS,
+  );
 });
 
 /**
@@ -325,7 +389,9 @@ function apiKeyFixture() {
   const candidate = (c: Class, random: number) => (bytes(c, random) as Buffer).toString('latin1');
   for (let random = 0; random < 256; random++) {
     const [first, last] = [candidate(0, random), candidate(1, random)];
-    assert.ok(first !== key && first.slice(1) === key.slice(1) && last !== key && last.slice(0, -1) === key.slice(0, -1));
+    assert.ok(
+      first !== key && first.slice(1) === key.slice(1) && last !== key && last.slice(0, -1) === key.slice(0, -1),
+    );
   }
   return { key, apiKeys, candidate };
 }
@@ -358,5 +424,11 @@ test('HMAC-SHA-512 verification (core): no difference between a mismatch in the 
   const mac = computeHmac('sha512', key, data);
   assert.equal(mac.length, 64);
   assert.equal(verifyHmac('sha512', key, data, mac), true);
-  assertConstantTime(t, (candidate: Uint8Array) => verifyHmac('sha512', key, data, candidate), mismatching(mac), MIN_LEAK_NS, HMAC_SAMPLES_PER_CLASS);
+  assertConstantTime(
+    t,
+    (candidate: Uint8Array) => verifyHmac('sha512', key, data, candidate),
+    mismatching(mac),
+    MIN_LEAK_NS,
+    HMAC_SAMPLES_PER_CLASS,
+  );
 });
