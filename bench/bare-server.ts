@@ -2,13 +2,8 @@
  * The baseline of bench/load.ts: the same core calls as the production routes behind a bare
  * Fastify with no pipeline at all (no security headers, CORS, rate limit, compression,
  * authentication, metrics, schemas or logger). The gap between it and the production server is
- * what the pipeline costs a request.
- *
- *   PORT=4000 node bench/bare-server.ts                  (bench/load.ts starts it itself)
- *   PORT=4000 BARE_WORKERS=2 node bench/bare-server.ts   two processes behind node:cluster
- *
- * Routes: GET /live, POST /hash, /encrypt, /sign, /pq/dsa/sign and /pq/encapsulate, with the
- * bodies and answers of the production routes.
+ * what the pipeline costs a request. bench/load.ts starts it with PORT, and BARE_WORKERS=N for N
+ * processes behind node:cluster.
  */
 // First, as the server's entry point does: reading AsyncLocalStorage settles Node's async-context
 // implementation before V8 optimises the tick functions, and the baseline must differ from
@@ -32,27 +27,6 @@ import type * as FastifyModule from 'fastify';
 
 if (typeof AsyncLocalStorage !== 'function') throw new Error('node:async_hooks has no AsyncLocalStorage');
 
-interface HashBody {
-  algorithm: string;
-  data: string;
-}
-interface EncryptBody {
-  key: string;
-  plaintext: string;
-}
-interface SignBody {
-  privateKey: string;
-  message: string;
-}
-interface MlDsaSignBody {
-  secretKey: string;
-  message: string;
-  level?: number;
-}
-interface EncapsulateBody {
-  publicKey: string;
-}
-
 async function serve(): Promise<void> {
   // Fastify is the server package's dependency, not the root's: resolved from there, so that the
   // baseline runs exactly the Fastify the service runs.
@@ -63,16 +37,16 @@ async function serve(): Promise<void> {
   const app = Fastify({ logger: false });
 
   app.get('/live', async () => ({ status: 'alive' }));
-  app.post<{ Body: HashBody }>('/hash', async (request) => ({
+  app.post<{ Body: { algorithm: string; data: string } }>('/hash', async (request) => ({
     data: bytesToHex(digest(request.body.algorithm, utf8ToBytes(request.body.data))),
   }));
-  app.post<{ Body: EncryptBody }>('/encrypt', async (request) => ({
+  app.post<{ Body: { key: string; plaintext: string } }>('/encrypt', async (request) => ({
     data: {
       ciphertext: bytesToBase64(xchachaSeal(hexToBytes(request.body.key), utf8ToBytes(request.body.plaintext))),
       algorithm: 'xchacha20-poly1305',
     },
   }));
-  app.post<{ Body: SignBody }>('/sign', async (request) => ({
+  app.post<{ Body: { privateKey: string; message: string } }>('/sign', async (request) => ({
     data: {
       signature: bytesToHex(
         await signMessage('ed25519', hexToBytes(request.body.privateKey), utf8ToBytes(request.body.message)),
@@ -80,7 +54,7 @@ async function serve(): Promise<void> {
       algorithm: 'ed25519',
     },
   }));
-  app.post<{ Body: MlDsaSignBody }>('/pq/dsa/sign', async (request) => {
+  app.post<{ Body: { secretKey: string; message: string; level?: number } }>('/pq/dsa/sign', async (request) => {
     const { algorithm, signature } = await mlDsaSign(
       hexToBytes(request.body.secretKey),
       utf8ToBytes(request.body.message),
@@ -88,7 +62,7 @@ async function serve(): Promise<void> {
     );
     return { data: { signature: bytesToHex(signature), algorithm } };
   });
-  app.post<{ Body: EncapsulateBody }>('/pq/encapsulate', async (request) => {
+  app.post<{ Body: { publicKey: string } }>('/pq/encapsulate', async (request) => {
     const { algorithm, ciphertext, sharedSecret } = await mlKemEncapsulate(hexToBytes(request.body.publicKey));
     return { data: { ciphertext: bytesToHex(ciphertext), sharedSecret: bytesToHex(sharedSecret), algorithm } };
   });

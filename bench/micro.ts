@@ -3,40 +3,28 @@
  * native/@noble ratio wherever core could use either backend, which is where its size thresholds
  * come from (NATIVE_AEAD_THRESHOLD, the HMAC and HKDF crossovers).
  *
- *   node bench/micro.ts                       everything (a few minutes)
- *   node bench/micro.ts --only xchacha        sections whose title contains "xchacha"
- *   node bench/micro.ts --rounds 9 --round-ms 200
- *   node bench/micro.ts --clock cpu           rates from the process's CPU time, not the wall clock
- *
- * It prints figures and asserts nothing: timing assertions on a shared machine would be flaky
- * tests, not information. Each figure is the median of several timed rounds, and compared backends
- * run in alternating rounds so that their ratio is measured under the same conditions. It runs on
- * Node 22 too, where native Argon2id reads "n/a".
+ * Each figure is the median of several timed rounds of a calibrated batch of calls, and compared
+ * operations run in alternating rounds (A B, B A, …), so that a slow stretch of the shared machine
+ * hits both and their ratio is taken round by round. It prints figures and asserts nothing: timing
+ * assertions on a shared machine would be flaky tests, not information.
  */
-import { createCipheriv, createHash, createHmac, hash as oneShotHash, randomBytes } from 'node:crypto';
-import { parseArgs } from 'node:util';
+import { hash as oneShotHash, randomBytes } from 'node:crypto';
 import { sha256 } from '@noble/hashes/sha2.js';
+import { sha3_256 } from '@noble/hashes/sha3.js';
 import { blake2b } from '@noble/hashes/blake2.js';
 import { aeskw, aeskwp } from '@noble/ciphers/aes.js';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { ed448 } from '@noble/curves/ed448.js';
 import { p256, p384 } from '@noble/curves/nist.js';
-import { x25519 } from '@noble/curves/ed25519.js';
 import {
   argon2Raw,
   availableArgon2Backends,
   bytesToHex,
   computeHmac,
   digest,
-  HASH_ALGORITHM_IDS,
   hkdfRaw,
-  multiRecipientEncrypt,
   NATIVE_AEAD_THRESHOLD,
   oneShotDigest,
-  openBox,
-  pbkdf2Raw,
-  scryptRaw,
-  sealBox,
   SIGNATURE_SCHEMES,
   signMessage,
   unwrapKey,
@@ -51,319 +39,222 @@ import {
 // The nonce pool is internal to core: no public entry point exposes it on its own.
 import { randomNonce } from '../packages/core/src/nonces.ts';
 import {
-  compare,
-  measure,
-  type Clock,
-  type Comparison,
-  type Measurement,
-  type MeasureOptions,
-  type Operation,
-} from './lib/measure.ts';
-import { describeMachine, loadAverage } from './lib/machine.ts';
-import { formatBytes, formatCount, formatMs, formatRatioRange, markdownTable, print } from './lib/stats.ts';
+  describeMachine,
+  formatCount,
+  formatMs,
+  formatRatioRange,
+  loadAverage,
+  markdownTable,
+  median,
+  options,
+  print,
+} from './lib/common.ts';
 
-const { values: args } = parseArgs({
-  options: {
-    rounds: { type: 'string', default: '7' },
-    'round-ms': { type: 'string', default: '100' },
-    only: { type: 'string' },
-    clock: { type: 'string', default: 'wall' },
-  },
-});
-if (args.clock !== 'wall' && args.clock !== 'cpu') throw new Error('--clock must be wall or cpu');
-const CLOCK: Clock = args.clock;
-const ROUNDS = Math.max(5, Number(args.rounds));
-const ROUND_MS = Number(args['round-ms']);
-const FAST: MeasureOptions = { rounds: ROUNDS, roundMs: ROUND_MS, clock: CLOCK };
-/** Argon2id, scrypt, PBKDF2: one call per round (each call is 10–500 ms already). */
-const SLOW: MeasureOptions = { rounds: ROUNDS, roundMs: 0, clock: CLOCK };
+const opt = options({ only: undefined, rounds: 7, 'round-ms': 100 });
 
-const SIZES = [16, 256, 1024, 4096, 65536, 1048576];
-/** Denser around NATIVE_AEAD_THRESHOLD, where the two XChaCha backends cross. */
-const AEAD_SIZES = [16, 64, 256, 512, 1024, 1536, 2048, 3072, 4096, 8192, 16384, 65536, 1048576];
+// ---------------------------------------------------------------------------------------------
+// The measuring loop
 
-const bytes = (length: number) => new Uint8Array(randomBytes(length));
-const inputs = new Map<number, Uint8Array>();
-const input = (length: number) =>
-  inputs.get(length) ?? (inputs.set(length, bytes(length)), inputs.get(length) as Uint8Array);
+/** One operation; one that returns a promise is awaited, one call at a time. */
+type Operation = () => unknown;
+interface Prepared {
+  operation: Operation;
+  asynchronous: boolean;
+  batch: number;
+}
+
+// Results go here so that the engine cannot drop a call whose result is never used.
+let _sink: unknown;
+
+/** Calls per second over `batch` calls. */
+async function timeBatch({ operation, asynchronous, batch }: Prepared): Promise<number> {
+  const start = performance.now();
+  if (asynchronous) for (let i = 0; i < batch; i++) _sink = await operation();
+  else for (let i = 0; i < batch; i++) _sink = operation();
+  return (batch * 1000) / (performance.now() - start);
+}
+
+/** Finds whether the operation is asynchronous and how many calls fill a round (0 ms: one call); this is also its warm-up. */
+async function prepare(operation: Operation, roundMs: number): Promise<Prepared> {
+  const first = operation();
+  const asynchronous = typeof (first as { then?: unknown } | null)?.then === 'function';
+  if (asynchronous) _sink = await first;
+  for (let batch = 1; ;) {
+    const elapsed = (batch * 1000) / (await timeBatch({ operation, asynchronous, batch }));
+    if (elapsed >= roundMs / 4)
+      return { operation, asynchronous, batch: Math.max(1, Math.ceil((batch * roundMs) / elapsed)) };
+    batch *= elapsed < roundMs / 40 ? 10 : 2;
+  }
+}
+
+/** Times A and B in alternating rounds: their median rates and the per-round ratios A/B. */
+async function compare(a: Operation, b: Operation, roundMs: number) {
+  const prepared = [await prepare(a, roundMs), await prepare(b, roundMs)];
+  const rates: [number[], number[]] = [[], []];
+  for (let round = 0; round < opt.rounds; round++) {
+    for (const i of round % 2 === 0 ? [0, 1] : [1, 0]) rates[i]?.push(await timeBatch(prepared[i] as Prepared));
+  }
+  return {
+    a: median(rates[0]),
+    b: median(rates[1]),
+    ratios: rates[0].map((rate, i) => rate / (rates[1][i] as number)),
+  };
+}
 
 // ---------------------------------------------------------------------------------------------
 // Sections and output
 
-interface PairRow {
-  label: string;
-  size?: number;
-  a: Operation;
-  b: Operation;
-}
-interface SingleRow {
-  label: string;
-  size?: number;
-  operation: Operation;
-}
+const bytes = (length: number) => new Uint8Array(randomBytes(length));
+const inputs = new Map<number, Uint8Array>();
+const input = (length: number): Uint8Array => inputs.get(length) ?? (inputs.set(length, bytes(length)), input(length));
 
-function selected(title: string): boolean {
-  return args.only === undefined || title.toLowerCase().includes(args.only.toLowerCase());
+function formatBytes(size: number | undefined): string {
+  if (size === undefined) return '';
+  if (size >= 2 ** 20 && size % 2 ** 20 === 0) return `${size / 2 ** 20} MiB`;
+  return size >= 1024 && size % 1024 === 0 ? `${size / 1024} KiB` : `${size} B`;
 }
-
-function sizeCell(size: number | undefined): string {
-  return size === undefined ? '' : formatBytes(size);
-}
-
 /** ops/s with the time per operation, which reads better for slow operations. */
-function rate(measurement: Measurement): string {
-  return `${formatCount(measurement.opsPerSecond)} (${formatMs(1000 / measurement.opsPerSecond)})`;
-}
+const rate = (opsPerSecond: number) => `${formatCount(opsPerSecond)} (${formatMs(1000 / opsPerSecond)})`;
 
-async function pairSection(
-  title: string,
-  labels: [string, string],
-  rows: PairRow[],
-  options = FAST,
-): Promise<Map<string, Comparison>> {
-  const results = new Map<string, Comparison>();
-  if (!selected(title)) return results;
-  const table: string[][] = [];
-  for (const row of rows) {
-    const result = await compare(row.a, row.b, options);
-    results.set(`${row.label}@${row.size ?? ''}`, result);
-    table.push([
-      row.label,
-      sizeCell(row.size),
-      rate(result.a),
-      rate(result.b),
-      formatRatioRange(result.ratios),
-      `±${Math.max(result.a.spread, result.b.spread).toFixed(0)} %`,
-    ]);
-  }
-  const [a, b] = labels;
-  print(
-    `### ${title}\n\n${markdownTable(['Operation', 'Size', `${a} ops/s (per op)`, `${b} ops/s (per op)`, `${a}/${b} (range)`, 'spread'], table)}\n`,
-  );
-  return results;
-}
+/** Label, input size, A, B. */
+type Row = [string, number | undefined, Operation, Operation];
 
-async function singleSection(title: string, rows: SingleRow[], options = FAST): Promise<void> {
-  if (!selected(title)) return;
+/** A table of A against B; returns the median ratio per row, by `label@size`. */
+async function pairSection(title: string, [a, b]: [string, string], rows: Row[], roundMs = opt['round-ms']) {
+  const ratios = new Map<string, number>();
+  if (opt.only !== undefined && !title.toLowerCase().includes(opt.only.toLowerCase())) return ratios;
   const table: string[][] = [];
-  for (const row of rows) {
-    const result = await measure(row.operation, options);
-    table.push([
-      row.label,
-      sizeCell(row.size),
-      formatCount(result.opsPerSecond),
-      formatMs(1000 / result.opsPerSecond),
-      `±${result.spread.toFixed(0)} %`,
-    ]);
+  for (const [label, size, ...operations] of rows) {
+    const { a: rateA, b: rateB, ratios: perRound } = await compare(...operations, roundMs);
+    ratios.set(`${label}@${size ?? ''}`, median(perRound));
+    table.push([label, formatBytes(size), rate(rateA), rate(rateB), formatRatioRange(perRound)]);
   }
-  print(`### ${title}\n\n${markdownTable(['Operation', 'Size', 'ops/s', 'per op', 'spread'], table)}\n`);
+  const headers = ['Operation', 'Size', `${a} ops/s (per op)`, `${b} ops/s (per op)`, `${a}/${b} (range)`];
+  print(`### ${title}\n\n${markdownTable(headers, table)}\n`);
+  return ratios;
 }
 
 /**
  * Where native overtakes @noble: the first measured size from which native/noble stays at or above
- * 1, and a log-linear interpolation between it and the size below (a rough point estimate).
+ * 1, and a log-linear interpolation between it and the size below.
  */
 function crossover(sizes: number[], ratios: number[]): string {
   const index = ratios.findIndex((_, i) => ratios.slice(i).every((ratio) => ratio >= 1));
   if (index === -1) return 'native never overtakes @noble in the measured range';
-  if (index === 0) return `native is ahead from the smallest size measured (${formatBytes(sizes[0] as number)})`;
-  const [s0, s1] = [sizes[index - 1] as number, sizes[index] as number];
+  if (index === 0) return `native is ahead from the smallest size measured (${formatBytes(sizes[0])})`;
+  const [s0, s1] = [Math.log2(sizes[index - 1] as number), Math.log2(sizes[index] as number)];
   const [r0, r1] = [Math.log(ratios[index - 1] as number), Math.log(ratios[index] as number)];
-  const estimate = 2 ** (Math.log2(s0) + ((0 - r0) / (r1 - r0)) * (Math.log2(s1) - Math.log2(s0)));
-  return `between ${formatBytes(s0)} and ${formatBytes(s1)} (≈ ${Math.round(estimate)} B by log-linear interpolation)`;
+  const estimate = Math.round(2 ** (s0 + (-r0 / (r1 - r0)) * (s1 - s0)));
+  return `between ${formatBytes(2 ** s0)} and ${formatBytes(2 ** s1)} (≈ ${estimate} B by log-linear interpolation)`;
 }
 
 // ---------------------------------------------------------------------------------------------
 // The benchmarks
 
 print(
-  `# Micro-benchmarks of packages/core\n\n${describeMachine()}\n- rounds: ${ROUNDS} × ~${ROUND_MS} ms per operation (slow KDFs: ${ROUNDS} single calls); clock: ${CLOCK === 'wall' ? 'wall (elapsed time)' : 'CPU time of the whole process'}; figures are medians; "range" is the lowest–highest per-round ratio; "spread" is half the min–max range of the per-round rates\n`,
+  `# Micro-benchmarks of packages/core\n\n${describeMachine()}\n- ${opt.rounds} rounds of ~${opt['round-ms']} ms per operation (Argon2id: ${opt.rounds} single calls); figures are medians; "range" is the lowest–highest per-round ratio\n`,
 );
 
-await pairSection(
-  'Hash: SHA-256 (core digest = node:crypto one-shot hash vs @noble/hashes)',
-  ['native', '@noble'],
-  SIZES.map((size) => ({
-    label: 'sha256',
-    size,
-    a: () => digest('sha256', input(size)),
-    b: () => sha256(input(size)),
-  })),
-);
+const SIZES = [16, 256, 1024, 4096, 65536, 1048576];
+for (const [algorithm, noble] of [
+  ['sha256', sha256],
+  ['sha3-256', sha3_256],
+  ['blake2b-512', blake2b],
+] as const) {
+  await pairSection(
+    `Hash: ${algorithm} (core digest = node:crypto vs @noble/hashes)`,
+    ['native', '@noble'],
+    SIZES.map((size) => [algorithm, size, () => digest(algorithm, input(size)), () => noble(input(size))]),
+  );
+}
 
-await pairSection(
-  'Hash: BLAKE2b-512 (core digest = OpenSSL blake2b512 vs @noble/hashes)',
-  ['native', '@noble'],
-  SIZES.map((size) => ({
-    label: 'blake2b-512',
-    size,
-    a: () => digest('blake2b-512', input(size)),
-    b: () => blake2b(input(size)),
-  })),
-);
-
-await singleSection(
-  'Hash: every algorithm of /v2/hash through core digest()',
-  HASH_ALGORITHM_IDS.filter((id) => id !== 'blake2b').flatMap((algorithm) =>
-    [1024, 65536].map((size) => ({ label: algorithm, size, operation: () => digest(algorithm, input(size)) })),
-  ),
-);
-
-// The fixed cost of a node:crypto object, which decides every small-input native/noble ratio below
-// (XChaCha20-Poly1305, HMAC, key wrap). It differs a lot between Node 22 and Node 24.
+// Why core hashes small inputs to a latin1 string (hash.ts).
 const small = input(48);
-const setupKey = bytes(32);
-const setupIv = bytes(12);
-await singleSection(
-  'node:crypto per-call setup (48-byte input; the fixed cost under the native AEAD, HMAC and key-wrap rows)',
-  [
-    { label: 'crypto.hash(sha256) one-shot', size: 48, operation: () => oneShotHash('sha256', small, 'buffer') },
-    {
-      label: 'createHash(sha256).update().digest()',
-      size: 48,
-      operation: () => createHash('sha256').update(small).digest(),
-    },
-    {
-      label: 'createHmac(sha256).update().digest()',
-      size: 48,
-      operation: () => createHmac('sha256', setupKey).update(small).digest(),
-    },
-    {
-      label: "createCipheriv('chacha20-poly1305') only",
-      operation: () => createCipheriv('chacha20-poly1305', setupKey, setupIv, { authTagLength: 16 }),
-    },
-    {
-      label: "createCipheriv('id-aes256-wrap') only",
-      operation: () => createCipheriv('id-aes256-wrap', setupKey, Buffer.from('a6a6a6a6a6a6a6a6', 'hex')),
-    },
-  ],
+const key32 = bytes(32);
+const oneShot = (encoding: 'binary' | 'buffer') => () => oneShotHash('sha256', small, encoding);
+await pairSection(
+  "crypto.hash(sha256) one-shot of 48 bytes: 'binary' against 'buffer' output",
+  ['binary', 'buffer'],
+  [['sha256', 48, oneShot('binary'), oneShot('buffer')]],
 );
 
 // Why core takes nonces from a pool of CSPRNG output rather than asking for each.
 await pairSection(
-  'Random 24-byte nonce (core randomNonce, from a 4 KiB pool, vs node:crypto randomBytes per call)',
+  'Random 24-byte nonce (core randomNonce, from a 4 KiB pool, vs randomBytes per call)',
   ['pool', 'randomBytes'],
-  [{ label: 'nonce', size: 24, a: () => randomNonce(24), b: () => randomBytes(24) }],
+  [['nonce', 24, () => randomNonce(24), () => randomBytes(24)]],
 );
 
-// A fresh small array (a digest, a key) encoded for the response: core copies it, because a Buffer
-// view would first make V8 create the array's backing store (codec.ts). Both rows include the digest.
-const viewHex = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+// Why core copies a fresh small array (a digest, a key) to encode it: a Buffer view would first make
+// V8 create the array's backing store (codec.ts). Both rows include the digest.
+const viewHex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+const fresh = () => oneShotDigest('sha256', small);
 await pairSection(
   'Encode 32 bytes fresh from SHA-256 as hex (core bytesToHex, a copy, vs a Buffer view)',
   ['copy', 'view'],
-  [
-    {
-      label: 'sha256 + hex',
-      size: 48,
-      a: () => bytesToHex(oneShotDigest('sha256', small)),
-      b: () => viewHex(oneShotDigest('sha256', small)),
-    },
-  ],
+  [['sha256 + hex', 48, () => bytesToHex(fresh()), () => viewHex(fresh())]],
 );
 
-// XChaCha20-Poly1305: the figures that decide NATIVE_AEAD_THRESHOLD.
-const aeadKey = bytes(32);
-const aeadSeal = (backend: AeadBackend, size: number) => () =>
-  xchachaSeal(aeadKey, input(size), undefined, { backend });
-const sealedBySize = new Map(AEAD_SIZES.map((size) => [size, xchachaSeal(aeadKey, input(size))]));
-const aeadOpen = (backend: AeadBackend, size: number) => () =>
-  xchachaOpen(aeadKey, sealedBySize.get(size) as Uint8Array, undefined, { backend });
-
-const sealTitle = 'XChaCha20-Poly1305 seal (core xchachaSeal, backend native vs noble)';
-const seal = await pairSection(
-  sealTitle,
-  ['native', 'noble'],
-  AEAD_SIZES.map((size) => ({ label: 'seal', size, a: aeadSeal('native', size), b: aeadSeal('noble', size) })),
-);
-const openTitle = 'XChaCha20-Poly1305 open (core xchachaOpen, backend native vs noble)';
-const open = await pairSection(
-  openTitle,
-  ['native', 'noble'],
-  AEAD_SIZES.map((size) => ({ label: 'open', size, a: aeadOpen('native', size), b: aeadOpen('noble', size) })),
-);
-if (seal.size > 0 && open.size > 0) {
-  const ratiosOf = (results: Map<string, Comparison>, label: string) =>
-    AEAD_SIZES.map((size) => (results.get(`${label}@${size}`) as Comparison).ratio);
-  print(
-    `XChaCha20-Poly1305 crossover (native/noble ≥ 1 from then on), NATIVE_AEAD_THRESHOLD = ${NATIVE_AEAD_THRESHOLD} B:\n` +
-      `- seal: ${crossover(AEAD_SIZES, ratiosOf(seal, 'seal'))}\n- open: ${crossover(AEAD_SIZES, ratiosOf(open, 'open'))}\n`,
+// XChaCha20-Poly1305, denser around NATIVE_AEAD_THRESHOLD, where the two backends cross.
+const AEAD_SIZES = [16, 64, 256, 512, 1024, 1536, 2048, 3072, 4096, 8192, 16384, 65536, 1048576];
+const sealed = new Map(AEAD_SIZES.map((size) => [size, xchachaSeal(key32, input(size))]));
+const aead = (direction: 'seal' | 'open', backend: AeadBackend, size: number) =>
+  direction === 'seal'
+    ? () => xchachaSeal(key32, input(size), undefined, { backend })
+    : () => xchachaOpen(key32, sealed.get(size) as Uint8Array, undefined, { backend });
+const crossovers: string[] = [];
+for (const direction of ['seal', 'open'] as const) {
+  const ratios = await pairSection(
+    `XChaCha20-Poly1305 ${direction} (core xchacha${direction === 'seal' ? 'Seal' : 'Open'}, backend native vs noble)`,
+    ['native', 'noble'],
+    AEAD_SIZES.map((size) => [direction, size, aead(direction, 'native', size), aead(direction, 'noble', size)]),
   );
+  const found = AEAD_SIZES.map((size) => ratios.get(`${direction}@${size}`) as number);
+  if (ratios.size > 0) crossovers.push(`- ${direction}: ${crossover(AEAD_SIZES, found)}`);
 }
+if (crossovers.length > 0)
+  print(
+    `XChaCha20-Poly1305 crossover (native/noble ≥ 1 from then on), NATIVE_AEAD_THRESHOLD = ${NATIVE_AEAD_THRESHOLD} B:\n${crossovers.join('\n')}\n`,
+  );
 
-const x25519Pair = () => {
-  const secretKey = x25519.utils.randomSecretKey();
-  return { secretKey, publicKey: x25519.getPublicKey(secretKey) };
-};
-const boxRecipient = x25519Pair();
-const boxes = new Map([16, 1024, 65536].map((size) => [size, sealBox(boxRecipient.publicKey, input(size))]));
-await singleSection(
-  'Sealed box (X25519 + XSalsa20-Poly1305, libsodium crypto_box_seal format)',
-  [16, 1024, 65536].flatMap((size) => [
-    { label: 'seal', size, operation: () => sealBox(boxRecipient.publicKey, input(size)) },
-    { label: 'open', size, operation: () => openBox(boxRecipient.secretKey, boxes.get(size) as Uint8Array) },
-  ]),
-);
-
-const kek = bytes(32);
 const keyToWrap = bytes(32);
 const oddKey = bytes(20);
-const wrappedKw = wrapKey('aes-kw', kek, keyToWrap);
-const wrappedKwp = wrapKey('aes-kwp', kek, oddKey);
+const wrappedKw = wrapKey('aes-kw', key32, keyToWrap);
+const wrappedKwp = wrapKey('aes-kwp', key32, oddKey);
 await pairSection(
   'Key wrap, AES-256 KEK (core = OpenSSL id-aes256-wrap[-pad] vs @noble/ciphers, table-based AES)',
   ['native', '@noble'],
   [
-    {
-      label: 'aes-kw wrap',
-      size: 32,
-      a: () => wrapKey('aes-kw', kek, keyToWrap),
-      b: () => aeskw(kek).encrypt(keyToWrap),
-    },
-    {
-      label: 'aes-kw unwrap',
-      size: 32,
-      a: () => unwrapKey('aes-kw', kek, wrappedKw),
-      b: () => aeskw(kek).decrypt(wrappedKw),
-    },
-    { label: 'aes-kwp wrap', size: 20, a: () => wrapKey('aes-kwp', kek, oddKey), b: () => aeskwp(kek).encrypt(oddKey) },
-    {
-      label: 'aes-kwp unwrap',
-      size: 20,
-      a: () => unwrapKey('aes-kwp', kek, wrappedKwp),
-      b: () => aeskwp(kek).decrypt(wrappedKwp),
-    },
+    ['aes-kw wrap', 32, () => wrapKey('aes-kw', key32, keyToWrap), () => aeskw(key32).encrypt(keyToWrap)],
+    ['aes-kw unwrap', 32, () => unwrapKey('aes-kw', key32, wrappedKw), () => aeskw(key32).decrypt(wrappedKw)],
+    ['aes-kwp wrap', 20, () => wrapKey('aes-kwp', key32, oddKey), () => aeskwp(key32).encrypt(oddKey)],
+    ['aes-kwp unwrap', 20, () => unwrapKey('aes-kwp', key32, wrappedKwp), () => aeskwp(key32).decrypt(wrappedKwp)],
   ],
 );
 
-// Signatures: core imports the private key on every call (the service is stateless; private keys
-// are never cached) and caches imported public keys, so verify here hits that cache as a client
-// that keeps verifying against one key would.
+// Core imports the private key on every call (private keys are never cached) and caches imported
+// public keys, so verify here hits that cache as a client that keeps verifying against one key would.
 const message = input(256);
-const signatureRows: PairRow[] = [];
+const signatureRows: Row[] = [];
 for (const [algorithm, noble] of [
   ['ed25519', ed25519],
   ['ed448', ed448],
   ['ecdsa-p256', p256],
   ['ecdsa-p384', p384],
 ] as const) {
-  const pair = await SIGNATURE_SCHEMES[algorithm].generate();
-  const signature = await signMessage(algorithm, pair.privateKey, message);
-  const noblePublic = noble.getPublicKey(pair.privateKey);
-  const nobleSignature = noble.sign(message, pair.privateKey);
+  const { privateKey, publicKey } = await SIGNATURE_SCHEMES[algorithm].generate();
+  const signature = await signMessage(algorithm, privateKey, message);
+  const noblePublic = noble.getPublicKey(privateKey);
+  const nobleSignature = noble.sign(message, privateKey);
+  const verify = () => verifySignature(algorithm, publicKey, message, signature);
   signatureRows.push(
-    {
-      label: `${algorithm} sign`,
-      size: 256,
-      a: () => signMessage(algorithm, pair.privateKey, message),
-      b: () => noble.sign(message, pair.privateKey),
-    },
-    {
-      label: `${algorithm} verify`,
-      size: 256,
-      a: () => verifySignature(algorithm, pair.publicKey, message, signature),
-      b: () => noble.verify(nobleSignature, message, noblePublic),
-    },
+    [
+      `${algorithm} sign`,
+      256,
+      () => signMessage(algorithm, privateKey, message),
+      () => noble.sign(message, privateKey),
+    ],
+    [`${algorithm} verify`, 256, verify, () => noble.verify(nobleSignature, message, noblePublic)],
   );
 }
 await pairSection(
@@ -372,112 +263,48 @@ await pairSection(
   signatureRows,
 );
 
-// core's computeHmac with each backend forced. The server's thresholds (NOBLE_HMAC_BELOW) sit
-// lower than this loop's crossovers, because a native HMAC costs more to set up inside the busy
-// server (docs/performance.md, "HMAC").
-const macKey = bytes(32);
+// The server's thresholds (NOBLE_HMAC_BELOW) sit lower than this loop's crossovers, because a native
+// HMAC costs more to set up inside the busy server (docs/performance.md, "HMAC").
 await pairSection(
   'HMAC (core computeHmac, backend native = node:crypto createHmac vs noble = @noble/hashes hmac)',
   ['native', 'noble'],
   (['sha256', 'sha512', 'sha3-256'] as const).flatMap((algorithm) =>
-    [16, 256, 1024, 4096, 16384, 65536].map((size) => ({
-      label: `hmac-${algorithm}`,
-      size,
-      a: () => computeHmac(algorithm, macKey, input(size), { backend: 'native' }),
-      b: () => computeHmac(algorithm, macKey, input(size), { backend: 'noble' }),
-    })),
+    [16, 256, 1024, 4096, 16384, 65536].map((size): Row => {
+      const hmac = (backend: 'native' | 'noble') => () => computeHmac(algorithm, key32, input(size), { backend });
+      return [`hmac-${algorithm}`, size, hmac('native'), hmac('noble')];
+    }),
   ),
 );
 
 const ikm = bytes(32);
-const salt = bytes(32);
 const info = bytes(16);
+const hkdf = (backend: 'native' | 'noble') => () => hkdfRaw('sha256', ikm, key32, info, 32, { backend });
 await pairSection(
   'HKDF-SHA256, 32-byte output (core hkdfRaw, backend native = node:crypto hkdfSync vs noble = @noble/hashes hkdf)',
   ['native', 'noble'],
-  [
-    {
-      label: 'hkdf-sha256',
-      size: 32,
-      a: () => hkdfRaw('sha256', ikm, salt, info, 32, { backend: 'native' }),
-      b: () => hkdfRaw('sha256', ikm, salt, info, 32, { backend: 'noble' }),
-    },
-  ],
+  [['hkdf-sha256', 32, hkdf('native'), hkdf('noble')]],
 );
 
-const manyRecipients = Array.from({ length: 100 }, x25519Pair);
-const recipientsOf = (count: number) =>
-  manyRecipients.slice(0, count).map((pair) => ({ type: 'x25519', publicKey: pair.publicKey }));
-await singleSection('Multi-recipient envelopes (HPKE with X25519 per recipient, XChaCha20-Poly1305 payload)', [
-  {
-    label: 'multi-recipient encrypt, 1 recipient',
-    size: 1024,
-    operation: () => multiRecipientEncrypt(input(1024), recipientsOf(1)),
-  },
-  {
-    label: 'multi-recipient encrypt, 10 recipients',
-    size: 1024,
-    operation: () => multiRecipientEncrypt(input(1024), recipientsOf(10)),
-  },
-  {
-    label: 'multi-recipient encrypt, 100 recipients',
-    size: 1024,
-    operation: () => multiRecipientEncrypt(input(1024), recipientsOf(100)),
-  },
-]);
-
-// Argon2id: native crypto.argon2 (Node 24) against @node-rs/argon2, both asynchronous on their
-// own threads, one call at a time.
-const ARGON2_FLOOR: Argon2Params = { m: 19456, t: 2, p: 1 };
-const ARGON2_DEFAULT: Argon2Params = { m: 65536, t: 3, p: 4 };
+// Argon2id, both backends asynchronous on their own threads, one call per round (each takes 10–500 ms).
 const argon2 = (params: Argon2Params, backend: Argon2Backend) => () =>
   argon2Raw({ variant: 'argon2id', password: input(16), salt: input(16), params, tagLength: 32 }, backend);
-const argon2Title = 'Argon2id, one call at a time (native node:crypto argon2 vs @node-rs/argon2)';
 if (availableArgon2Backends().includes('native')) {
   await pairSection(
-    argon2Title,
+    'Argon2id, one call at a time (native node:crypto argon2 vs @node-rs/argon2)',
     ['native', '@node-rs'],
     [
-      {
-        label: 'argon2id m=19456,t=2,p=1 (floor)',
-        a: argon2(ARGON2_FLOOR, 'native'),
-        b: argon2(ARGON2_FLOOR, 'node-rs'),
-      },
-      {
-        label: 'argon2id m=65536,t=3,p=4 (default)',
-        a: argon2(ARGON2_DEFAULT, 'native'),
-        b: argon2(ARGON2_DEFAULT, 'node-rs'),
-      },
-    ],
-    SLOW,
+      { m: 19456, t: 2, p: 1, label: 'floor' },
+      { m: 65536, t: 3, p: 4, label: 'default' },
+    ].map(({ label, ...params }) => [
+      `argon2id m=${params.m},t=${params.t},p=${params.p} (${label})`,
+      undefined,
+      argon2(params, 'native'),
+      argon2(params, 'node-rs'),
+    ]),
+    0,
   );
 } else {
-  print('(native Argon2id: n/a on this runtime, node:crypto has no argon2 before Node 24)\n');
-  await singleSection(
-    `${argon2Title}: @node-rs only`,
-    [
-      { label: 'argon2id m=19456,t=2,p=1 (floor), @node-rs', operation: argon2(ARGON2_FLOOR, 'node-rs') },
-      { label: 'argon2id m=65536,t=3,p=4 (default), @node-rs', operation: argon2(ARGON2_DEFAULT, 'node-rs') },
-    ],
-    SLOW,
-  );
+  print('(Argon2id: node:crypto has no argon2 before Node 24)\n');
 }
-
-await singleSection(
-  'Slow KDFs at the service defaults (node:crypto on the thread pool, one call at a time)',
-  [
-    {
-      label: 'scrypt N=2^17, r=8, p=1',
-      size: 32,
-      operation: () => scryptRaw(input(16), salt, { N: 2 ** 17, r: 8, p: 1 }, 32),
-    },
-    {
-      label: 'pbkdf2-sha256, 600,000 iterations',
-      size: 32,
-      operation: () => pbkdf2Raw('sha256', input(16), salt, 600_000, 32),
-    },
-  ],
-  SLOW,
-);
 
 print(`- load average (1/5/15 min) at the end: ${loadAverage()}`);

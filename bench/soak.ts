@@ -1,11 +1,7 @@
 /**
  * Does resident memory stay flat under sustained full load? The production server (one process,
  * defaults) driven for --duration seconds by a mix of routes at once, its resident set (VmRSS) and
- * V8 heap sampled every --sample seconds.
- *
- *   node bench/soak.ts                                  5 minutes
- *   node bench/soak.ts --duration 20 --warmup 5         a quick check that it runs
- *   node bench/soak.ts --mix hash=8,encrypt=2,sign=2,argon2id=1
+ * V8 heap sampled every second.
  *
  * It compares a window just after --warmup with the last window (60 s each, or a fifth of a short
  * run) by their floors, their lowest samples: each running Argon2id job holds 64 MiB, so the
@@ -13,251 +9,154 @@
  * while the floor is what the server keeps between jobs, which is what a leak would raise.
  */
 import { randomBytes } from 'node:crypto';
-import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { checkOnce, failures } from './lib/alternate.ts';
-import { runLoad, type LoadResult } from './lib/autocannon.ts';
-import { describeMachine, loadAverage } from './lib/machine.ts';
-import { scrapeMetrics } from './lib/metrics.ts';
-import { benchApiKey, residentBytes, startProductionServer } from './lib/server-process.ts';
-import { formatCount, formatMiB, formatMs, formatPercent, markdownTable, median, print, slope } from './lib/stats.ts';
 import { SERVER_V8_FLAGS } from '@crypto-service/server/v8-flags';
+import { checkOnce, failures, runLoad, type LoadResult } from './lib/autocannon.ts';
+import {
+  describeMachine,
+  formatCount,
+  formatMiB,
+  formatMs,
+  loadAverage,
+  markdownTable,
+  median,
+  options,
+  print,
+  scrapeMetrics,
+} from './lib/common.ts';
+import { benchApiKey, residentBytes, startProductionServer } from './lib/server-process.ts';
 
-const { values: args } = parseArgs({
-  options: {
-    duration: { type: 'string', default: '300' },
-    warmup: { type: 'string', default: '30' },
-    sample: { type: 'string', default: '1' },
-    mix: { type: 'string', default: 'hash=6,encrypt=2,sign=2,argon2id=1' },
-    'log-level': { type: 'string', default: 'warn' },
-  },
-});
-const DURATION_S = Number(args.duration);
-const SAMPLE_S = Number(args.sample);
-/** The reference point must leave most of the run after it: at most a third of a short run. */
-const WARMUP_S = Math.min(Number(args.warmup), DURATION_S / 3);
-/** Printed progress: one sample per this many seconds. */
-const PRINT_S = 10;
-/** Idle time before the last sample, after the load stopped. */
-const SETTLE_S = 5;
-/** Realistic sizes rather than the tiny inputs of bench/load.ts: a memory soak should move real data. */
-const ROUTES: Record<string, { path: string; body: Record<string, unknown> }> = {
-  hash: {
+const opt = options({ duration: 300, warmup: 30 });
+/** The reference window must leave most of the run after it: it starts at most a third of the way in. */
+const WARMUP_S = Math.min(opt.warmup, opt.duration / 3);
+/** Realistic sizes rather than the tiny inputs of bench/load.ts, and connections per route. */
+const MIX = [
+  {
     path: '/v2/hash',
+    connections: 6,
     body: { algorithm: 'sha256', data: randomBytes(1024).toString('base64'), encoding: 'base64' },
   },
-  encrypt: {
+  {
     path: '/v2/encrypt',
+    connections: 2,
     body: { key: randomBytes(32).toString('hex'), plaintext: randomBytes(768).toString('base64'), encoding: 'base64' },
   },
-  sign: {
+  {
     path: '/v2/sign',
+    connections: 2,
     body: { privateKey: randomBytes(32).toString('hex'), message: randomBytes(256).toString('hex'), encoding: 'hex' },
   },
-  argon2id: { path: '/v2/password/hash', body: { password: 'correct horse battery staple' } },
-};
-
-const mix = args.mix.split(',').map((entry) => {
-  const [route = '', connections = ''] = entry.split('=');
-  if (!Object.hasOwn(ROUTES, route) || !(Number(connections) >= 1)) {
-    throw new Error(`--mix takes route=connections pairs, routes ${Object.keys(ROUTES).join(', ')} (got '${entry}')`);
-  }
-  return { route, connections: Number(connections) };
-});
-
-interface Sample {
-  /** Seconds since the load started (negative: before it). */
-  t: number;
-  rss: number;
-  heapUsed: number;
-}
+  { path: '/v2/password/hash', connections: 1, body: { password: 'correct horse battery staple' } },
+];
 
 const apiKey = benchApiKey();
 const headers = { 'content-type': 'application/json', 'x-api-key': apiKey };
-const server = await startProductionServer({ name: 'soak', apiKey, logLevel: args['log-level'] });
-const pid = server.child.pid;
+const server = await startProductionServer('soak', apiKey);
+const pid = server.child.pid as number;
 
-print(`# Soak: resident memory under ${DURATION_S} s of full load\n\n${describeMachine()}`);
+print(`# Soak: resident memory under ${opt.duration} s of full load\n\n${describeMachine()}`);
 print(
-  `- production server: NODE_ENV=production, LOG_LEVEL=${args['log-level']}, RATE_LIMIT_MAX=10000000, one process (pid ${pid})`,
+  `- production server, one process (pid ${pid}), LOG_LEVEL=warn, V8 flags of npm start: ${SERVER_V8_FLAGS.join(' ')}`,
 );
 print(
-  `- load: autocannon in this process, ${mix.map(({ route, connections }) => `${ROUTES[route]?.path} on ${connections} connection${connections === 1 ? '' : 's'}`).join(', ')}, all at once`,
+  `- load: autocannon in this process, ${MIX.map(({ path, connections }) => `${path} × ${connections}`).join(', ')} connections`,
 );
-print(`- server's V8 flags (those of npm start): ${SERVER_V8_FLAGS.join(' ')}`);
-print(
-  `- samples every ${SAMPLE_S} s: VmRSS from /proc/${pid}/status, heap used from /metrics; reference after ${WARMUP_S} s of warm-up\n`,
-);
+print(`- every second: VmRSS from /proc/${pid}/status, heap used from /metrics; reference after ${WARMUP_S} s\n`);
 
+interface Sample {
+  /** Seconds since the load started. */
+  t: number;
+  rss: number;
+  heap: number;
+}
 async function sample(t: number): Promise<Sample> {
-  const rss = residentBytes(pid);
-  let heapUsed = Number.NaN;
-  try {
-    heapUsed = (await scrapeMetrics(server.url)).get('nodejs_heap_size_used_bytes') ?? Number.NaN;
-  } catch {
-    // A scrape that fails under load leaves the heap figure out of this sample, not the run.
-  }
-  return { t, rss, heapUsed };
+  // A scrape that fails under load leaves the heap figure out of this sample, not the run.
+  const metrics = await scrapeMetrics(server.url).catch(() => new Map<string, number>());
+  return { t, rss: residentBytes(pid), heap: metrics.get('nodejs_heap_size_used_bytes') ?? Number.NaN };
 }
-
-function report(entry: Sample, note = ''): void {
+const report = ({ t, rss, heap }: Sample) =>
   print(
-    `t=${entry.t.toFixed(0).padStart(4)} s  RSS ${formatMiB(entry.rss).padStart(10)}  heap used ${formatMiB(entry.heapUsed).padStart(10)}${note}`,
+    `t=${t.toFixed(0).padStart(4)} s  RSS ${formatMiB(rss).padStart(10)}  heap used ${formatMiB(heap).padStart(10)}`,
   );
-}
 
 const samples: Sample[] = [];
 let results: LoadResult[];
-let settled: Sample;
 try {
-  for (const { route } of mix) {
-    const spec = ROUTES[route] as (typeof ROUTES)[string];
-    await checkOnce({ name: route, url: `${server.url}${spec.path}`, headers, body: JSON.stringify(spec.body) });
-  }
-  const before = await sample(0);
-  report(before, '  (before the load)');
-
+  for (const { path, body } of MIX) await checkOnce(`${server.url}${path}`, headers, JSON.stringify(body));
+  report(await sample(0));
   const started = performance.now();
-  const elapsed = () => (performance.now() - started) / 1000;
   let running = true;
   const load = Promise.all(
-    mix.map(({ route, connections }) => {
-      const spec = ROUTES[route] as (typeof ROUTES)[string];
-      return runLoad({
-        url: `${server.url}${spec.path}`,
-        method: 'POST',
+    MIX.map(({ path, connections, body }) =>
+      runLoad({
+        url: `${server.url}${path}`,
         headers,
-        body: JSON.stringify(spec.body),
+        body: JSON.stringify(body),
         connections,
-        duration: DURATION_S,
-      });
-    }),
+        duration: opt.duration,
+      }),
+    ),
   ).finally(() => (running = false));
-  for (let next = SAMPLE_S; running; next += SAMPLE_S) {
-    await Promise.race([sleep(Math.max(0, (next - elapsed()) * 1000)), load]);
+  // On a fixed schedule, one sample a second, one printed every 10.
+  for (let next = 1; running; next += 1) {
+    await Promise.race([sleep(Math.max(0, next * 1000 - (performance.now() - started))), load]);
     if (!running) break;
-    const entry = await sample(elapsed());
-    samples.push(entry);
-    // By the schedule, not the sample's own time, which drifts: one line per PRINT_S, none skipped.
-    if (Math.floor(next / PRINT_S) > Math.floor((next - SAMPLE_S) / PRINT_S)) report(entry);
+    samples.push(await sample((performance.now() - started) / 1000));
+    if (next % 10 === 0) report(samples.at(-1) as Sample);
   }
   results = await load;
-  await sleep(SETTLE_S * 1000);
-  settled = await sample(elapsed());
-  report(settled, `  (${SETTLE_S} s after the load stopped)`);
 } finally {
   await server.stop();
 }
 
-const end = samples.at(-1);
-if (end === undefined)
-  throw new Error(`no sample during the load: --duration ${DURATION_S} is shorter than --sample ${SAMPLE_S}`);
-/** Windows at each end: 60 s, or a fifth of a short run, never shorter than one sample. */
-const WINDOW_S = Math.max(SAMPLE_S, Math.min(60, DURATION_S / 5));
-// Half a sample of slack on each bound: a timer may fire a little early or late.
-const slack = SAMPLE_S / 2;
-const warmWindow = samples.filter((entry) => entry.t >= WARMUP_S - slack && entry.t < WARMUP_S + WINDOW_S - slack);
-const endWindow = samples.filter((entry) => entry.t > end.t - WINDOW_S + slack);
-const afterWarmup = samples.filter((entry) => entry.t >= WARMUP_S - slack);
+const end = (samples.at(-1) as Sample | undefined)?.t ?? Number.NaN;
+const WINDOW_S = Math.max(1, Math.min(60, opt.duration / 5));
+// Half a second of slack on each bound: a timer may fire a little early or late.
+const warmWindow = samples.filter(({ t }) => t >= WARMUP_S - 0.5 && t < WARMUP_S + WINDOW_S - 0.5);
+const endWindow = samples.filter(({ t }) => t > end - WINDOW_S + 0.5);
+const afterWarmup = samples.filter(({ t }) => t >= WARMUP_S - 0.5);
 const finite = (values: number[]) => values.filter(Number.isFinite);
-const minOf = (values: number[]) => (finite(values).length === 0 ? Number.NaN : Math.min(...finite(values)));
-const maxOf = (values: number[]) => (finite(values).length === 0 ? Number.NaN : Math.max(...finite(values)));
-const medianOf = (values: number[]) => median(finite(values));
-const percent = (from: number, to: number) => ((to - from) / from) * 100;
+const floor = (values: number[]) => Math.min(...values);
+const row = (name: string, read: (entry: Sample) => number, summary: (values: number[]) => number) => {
+  const [warm, last] = [summary(finite(warmWindow.map(read))), summary(finite(endWindow.map(read)))];
+  const growth = ((last - warm) / warm) * 100;
+  return [
+    name,
+    formatMiB(warm),
+    formatMiB(last),
+    `${growth >= 0 ? '+' : ''}${growth.toFixed(1)} %`,
+    formatMiB(Math.max(...afterWarmup.map(read))),
+  ];
+};
 
-interface Figures {
-  warm: number;
-  end: number;
-  max: number;
-  trend: number;
-  settled: number;
-}
-function figures(read: (entry: Sample) => number, summary: (values: number[]) => number): Figures {
-  return {
-    warm: summary(warmWindow.map(read)),
-    end: summary(endWindow.map(read)),
-    max: maxOf(afterWarmup.map(read)),
-    trend: slope(
-      afterWarmup.map((entry) => entry.t / 60),
-      afterWarmup.map(read),
-    ),
-    settled: read(settled),
-  };
-}
-const rssFloor = figures((entry) => entry.rss, minOf);
-const rssMedian = figures((entry) => entry.rss, medianOf);
-const heap = figures((entry) => entry.heapUsed, medianOf);
-const row = (name: string, f: Figures) => [
-  name,
-  formatMiB(f.warm),
-  formatMiB(f.end),
-  formatPercent(percent(f.warm, f.end)),
-  formatMiB(f.max),
-  `${formatMiB(f.trend)}/min`,
-  formatMiB(f.settled),
-];
-const span = (window: Sample[]) =>
-  window.length === 0
-    ? 'no sample'
-    : `${window.length} sample${window.length === 1 ? '' : 's'}, t=${window[0]?.t.toFixed(0)}–${window.at(-1)?.t.toFixed(0)} s`;
-
-print(`\n## Memory (${WINDOW_S.toFixed(0)} s windows: after warm-up ${span(warmWindow)}; end ${span(endWindow)})\n`);
+print(
+  `\n## Memory (${WINDOW_S.toFixed(0)} s windows: ${warmWindow.length} samples after warm-up, ${endWindow.length} at the end)\n`,
+);
 print(
   markdownTable(
+    ['', 'after warm-up', 'end', 'growth', 'max after warm-up'],
     [
-      '',
-      'after warm-up',
-      'end',
-      'growth',
-      'max after warm-up',
-      'trend after warm-up (least squares)',
-      `${SETTLE_S} s after the load`,
-    ],
-    [
-      row('resident (VmRSS), floor: lowest sample of the window', rssFloor),
-      row('resident (VmRSS), median of the window', rssMedian),
-      row('heap used (V8), median of the window', heap),
+      row('resident (VmRSS), floor: lowest sample of the window', (entry) => entry.rss, floor),
+      row('heap used (V8), median of the window', (entry) => entry.heap, median),
     ],
   ),
 );
-print(`\n- growth of the floor: ${formatPercent(percent(rssFloor.warm, rssFloor.end))}`);
-print(
-  '- each running Argon2id job holds 64 MiB, so the medians jump by that much with the jobs in flight at each sample; the floors leave them out, "max" includes them',
-);
+print('\n- the maximum includes the 64 MiB of each Argon2id job running at the sample; the floors leave them out');
 
 print('\n## Load\n');
-const statusList = (result: LoadResult) =>
-  Object.entries(result.statusCounts)
-    .filter(([status]) => !status.startsWith('2'))
-    .map(([status, n]) => `${n}×${status}`)
-    .join(' ');
-print(
-  markdownTable(
-    ['Route', 'connections', '2xx answers', '2xx/s', 'p50 / p99', 'non-2xx', 'connection errors / timeouts'],
-    [
-      ...mix.map(({ route, connections }, i) => {
-        const result = results[i] as LoadResult;
-        const ok = result.latency.count;
-        return [
-          ROUTES[route]?.path ?? route,
-          String(connections),
-          String(ok),
-          formatCount(result.requestsPerSecond),
-          `${formatMs(result.latency.p50)} / ${formatMs(result.latency.p99)}`,
-          statusList(result) || '0',
-          `${result.errors} / ${result.timeouts}`,
-        ];
-      }),
-      [
-        'all',
-        String(mix.reduce((sum, { connections }) => sum + connections, 0)),
-        String(results.reduce((sum, result) => sum + result.latency.count, 0)),
-        formatCount(results.reduce((sum, result) => sum + result.requestsPerSecond, 0)),
-        '',
-        String(results.reduce((sum, result) => sum + failures(result) - result.errors, 0)),
-        `${results.reduce((sum, result) => sum + result.errors, 0)} / ${results.reduce((sum, result) => sum + result.timeouts, 0)}`,
-      ],
-    ],
-  ),
-);
-print(`\n- load average (1/5/15 min) at the end: ${loadAverage()}`);
+const total = (pick: (result: LoadResult) => number) => results.reduce((sum, result) => sum + pick(result), 0);
+const loadRows = MIX.map(({ path, connections }, i) => {
+  const { latency, requestsPerSecond } = results[i] as LoadResult;
+  const times = `${formatMs(latency.p50)} / ${formatMs(latency.p99)}`;
+  return [
+    path,
+    String(connections),
+    String(latency.count),
+    formatCount(requestsPerSecond),
+    times,
+    String(failures(results[i] as LoadResult)),
+  ];
+});
+print(markdownTable(['Route', 'connections', '2xx answers', '2xx/s', 'p50 / p99', 'failures'], loadRows));
+print(`\n- all routes: ${formatCount(total((r) => r.latency.count))} 2xx answers, ${total(failures)} failures`);
+print(`- load average (1/5/15 min) at the end: ${loadAverage()}`);

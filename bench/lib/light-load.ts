@@ -7,60 +7,38 @@
  * lib/autocannon.ts.
  *
  * - Answers wait in the kernel for up to a millisecond before they are read, so it needs many
- *   requests in flight, and its latencies are mostly that wait: compare them with each other only.
+ *   requests in flight, and its latencies are mostly that wait.
  * - An answer without a Content-Length, or not HTTP/1.1, counts as an error and its connection is
  *   reopened, so a server that answered differently shows up as errors, never as throughput.
- * - Latency runs from handing a request to the socket to the read that completed its answer.
  * - At the end the sockets are destroyed: answers in flight are neither counted nor errors.
  */
 import { connect, type Socket } from 'node:net';
 import type { LoadOptions, LoadResult } from './autocannon.ts';
-import { latencySummary } from './stats.ts';
+import { latencySummary } from './common.ts';
 
 const HEADER_END = Buffer.from('\r\n\r\n');
 const STATUS_LINE_START = Buffer.from('HTTP/1.1 ');
-// Fastify (Node's http module) writes header names in lower case; a server that wrote them
-// otherwise would get errors here, not miscounted answers.
+// Node's http module writes header names in lower case; one written otherwise counts as an error.
 const CONTENT_LENGTH = Buffer.from('\r\ncontent-length:');
 const DIGIT_0 = 0x30;
-const SPACE = 0x20;
-const CR = 0x0d;
 
-/** The bytes of one request, written out once. */
-function requestBytes(options: LoadOptions, url: URL): Buffer {
-  const body = Buffer.from(options.body ?? '');
-  const lines = [`${options.method ?? 'GET'} ${url.pathname}${url.search} HTTP/1.1`, `host: ${url.host}`];
-  for (const [name, value] of Object.entries(options.headers ?? {})) lines.push(`${name}: ${value}`);
-  if (options.body !== undefined) lines.push(`content-length: ${body.length}`);
-  return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), body]);
-}
-
-/** The decimal number at `start` (after optional spaces), or -1 if there is none. */
-function readLength(bytes: Buffer, start: number, end: number): number {
+/** The decimal number from `start` (after spaces) to `end`, a space or CR; -1 if there is none. */
+function readNumber(bytes: Buffer, start: number, end: number): number {
   let at = start;
-  while (at < end && bytes[at] === SPACE) at += 1;
+  while (at < end && bytes[at] === 0x20) at += 1;
   let value = -1;
-  while (at < end) {
-    const digit = (bytes[at] as number) - DIGIT_0;
-    if (digit < 0 || digit > 9) break;
-    value = (value < 0 ? 0 : value * 10) + digit;
-    at += 1;
-  }
-  return at < end && bytes[at] !== CR && bytes[at] !== SPACE ? -1 : value;
+  for (let digit; at < end && (digit = (bytes[at] as number) - DIGIT_0) >= 0 && digit <= 9; at += 1)
+    value = Math.max(value, 0) * 10 + digit;
+  return at < end && bytes[at] !== 0x0d && bytes[at] !== 0x20 ? -1 : value;
 }
-
-/** How often the sockets are read, in ms: between reads, the answers wait in the kernel. */
-const READ_EVERY_MS = 1;
-/** Each connection's read buffer: room for a millisecond of small answers and more. */
-const READ_BUFFER_BYTES = 256 * 1024;
-const RECONNECT_AFTER_ERROR_MS = 10;
 
 export function runLightLoad(options: LoadOptions): Promise<LoadResult> {
   const url = new URL(options.url);
-  if (url.protocol !== 'http:')
-    throw new Error(`the light load generator speaks plain HTTP only (got ${url.protocol})`);
   const depth = options.pipelining ?? 1;
-  const request = requestBytes(options, url);
+  const body = Buffer.from(options.body);
+  const head = [`POST ${url.pathname}${url.search} HTTP/1.1`, `host: ${url.host}`, `content-length: ${body.length}`];
+  for (const [name, value] of Object.entries(options.headers)) head.push(`${name}: ${value}`);
+  const request = Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), body]);
   // Up to `depth` requests back to back, so that any number of them goes out in one write.
   const batch = Buffer.concat(Array.from({ length: depth }, () => request));
   // A connection is refilled once half its window has been answered, so that one write carries
@@ -89,12 +67,6 @@ export function runLightLoad(options: LoadOptions): Promise<LoadResult> {
       inFlight += count;
       socket.write(count === depth ? batch : batch.subarray(0, count * request.length));
     };
-    const fail = () => {
-      errors += 1;
-      socket.destroy();
-      return false;
-    };
-
     /** Reads every whole answer in `bytes`; returns where the first incomplete one starts, or -1 on a protocol error. */
     const readAnswers = (bytes: Buffer): number => {
       let offset = 0;
@@ -102,21 +74,15 @@ export function runLightLoad(options: LoadOptions): Promise<LoadResult> {
       while (offset < bytes.length) {
         const headerEnd = bytes.indexOf(HEADER_END, offset);
         if (headerEnd < 0) break;
-        if (
-          bytes.compare(STATUS_LINE_START, 0, STATUS_LINE_START.length, offset, offset + STATUS_LINE_START.length) !== 0
-        )
-          return -1;
+        const at = offset + STATUS_LINE_START.length;
+        if (bytes.compare(STATUS_LINE_START, 0, STATUS_LINE_START.length, offset, at) !== 0) return -1;
         const lengthAt = bytes.indexOf(CONTENT_LENGTH, offset);
         if (lengthAt < 0 || lengthAt > headerEnd) return -1;
-        const length = readLength(bytes, lengthAt + CONTENT_LENGTH.length, headerEnd);
+        const length = readNumber(bytes, lengthAt + CONTENT_LENGTH.length, headerEnd);
         if (length < 0) return -1;
         const end = headerEnd + HEADER_END.length + length;
         if (end > bytes.length) break;
-        const at = offset + STATUS_LINE_START.length;
-        const status =
-          ((bytes[at] as number) - DIGIT_0) * 100 +
-          ((bytes[at + 1] as number) - DIGIT_0) * 10 +
-          ((bytes[at + 2] as number) - DIGIT_0);
+        const status = readNumber(bytes, at, at + 3);
         answers += 1;
         statusCounts[status] = (statusCounts[status] ?? 0) + 1;
         if (status >= 200 && status < 300) latencies.push(now - (sentAt[oldest] as number));
@@ -134,12 +100,16 @@ export function runLightLoad(options: LoadOptions): Promise<LoadResult> {
       // Node reads into this one buffer and calls back: no Buffer and no stream event per read.
       // Returning false stops reading until the reader's next clock tick (below) resumes the socket.
       onread: {
-        buffer: Buffer.allocUnsafe(READ_BUFFER_BYTES),
+        buffer: Buffer.allocUnsafe(256 * 1024),
         callback: (length: number, buffer: Uint8Array) => {
           const read = Buffer.from(buffer.buffer, buffer.byteOffset, length);
           const bytes = pending === undefined ? read : Buffer.concat([pending, read]);
           const offset = readAnswers(bytes);
-          if (offset < 0) return fail();
+          if (offset < 0) {
+            errors += 1;
+            socket.destroy();
+            return false;
+          }
           pending = offset < bytes.length ? Buffer.from(bytes.subarray(offset)) : undefined;
           if (running && inFlight <= refillAt) send(depth - inFlight);
           return false;
@@ -148,21 +118,12 @@ export function runLightLoad(options: LoadOptions): Promise<LoadResult> {
     });
     sockets.add(socket);
     socket.on('connect', () => send(depth));
-    socket.on('error', () => {
-      errors += 1;
-    });
+    socket.on('error', () => void (errors += 1));
     // A connection the server closed is replaced; after an error, a little later, so that a
     // server that is gone costs the rest of the run errors, not a loop of connection attempts.
     socket.on('close', (hadError) => {
       sockets.delete(socket);
-      if (!running) return;
-      if (hadError) {
-        setTimeout(() => {
-          if (running) open();
-        }, RECONNECT_AFTER_ERROR_MS);
-      } else {
-        open();
-      }
+      if (running) setTimeout(() => running && open(), hadError ? 10 : 0);
     });
   }
 
@@ -172,7 +133,7 @@ export function runLightLoad(options: LoadOptions): Promise<LoadResult> {
   // spends. Between ticks the server's answers wait in the kernel's socket buffer.
   const reader = setInterval(() => {
     for (const socket of sockets) socket.resume();
-  }, READ_EVERY_MS);
+  }, 1);
   return new Promise((resolve) => {
     setTimeout(() => {
       running = false;
@@ -186,7 +147,6 @@ export function runLightLoad(options: LoadOptions): Promise<LoadResult> {
         latency: latencySummary(latencies),
         statusCounts,
         errors,
-        timeouts: 0,
         generatorCpuUs: cpu.user + cpu.system,
       });
     }, options.duration * 1000);
