@@ -22,7 +22,7 @@ function ownBytes(buffer: Buffer): Uint8Array {
 
 export function hexToBytes(text: string, field = 'value'): Uint8Array {
   if (!HEX_PATTERN.test(text)) {
-    throw invalidInput(`${field} must be hex: an even number of characters 0-9, a-f`, field);
+    throw invalidInput(`${field} must be hex: an even number of 0-9 a-f characters`, field);
   }
   return ownBytes(Buffer.from(text, 'hex'));
 }
@@ -54,12 +54,12 @@ export function bytesToHex(bytes: Uint8Array): string {
 
 export function base64ToBytes(text: string, field = 'value'): Uint8Array {
   if (!BASE64_PATTERN.test(text)) {
-    throw invalidInput(`${field} must be standard base64 with padding`, field);
+    throw invalidInput(`${field} must be base64: the standard alphabet (A-Z a-z 0-9 + /), padded with =`, field);
   }
   const decoded = Buffer.from(text, 'base64');
   // One spelling per value (RFC 4648 §3.5): 'YR==' would otherwise decode like 'YQ=='.
   if (decoded.toString('base64') !== text) {
-    throw invalidInput(`${field} is not canonical base64 (nonzero padding bits)`, field);
+    throw invalidInput(`${field} must be canonical base64: the bits before the padding must be zero`, field);
   }
   return ownBytes(decoded);
 }

@@ -49,6 +49,9 @@ export const MAX_SIGNATURE_CHARS = 128 * 1024;
  */
 export const MAX_PASSWORD_CHARS = 4096;
 
+/** The pattern of a hex field; the server puts it into words when a value does not match. */
+export const HEX_PATTERN = '^(?:[0-9a-fA-F]{2})*$';
+
 /**
  * Binary input or output as hex (lowercase out, either case in). Request fields pass
  * their bound; response fields have none (the service writes them).
@@ -56,7 +59,7 @@ export const MAX_PASSWORD_CHARS = 4096;
 export function Hex(description: string, maxLength?: number) {
   return Type.String({
     description: `${description} (hex)`,
-    pattern: '^(?:[0-9a-fA-F]{2})*$',
+    pattern: HEX_PATTERN,
     ...(maxLength === undefined ? {} : { maxLength }),
   });
 }

@@ -50,20 +50,24 @@ const PublicKeys = (description: string) =>
     { description },
   );
 
+/** The patterns of the user ID's name and e-mail; the server puts them into words when a value does not match. */
+export const V1_NAME_PATTERN = '^[^<>\\p{Cc}]+$';
+// OpenPGP.js's own check (util.isEmailAddress), so that nothing it would refuse gets past.
+export const V1_EMAIL_PATTERN = '^[^\\p{C}\\p{Z}@<>\\\\]+@[^\\p{C}\\p{Z}@<>\\\\]+[^\\p{C}\\p{Z}\\p{P}]$';
+
 export const V1GenerateRequest = Type.Object(
   {
     name: Type.String({
       minLength: 1,
       maxLength: 256,
       // No angle brackets (they delimit the e-mail in the user ID) and no control characters.
-      pattern: '^[^<>\\p{Cc}]+$',
+      pattern: V1_NAME_PATTERN,
       description: 'Name of the user ID ("Name <email>")',
     }),
     email: Type.String({
       minLength: 3,
       maxLength: 254,
-      // OpenPGP.js's own check (util.isEmailAddress), so that nothing it would refuse gets past.
-      pattern: '^[^\\p{C}\\p{Z}@<>\\\\]+@[^\\p{C}\\p{Z}@<>\\\\]+[^\\p{C}\\p{Z}\\p{P}]$',
+      pattern: V1_EMAIL_PATTERN,
       description: 'E-mail address of the user ID',
     }),
     passphrase: Type.Optional(Passphrase('Locks the private key; omit it for an unlocked key')),

@@ -106,7 +106,7 @@ export interface Config {
    */
   busyRefusalDelayMs: number;
   tls: { cert: Buffer; key: Buffer } | undefined;
-  /** Things worth a warning at start (development mode, short keys); not fatal. */
+  /** Things worth a warning at start (development mode, anonymous production, short keys); not fatal. */
   warnings: string[];
 }
 
@@ -273,7 +273,11 @@ function readAuth(env: Env, nodeEnv: NodeEnv, warnings: string[]): AuthConfig {
         'NODE_ENV=production with neither CRYPTO_API_KEY nor JWT_SECRET set would serve everyone; set one of them, or ALLOW_ANONYMOUS=true to mean it',
       );
     }
-    warnings.push('no CRYPTO_API_KEY or JWT_SECRET set: every request is allowed (development mode)');
+    warnings.push(
+      nodeEnv === 'production'
+        ? 'ALLOW_ANONYMOUS=true and no CRYPTO_API_KEY or JWT_SECRET set: anonymous access is allowed in production, every request is served'
+        : 'no CRYPTO_API_KEY or JWT_SECRET set: every request is allowed (development mode)',
+    );
   }
   return {
     apiKeys,

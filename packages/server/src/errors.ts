@@ -7,7 +7,10 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { CryptoError, INSECURE_ALGORITHMS, StacklessError } from '@crypto-service/core';
 import {
   ERROR_CODES,
+  HEX_PATTERN,
   PROBLEM_CONTENT_TYPE,
+  V1_EMAIL_PATTERN,
+  V1_NAME_PATTERN,
   problemType,
   type ErrorCode,
   type FieldError,
@@ -86,13 +89,146 @@ function fieldOf(issue: AjvIssue): string {
   return issue.instancePath === '' ? '/' : issue.instancePath;
 }
 
+/** Patterns in words: a client is told the encoding a field expects, never a regular expression. */
+const PATTERN_WORDS: Record<string, string> = {
+  [HEX_PATTERN]: 'must be hex: an even number of 0-9 a-f characters',
+  [V1_NAME_PATTERN]: 'must not contain angle brackets or control characters',
+  [V1_EMAIL_PATTERN]: 'must be an e-mail address',
+};
+
 function messageOf(issue: AjvIssue): string {
   if (issue.keyword === 'additionalProperties') return 'is not a known field';
   if (issue.keyword === 'required') return 'is required';
   if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) {
     return `must be one of: ${issue.params.allowedValues.join(', ')}`;
   }
+  if (issue.keyword === 'pattern') {
+    return PATTERN_WORDS[String(issue.params.pattern)] ?? 'is not in the form this field accepts';
+  }
   return issue.message ?? 'is invalid';
+}
+
+/** The longest unknown field name worth a guess, and how many unknown fields one answer names. */
+const MAX_GUESSED_NAME = 64;
+const MAX_UNKNOWN_NAMED = 3;
+
+/** Levenshtein distance, case-insensitive: how far an unknown field name is from a known one. */
+export function editDistance(a: string, b: string): number {
+  const left = a.toLowerCase();
+  const right = b.toLowerCase();
+  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= left.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= right.length; j++) {
+      const substitution = previous[j - 1]! + (left[i - 1] === right[j - 1] ? 0 : 1);
+      current.push(Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[right.length]!;
+}
+
+/**
+ * The known field closest to an unknown one, or undefined when none fits. Fields the body already
+ * holds are never suggested; a required field it lacks always may be (the unknown field is likely
+ * its other name); any other field only when at most half of the longer name has to change.
+ */
+export function closestField(
+  unknown: string,
+  known: readonly string[],
+  present: ReadonlySet<string>,
+  required: ReadonlySet<string> = new Set(),
+): string | undefined {
+  // The distance costs the product of the two lengths: a name longer than any field gets no guess.
+  if (unknown.length > MAX_GUESSED_NAME) return undefined;
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    if (present.has(candidate)) continue;
+    const distance = editDistance(unknown, candidate);
+    const near = distance <= Math.floor(Math.max(unknown.length, candidate.length) / 2);
+    if (distance < bestDistance && (near || required.has(candidate))) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+interface ObjectSchema {
+  properties?: Record<string, unknown>;
+  required?: string[];
+  additionalProperties?: unknown;
+  items?: unknown;
+}
+
+/** The schema and the value at a JSON pointer of the body, through properties and array items only. */
+function objectAt(
+  schema: unknown,
+  body: unknown,
+  pointer: string,
+): { schema: ObjectSchema; value: object } | undefined {
+  let node = schema as ObjectSchema | undefined;
+  let value = body;
+  for (const segment of pointer === '' ? [] : pointer.slice(1).split('/')) {
+    const key = segment.replaceAll('~1', '/').replaceAll('~0', '~');
+    node = (node?.properties?.[key] ?? (Array.isArray(value) ? node?.items : undefined)) as ObjectSchema | undefined;
+    value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  }
+  if (node?.properties === undefined || typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return undefined;
+  }
+  return { schema: node, value };
+}
+
+interface Fault {
+  field: string;
+  message: string;
+  /** The fault as it reads in `detail`. */
+  sentence: string;
+}
+
+function unknownField(pointer: string, name: string, schema: ObjectSchema, value: object): Fault {
+  const known = Object.keys(schema.properties ?? {});
+  // A field holding its schema default may have been filled in by the validator, not sent.
+  const sent = Object.entries(value).filter(
+    ([key, held]) => (schema.properties?.[key] as { default?: unknown } | undefined)?.default !== held,
+  );
+  const guess = closestField(name, known, new Set(sent.map(([key]) => key)), new Set(schema.required ?? []));
+  const hint = guess === undefined ? '' : `; did you mean ${pointer}/${guess}?`;
+  return {
+    field: `${pointer}/${name}`,
+    message: `is not a known field${hint}`,
+    sentence: `unknown field ${pointer}/${name}${hint}`,
+  };
+}
+
+/**
+ * The faults of a request body in the order worth reading. Ajv stops at its first issue, and it
+ * checks `required` before unknown fields: a missing field is then often the consequence of a
+ * misspelt one, so the unknown fields of the same object are found here and reported first.
+ */
+function faultsOf(issues: AjvIssue[], schema: unknown, body: unknown): Fault[] {
+  const faults: Fault[] = [];
+  for (const issue of issues) {
+    const found = schema === undefined ? undefined : objectAt(schema, body, issue.instancePath);
+    if (issue.keyword === 'additionalProperties' && typeof issue.params.additionalProperty === 'string') {
+      if (found !== undefined) {
+        faults.push(unknownField(issue.instancePath, issue.params.additionalProperty, found.schema, found.value));
+        continue;
+      }
+    } else if (issue.keyword === 'required' && found?.schema.additionalProperties === false) {
+      const known = found.schema.properties ?? {};
+      const unknown = Object.keys(found.value).filter((name) => !Object.hasOwn(known, name));
+      for (const name of unknown.slice(0, MAX_UNKNOWN_NAMED)) {
+        faults.push(unknownField(issue.instancePath, name, found.schema, found.value));
+      }
+    }
+    const field = fieldOf(issue);
+    const message = messageOf(issue);
+    faults.push({ field, message, sentence: `${field} ${message}` });
+  }
+  return faults;
 }
 
 /** A schema violation, or an unknown algorithm when the only fault is the `algorithm` enum. */
@@ -100,11 +236,17 @@ function validationProblem(
   issues: AjvIssue[],
   context: string,
   body: unknown,
+  bodySchema: unknown,
 ): { code: ErrorCode; detail: string; errors: FieldError[] } {
-  const errors = issues.map((issue) => ({
-    field: context === 'body' ? fieldOf(issue) : `${context}${fieldOf(issue)}`,
-    message: messageOf(issue),
-  }));
+  const faults =
+    context === 'body'
+      ? faultsOf(issues, bodySchema, body)
+      : issues.map((issue) => {
+          const field = `${context}${fieldOf(issue)}`;
+          const message = messageOf(issue);
+          return { field, message, sentence: `${field} ${message}` };
+        });
+  const errors = faults.map(({ field, message }) => ({ field, message }));
   const first = issues[0];
   if (first !== undefined && first.keyword === 'enum' && first.instancePath.endsWith('/algorithm')) {
     const value = printable((body as Record<string, unknown> | undefined)?.algorithm);
@@ -115,7 +257,7 @@ function validationProblem(
         : `unsupported algorithm ${named}; see GET /v2/algorithms`;
     return { code: 'UNSUPPORTED_ALGORITHM', detail, errors };
   }
-  const summary = errors.map((error) => `${error.field} ${error.message}`).join('; ');
+  const summary = faults.map((fault) => fault.sentence).join('; ');
   return { code: 'VALIDATION_FAILED', detail: `invalid request: ${summary}`, errors };
 }
 
@@ -129,15 +271,14 @@ export function schemaValidationError(): Error {
   return new StacklessError('the request does not match its schema');
 }
 
-/** Fastify's own errors, by code. Anything else with a 4xx status falls back on the status. */
+/**
+ * Fastify's own errors, by code (a body over its limit is answered above, with the limit). Anything
+ * else with a 4xx status falls back on the status.
+ */
 const FASTIFY_CODES: Record<string, { code: ErrorCode; detail: string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
     code: 'UNSUPPORTED_MEDIA_TYPE',
     detail: 'the request body must be application/json',
-  },
-  FST_ERR_CTP_BODY_TOO_LARGE: {
-    code: 'PAYLOAD_TOO_LARGE',
-    detail: 'the request body is larger than the configured limit',
   },
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'MALFORMED_JSON', detail: 'the request body is empty; send a JSON object' },
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'MALFORMED_JSON', detail: 'the request body is not valid JSON' },
@@ -167,8 +308,18 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
       error.validation as AjvIssue[],
       error.validationContext ?? 'body',
       request.body,
+      request.routeOptions.schema?.body,
     );
     return sendProblem(reply, request, code, detail, errors);
+  }
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    const limit = request.routeOptions.bodyLimit;
+    return sendProblem(
+      reply,
+      request,
+      'PAYLOAD_TOO_LARGE',
+      `the request body is larger than the limit of ${limit} bytes (BODY_LIMIT_BYTES)`,
+    );
   }
   const known = FASTIFY_CODES[error.code];
   if (known !== undefined) {

@@ -65,12 +65,13 @@ describe('error statuses', () => {
     assert.equal(response.headers.allow, 'POST');
   });
 
-  test('a body over the limit: 413', async () => {
-    assertProblem(
+  test('a body over the limit: 413 that names the limit and its variable', async () => {
+    const body = assertProblem(
       await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 'x'.repeat(4096) }),
       413,
       'PAYLOAD_TOO_LARGE',
     );
+    assert.equal(body.detail, 'the request body is larger than the limit of 2048 bytes (BODY_LIMIT_BYTES)');
   });
 
   test('a content type other than JSON: 415', async () => {
@@ -130,12 +131,14 @@ describe('error statuses', () => {
       missing.errors.map((e: { field: string }) => e.field),
       ['/data'],
     );
+    assert.equal(missing.detail, 'invalid request: /data is required');
     const unknown = assertProblem(
       await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 'x', extra: 1 }),
       400,
       'VALIDATION_FAILED',
     );
     assert.equal(unknown.errors[0].field, '/extra');
+    assert.equal(unknown.detail, 'invalid request: unknown field /extra');
     const wrongType = assertProblem(
       await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 42 }),
       400,

@@ -68,12 +68,19 @@ function importJwtKeys(secrets: readonly Uint8Array[]): Promise<webcrypto.Crypto
 export class Authenticator {
   readonly #apiKeys: SecretSet;
   readonly #config: AuthConfig;
+  /** The 401 of a request without credentials: it names only the kinds this server accepts. */
+  readonly #missing: string;
   /** Imported at the first bearer token (importKey is asynchronous), then reused. */
   #jwtKeys: Promise<webcrypto.CryptoKey[]> | undefined;
 
   constructor(config: AuthConfig) {
     this.#config = config;
     this.#apiKeys = new SecretSet(config.apiKeys.map((key) => Buffer.from(key, 'utf8')));
+    const kinds = [
+      ...(config.apiKeys.length > 0 ? ['an API key in the x-api-key header'] : []),
+      ...(config.jwtSecrets.length > 0 ? ['a JWT in an Authorization: Bearer header'] : []),
+    ];
+    this.#missing = `missing credentials: send ${kinds.join(' or ')}`;
   }
 
   get enabled(): boolean {
@@ -90,7 +97,7 @@ export class Authenticator {
     if (this.#config.jwtSecrets.length > 0 && bearerToken(headers.authorization) !== undefined) return undefined;
     const apiKey = this.#apiKeys.count > 0 ? headers['x-api-key'] : undefined;
     if (apiKey === undefined) {
-      throw this.#unauthorized('missing credentials: send an x-api-key header or an Authorization: Bearer token');
+      throw this.#unauthorized(this.#missing);
     }
     if (!matchesAnyApiKey(apiKey, this.#apiKeys)) throw this.#unauthorized('invalid API key');
     return API_KEY_HOLDER;
@@ -101,7 +108,7 @@ export class Authenticator {
     const token = this.#config.jwtSecrets.length > 0 ? bearerToken(headers.authorization) : undefined;
     const apiKey = this.#apiKeys.count > 0 ? headers['x-api-key'] : undefined;
     if (token === undefined && apiKey === undefined) {
-      throw this.#unauthorized('missing credentials: send an x-api-key header or an Authorization: Bearer token');
+      throw this.#unauthorized(this.#missing);
     }
     let principal: Principal | undefined;
     if (apiKey !== undefined) {
