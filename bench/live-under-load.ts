@@ -67,7 +67,8 @@ if (process.env.LIVE_PROBE !== undefined) {
     if (status === 200) probe.samples.push(performance.now() - started);
     await sleep(Math.max(0, INTERVAL_MS - (performance.now() - started)));
   }
-  process.stdout.write(JSON.stringify(probe));
+  // Exit only once the figures are out: the parent reads them from this pipe.
+  await new Promise<void>((resolve) => process.stdout.write(JSON.stringify(probe), () => resolve()));
   process.exit(0);
 }
 

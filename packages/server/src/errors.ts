@@ -188,6 +188,10 @@ interface Fault {
   sentence: string;
 }
 
+function plainFault(field: string, message: string): Fault {
+  return { field, message, sentence: `${field} ${message}` };
+}
+
 function unknownField(pointer: string, name: string, schema: ObjectSchema, value: object): Fault {
   const known = Object.keys(schema.properties ?? {});
   // A field holding its schema default may have been filled in by the validator, not sent.
@@ -224,9 +228,7 @@ function faultsOf(issues: AjvIssue[], schema: unknown, body: unknown): Fault[] {
         faults.push(unknownField(issue.instancePath, name, found.schema, found.value));
       }
     }
-    const field = fieldOf(issue);
-    const message = messageOf(issue);
-    faults.push({ field, message, sentence: `${field} ${message}` });
+    faults.push(plainFault(fieldOf(issue), messageOf(issue)));
   }
   return faults;
 }
@@ -241,11 +243,7 @@ function validationProblem(
   const faults =
     context === 'body'
       ? faultsOf(issues, bodySchema, body)
-      : issues.map((issue) => {
-          const field = `${context}${fieldOf(issue)}`;
-          const message = messageOf(issue);
-          return { field, message, sentence: `${field} ${message}` };
-        });
+      : issues.map((issue) => plainFault(`${context}${fieldOf(issue)}`, messageOf(issue)));
   const errors = faults.map(({ field, message }) => ({ field, message }));
   const first = issues[0];
   if (first !== undefined && first.keyword === 'enum' && first.instancePath.endsWith('/algorithm')) {
