@@ -22,6 +22,8 @@ import corsPolicy from './plugins/cors.ts';
 import rateLimit from './plugins/rate-limit.ts';
 import rateLimitByCredential from './plugins/rate-limit-credential.ts';
 import compression from './plugins/compression.ts';
+import hostHeader from './plugins/host-header.ts';
+import { capConnectionsPerAddress } from './connection-cap.ts';
 import authentication from './plugins/authentication.ts';
 import metrics from './plugins/metrics.ts';
 import metricsEndpoint from './plugins/metrics-endpoint.ts';
@@ -71,6 +73,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // under a quarter of it. Set at construction: Node reads it when the server starts listening.
   const connectionChecks = {
     connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(config.timeouts.headersMs / 4))),
+    // Node's own refusal of a Host-less HTTP/1.1 request is a bare 400: plugins/host-header.ts answers it instead.
+    requireHostHeader: false,
   };
   const logging = appLogging(options.quiet === true ? 'silent' : config.logLevel, options.logStream);
   const serverOptions: FastifyServerOptions = {
@@ -134,6 +138,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   // Fastify has no option for it: the request line and headers must arrive within this.
   app.server.headersTimeout = config.timeouts.headersMs;
+  if (config.maxConnectionsPerIp > 0) capConnections(app, config);
   // An `Expect` other than 100-continue: Node would answer a bare 417 (no problem body, no security
   // headers). RFC 9110 §10.1.1 lets a server ignore it instead, so the request goes through the
   // pipeline like any other.
@@ -159,6 +164,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     keyBy: config.rateLimitKey.by,
     trustedProxyCidrs: config.trustedProxyCidrs,
   });
+  await app.register(hostHeader);
   await app.register(compression);
   await app.register(authentication, { auth: config.auth });
   if (config.rateLimitKey.by === 'credential') await app.register(rateLimitByCredential);
@@ -203,4 +209,24 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(v1DeprecationHeaders, { v1: config.v1 });
   await app.register(v1Routes, { config });
   return app;
+}
+
+/** How often, at most, a client held at MAX_CONNECTIONS_PER_IP is logged. */
+const CONNECTION_CAP_LOG_INTERVAL_MS = 10_000;
+
+function capConnections(app: FastifyInstance, config: Config): void {
+  let loggedAt = -Infinity;
+  capConnectionsPerAddress(app.server, {
+    maxPerAddress: config.maxConnectionsPerIp,
+    ipv6PrefixLength: config.rateLimitKey.ipv6PrefixLength,
+    onRefused: (client) => {
+      const now = performance.now();
+      if (now - loggedAt < CONNECTION_CAP_LOG_INTERVAL_MS) return;
+      loggedAt = now;
+      app.log.warn(
+        { client, max: config.maxConnectionsPerIp },
+        'MAX_CONNECTIONS_PER_IP reached: new connections from this client are closed',
+      );
+    },
+  });
 }

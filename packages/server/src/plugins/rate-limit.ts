@@ -103,8 +103,11 @@ export default fp<RateLimitOptions>(
       return (request.rateLimitKey ??= addressKeyOf(request));
     }
 
-    /** Sets the headers of a counted request; the 429 to throw when it is over the limit. */
-    function apply(reply: FastifyReply, count: WindowCount, now: number): ApiError | undefined {
+    /**
+     * Sets the headers of a counted request; the 429 to throw when it is over the limit, or would
+     * be with the `pending` units it has yet to be charged.
+     */
+    function apply(reply: FastifyReply, count: WindowCount, now: number, pending = 0): ApiError | undefined {
       // The shared store is down and RATE_LIMIT_FAILURE_MODE=open: nothing was counted, so no
       // header claims a quota.
       if (count === UNCOUNTED) return undefined;
@@ -112,7 +115,7 @@ export default fp<RateLimitOptions>(
       const resetSeconds = Math.max(0, Math.ceil((resetAt - now) / 1000));
       reply.header('ratelimit-policy', policy);
       reply.header('ratelimit', rateLimitHeader(options.max, used, resetSeconds));
-      if (used > options.max) {
+      if (used + pending > options.max) {
         return new ApiError(
           'RATE_LIMITED',
           `rate limit exceeded: ${options.max} units per ${windowSeconds} s; retry after ${resetSeconds} s`,
@@ -162,21 +165,28 @@ export default fp<RateLimitOptions>(
         // Charged after authentication; meanwhile an address already over its limit (from failed
         // credentials, say) is still refused here, at the cost of a look at its count.
         request.rateLimitDeferred = cost;
-        return chargeOrRefuse(request, reply, 0, done);
+        return chargeOrRefuse(request, reply, 0, cost, done);
       }
-      chargeOrRefuse(request, reply, cost, done);
+      chargeOrRefuse(request, reply, cost, 0, done);
     });
-    /** Charges `cost` to the request's address and calls `done` with the 429 if it is over. */
+    /**
+     * Charges `cost` to the request's address and calls `done` with the 429 if it is over (or
+     * would be with the `pending` units charged later).
+     */
     function chargeOrRefuse(
       request: FastifyRequest,
       reply: FastifyReply,
       cost: number,
+      pending: number,
       done: (error?: Error) => void,
     ): void {
       const now = Date.now();
-      const count = store.consumeSync?.(keyOf(request), cost, options.windowMs, now);
-      if (count !== undefined) return done(apply(reply, count, now));
-      charge(request, reply, cost).then(() => done(), done);
+      const key = keyOf(request);
+      const count = store.consumeSync?.(key, cost, options.windowMs, now);
+      if (count !== undefined) return done(apply(reply, count, now, pending));
+      store
+        .consume(key, cost, options.windowMs, now)
+        .then((counted) => done(apply(reply, counted, now, pending)), done);
     }
     if (byCredential) {
       // A request that ended before its credential was verified (a 401, say) is charged to its address.
