@@ -5,7 +5,9 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { ScrapeCache } from '../../src/metrics-scrape-cache.ts';
+import { scrapeEncoding } from '../../src/plugins/metrics-endpoint.ts';
 import { DOCUMENT_RATE_LIMIT_COST } from '../../src/plugins/openapi.ts';
 import { postJson, testApp } from '../helpers.ts';
 
@@ -129,6 +131,34 @@ describe('the scrape cache', () => {
     release();
     assert.equal((await retried).body, 'render 3');
     assert.equal(cache.renders, 3);
+  });
+});
+
+describe('compressed scrapes', () => {
+  test('brotli or gzip as accepted, compressed once per render, decoding to the same text', async (t) => {
+    const app = await testApp();
+    t.after(() => app.close());
+    const plain = await app.inject(scrape());
+    assert.equal(plain.headers['content-encoding'], undefined);
+    const br = await app.inject(scrape({ 'accept-encoding': 'gzip, deflate, br' }));
+    assert.equal(br.headers['content-encoding'], 'br');
+    assert.equal(br.headers.vary, 'accept-encoding');
+    assert.equal(brotliDecompressSync(br.rawPayload).toString(), plain.body);
+    const brAgain = await app.inject(scrape({ 'accept-encoding': 'br' }));
+    assert.ok(brAgain.rawPayload.equals(br.rawPayload));
+    const gzip = await app.inject(scrape({ 'accept-encoding': 'gzip' }));
+    assert.equal(gzip.headers['content-encoding'], 'gzip');
+    assert.equal(gunzipSync(gzip.rawPayload).toString(), plain.body);
+    assert.equal(app.metricsScrapes.renders, 1);
+  });
+
+  test('the encoding follows the q values', () => {
+    assert.equal(scrapeEncoding(undefined), undefined);
+    assert.equal(scrapeEncoding('identity'), undefined);
+    assert.equal(scrapeEncoding('br;q=0, gzip;q=0.5'), 'gzip');
+    assert.equal(scrapeEncoding('BR;q=0.1'), 'br');
+    assert.equal(scrapeEncoding('x-gzip'), 'gzip');
+    assert.equal(scrapeEncoding('deflate'), undefined);
   });
 });
 
