@@ -440,14 +440,9 @@ function readRedisUrl(env: Env): string | undefined {
  * `bearer_token_file` setting), so it must fit a header and be worth guessing against.
  */
 const MIN_METRICS_TOKEN_CHARS = 16;
-function readMetricsToken(env: Env, nodeEnv: NodeEnv, warnings: string[]): string | undefined {
+function readMetricsToken(env: Env): string | undefined {
   const token = read(env, 'METRICS_TOKEN');
-  if (token === undefined) {
-    if (nodeEnv === 'production') {
-      warnings.push('METRICS_TOKEN is not set: /metrics is public (rate limited); set it to require a bearer token');
-    }
-    return undefined;
-  }
+  if (token === undefined) return undefined;
   if (!/^[\x21-\x7e]+$/.test(token)) {
     throw new ConfigError('METRICS_TOKEN', 'must be printable ASCII without spaces, as a bearer token is sent');
   }
@@ -522,7 +517,7 @@ export function loadConfig(env: Env = process.env): Config {
       redisTimeoutMs: readInteger(env, 'REDIS_TIMEOUT_MS', 200, 10, 10_000),
     },
     rateLimitKey: readClientKey(env),
-    metricsToken: readMetricsToken(env, nodeEnv, warnings),
+    metricsToken: readMetricsToken(env),
     maxConnectionsPerIp: readInteger(env, 'MAX_CONNECTIONS_PER_IP', 0, 0, 1_000_000),
     bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 67_108_864),
     workers: readWorkers(env),

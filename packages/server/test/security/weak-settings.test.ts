@@ -62,13 +62,6 @@ describe('other settings are validated with the variable named', () => {
       assert.match(error.message, pattern);
     });
   }
-
-  test('production warns when /metrics is left public', () => {
-    const key = 'k'.repeat(32);
-    assert.match(loadConfig({ NODE_ENV: 'production', CRYPTO_API_KEY: key }).warnings.join('\n'), /METRICS_TOKEN/);
-    const guarded = loadConfig({ NODE_ENV: 'production', CRYPTO_API_KEY: key, METRICS_TOKEN: 'm'.repeat(16) });
-    assert.deepEqual(guarded.warnings, []);
-  });
 });
 
 describe('JWT_MAX_TTL_SECONDS', () => {
