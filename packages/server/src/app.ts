@@ -4,7 +4,12 @@
  * routes declare as dependencies, and the routes. Tests inject requests into it; server.ts listens
  * with it.
  */
-import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyServerOptions,
+  type RouteOptions,
+} from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import { clientErrorHandler, handleError, schemaValidationError, sendProblem } from './errors.ts';
@@ -15,9 +20,13 @@ import securityHeaders, { reachedOverHttps, securityHeaderValues } from './plugi
 import { deprecationHeaders, isV1Path, v1DeprecationHeaders } from './v1/deprecation.ts';
 import corsPolicy from './plugins/cors.ts';
 import rateLimit from './plugins/rate-limit.ts';
+import rateLimitByCredential from './plugins/rate-limit-credential.ts';
 import compression from './plugins/compression.ts';
+import hostHeader from './plugins/host-header.ts';
+import { capConnectionsPerAddress } from './connection-cap.ts';
 import authentication from './plugins/authentication.ts';
 import metrics from './plugins/metrics.ts';
+import metricsEndpoint from './plugins/metrics-endpoint.ts';
 import jsonBody from './plugins/json-body.ts';
 import openApi from './plugins/openapi.ts';
 import { probeRoutes } from './routes/probes.ts';
@@ -64,6 +73,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // under a quarter of it. Set at construction: Node reads it when the server starts listening.
   const connectionChecks = {
     connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(config.timeouts.headersMs / 4))),
+    // Node's own refusal of a Host-less HTTP/1.1 request is a bare 400: plugins/host-header.ts answers it instead.
+    requireHostHeader: false,
   };
   const logging = appLogging(options.quiet === true ? 'silent' : config.logLevel, options.logStream);
   const serverOptions: FastifyServerOptions = {
@@ -106,7 +117,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       // the server itself speaks TLS. Harmless: a browser keeps HSTS from any other response.
       reply.headers(securityHeaderValues(reachedOverHttps(request)));
       if (isV1Path(request.raw.url ?? '')) reply.headers(deprecationHeaders(config.v1));
-      sendProblem(reply, request, 'VALIDATION_FAILED', 'the request URL is malformed');
+      // Counted like any request, so that malformed URLs are no way around the rate limit.
+      app.chargeUnrouted(request, reply).then(
+        (refusal) =>
+          refusal === undefined
+            ? sendProblem(reply, request, 'VALIDATION_FAILED', 'the request URL is malformed')
+            : handleError(refusal as FastifyError, request, reply),
+        (error: unknown) => handleError(error as FastifyError, request, reply),
+      );
     },
   };
   // PROTOCOL=https: the same app over TLS. Fastify's types model an https server as a different
@@ -120,6 +138,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   // Fastify has no option for it: the request line and headers must arrive within this.
   app.server.headersTimeout = config.timeouts.headersMs;
+  if (config.maxConnectionsPerIp > 0) capConnections(app, config);
   // An `Expect` other than 100-continue: Node would answer a bare 417 (no problem body, no security
   // headers). RFC 9110 §10.1.1 lets a server ignore it instead, so the request goes through the
   // pipeline like any other.
@@ -137,9 +156,18 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(corsPolicy, { origins: config.corsOrigins });
   await app.register(shutdownGate, { readiness });
   const store = options.rateLimitStore ?? createRateLimitStore(config.rateLimit, app.log);
-  await app.register(rateLimit, { max: config.rateLimit.max, windowMs: config.rateLimit.windowMs, store });
+  await app.register(rateLimit, {
+    max: config.rateLimit.max,
+    windowMs: config.rateLimit.windowMs,
+    store,
+    ipv6PrefixLength: config.rateLimitKey.ipv6PrefixLength,
+    keyBy: config.rateLimitKey.by,
+    trustedProxyCidrs: config.trustedProxyCidrs,
+  });
+  await app.register(hostHeader);
   await app.register(compression);
   await app.register(authentication, { auth: config.auth });
+  if (config.rateLimitKey.by === 'credential') await app.register(rateLimitByCredential);
   await app.register(jsonBody);
   await app.register(selfTests, { ...(options.selfTests ? { overrides: options.selfTests } : {}) });
   await app.register(openApi, { version: SERVICE_VERSION });
@@ -170,6 +198,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   // In the order of the OpenAPI document's paths.
   await app.register(probeRoutes, { readiness });
+  await app.register(metricsEndpoint, { token: config.metricsToken });
   await app.register(pqRoutes);
   await app.register(algorithmRoutes);
   await app.register(hashRoutes);
@@ -180,4 +209,24 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(v1DeprecationHeaders, { v1: config.v1 });
   await app.register(v1Routes, { config });
   return app;
+}
+
+/** How often, at most, a client held at MAX_CONNECTIONS_PER_IP is logged. */
+const CONNECTION_CAP_LOG_INTERVAL_MS = 10_000;
+
+function capConnections(app: FastifyInstance, config: Config): void {
+  let loggedAt = -Infinity;
+  capConnectionsPerAddress(app.server, {
+    maxPerAddress: config.maxConnectionsPerIp,
+    ipv6PrefixLength: config.rateLimitKey.ipv6PrefixLength,
+    onRefused: (client) => {
+      const now = performance.now();
+      if (now - loggedAt < CONNECTION_CAP_LOG_INTERVAL_MS) return;
+      loggedAt = now;
+      app.log.warn(
+        { client, max: config.maxConnectionsPerIp },
+        'MAX_CONNECTIONS_PER_IP reached: new connections from this client are closed',
+      );
+    },
+  });
 }

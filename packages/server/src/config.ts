@@ -18,6 +18,8 @@ export interface AuthConfig {
   jwtSecrets: Uint8Array[];
   jwtIssuer: string | undefined;
   jwtAudience: string | undefined;
+  /** A JWT whose lifetime (`exp` minus `iat`, or minus now without `iat`) is longer is refused. */
+  jwtMaxTtlSeconds: number;
   allowAnonymous: boolean;
 }
 
@@ -61,6 +63,19 @@ export interface RateLimitConfig {
   redisTimeoutMs: number;
 }
 
+/**
+ * What a client's rate-limit bucket is keyed by: `address` (its normalised address, an IPv6 client
+ * by its network prefix) or `credential` (an authenticated request by its API key or JWT `sub`,
+ * everything else by address).
+ */
+export type RateLimitKeyKind = 'address' | 'credential';
+
+export interface ClientKeyConfig {
+  by: RateLimitKeyKind;
+  /** IPv6 clients sharing this many leading bits share one bucket (one /64 is one subscriber). */
+  ipv6PrefixLength: number;
+}
+
 /** Socket- and application-level time limits (slow clients, stuck handlers). */
 export interface TimeoutConfig {
   /** The request line and headers must arrive within this (Node's headersTimeout). */
@@ -89,6 +104,11 @@ export interface Config {
   v1: V1Config;
   shutdownTimeoutMs: number;
   rateLimit: RateLimitConfig;
+  rateLimitKey: ClientKeyConfig;
+  /** The bearer token /metrics requires; undefined leaves /metrics public. */
+  metricsToken: string | undefined;
+  /** Open connections one client address (IPv6: one prefix) may hold; 0 means no cap. */
+  maxConnectionsPerIp: number;
   bodyLimitBytes: number;
   /** Server processes on this host (WORKERS; `auto` resolved to one per core). 1 = no cluster. */
   workers: number;
@@ -195,6 +215,13 @@ function readCidrs(env: Env): string[] {
     if (family === 0 || !prefixOk || rest.length > 0) {
       throw new ConfigError('TRUSTED_PROXY_CIDRS', `"${cidr}" is not an IP address or CIDR block`);
     }
+    // Trusting every address would let any client write its own address in X-Forwarded-For.
+    if (Number(prefix) === 0) {
+      throw new ConfigError(
+        'TRUSTED_PROXY_CIDRS',
+        `"${cidr}" trusts every address as a proxy, so any client could choose the address it is rate limited by; list your proxies' addresses or subnets`,
+      );
+    }
   }
   return cidrs;
 }
@@ -232,7 +259,8 @@ function readFile(env: Env, name: string): Buffer {
 
 /** Shortest JWT secret accepted: HS256 needs at least 256 bits of key (RFC 7518 §3.2). */
 export const MIN_JWT_SECRET_BYTES = 32;
-const SHORT_API_KEY_CHARS = 16;
+/** Shortest API key production accepts without ALLOW_WEAK_API_KEY: 32 characters of hex hold 128 bits. */
+export const MIN_API_KEY_CHARS = 32;
 
 /**
  * An API key travels in a header, whose bytes Node reads as Latin-1: a key with any other
@@ -250,9 +278,16 @@ function readAuth(env: Env, nodeEnv: NodeEnv, warnings: string[]): AuthConfig {
       'a key has a character outside printable ASCII, which a header cannot carry as written; use hex or base64url',
     );
   }
-  if (apiKeys.some((key) => key.length < SHORT_API_KEY_CHARS)) {
+  if (apiKeys.some((key) => key.length < MIN_API_KEY_CHARS)) {
+    const weakAllowed = readBoolean(env, 'ALLOW_WEAK_API_KEY', false);
+    if (nodeEnv === 'production' && !weakAllowed) {
+      throw new ConfigError(
+        'CRYPTO_API_KEY',
+        `a key is shorter than ${MIN_API_KEY_CHARS} characters, which production refuses as guessable; use 32 random bytes in hex (openssl rand -hex 32), or set ALLOW_WEAK_API_KEY=true to mean it`,
+      );
+    }
     warnings.push(
-      `CRYPTO_API_KEY: a key shorter than ${SHORT_API_KEY_CHARS} characters is easy to guess; use 32 random bytes`,
+      `CRYPTO_API_KEY: a key shorter than ${MIN_API_KEY_CHARS} characters is easy to guess; use 32 random bytes in hex`,
     );
   }
   const jwtSecrets = readList(env, 'JWT_SECRET').map((secret) => {
@@ -284,6 +319,7 @@ function readAuth(env: Env, nodeEnv: NodeEnv, warnings: string[]): AuthConfig {
     jwtSecrets,
     jwtIssuer: read(env, 'JWT_ISSUER'),
     jwtAudience: read(env, 'JWT_AUDIENCE'),
+    jwtMaxTtlSeconds: readInteger(env, 'JWT_MAX_TTL_SECONDS', 86_400, 60, 31_536_000),
     allowAnonymous,
   };
 }
@@ -399,6 +435,33 @@ function readRedisUrl(env: Env): string | undefined {
   return value;
 }
 
+/**
+ * METRICS_TOKEN: sent by Prometheus as `Authorization: Bearer …` (its `authorization` or
+ * `bearer_token_file` setting), so it must fit a header and be worth guessing against.
+ */
+const MIN_METRICS_TOKEN_CHARS = 16;
+function readMetricsToken(env: Env): string | undefined {
+  const token = read(env, 'METRICS_TOKEN');
+  if (token === undefined) return undefined;
+  if (!/^[\x21-\x7e]+$/.test(token)) {
+    throw new ConfigError('METRICS_TOKEN', 'must be printable ASCII without spaces, as a bearer token is sent');
+  }
+  if (token.length < MIN_METRICS_TOKEN_CHARS) {
+    throw new ConfigError(
+      'METRICS_TOKEN',
+      `must be at least ${MIN_METRICS_TOKEN_CHARS} characters (got ${token.length}); use openssl rand -hex 32`,
+    );
+  }
+  return token;
+}
+
+function readClientKey(env: Env): ClientKeyConfig {
+  return {
+    by: readEnum<RateLimitKeyKind>(env, 'RATE_LIMIT_KEY', ['address', 'credential'], 'address'),
+    ipv6PrefixLength: readInteger(env, 'RATE_LIMIT_IPV6_PREFIX', 64, 16, 128),
+  };
+}
+
 function readTimeouts(env: Env): TimeoutConfig {
   const timeouts = {
     headersMs: readInteger(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
@@ -453,6 +516,9 @@ export function loadConfig(env: Env = process.env): Config {
       failureMode: readEnum<RateLimitFailureMode>(env, 'RATE_LIMIT_FAILURE_MODE', ['local', 'open', 'closed'], 'local'),
       redisTimeoutMs: readInteger(env, 'REDIS_TIMEOUT_MS', 200, 10, 10_000),
     },
+    rateLimitKey: readClientKey(env),
+    metricsToken: readMetricsToken(env),
+    maxConnectionsPerIp: readInteger(env, 'MAX_CONNECTIONS_PER_IP', 0, 0, 1_000_000),
     bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 67_108_864),
     workers: readWorkers(env),
     timeouts,

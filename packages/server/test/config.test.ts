@@ -48,6 +48,10 @@ describe('configuration', () => {
     });
     assert.equal(config.tls, undefined);
     assert.equal(config.keyDir, undefined);
+    assert.deepEqual(config.rateLimitKey, { by: 'address', ipv6PrefixLength: 64 });
+    assert.equal(config.metricsToken, undefined);
+    assert.equal(config.maxConnectionsPerIp, 0);
+    assert.equal(config.auth.jwtMaxTtlSeconds, 86400);
     assert.deepEqual(config.v1, {
       deprecationDate: new Date('2026-01-01T00:00:00Z'),
       sunsetDate: new Date('2027-01-01T00:00:00Z'),
@@ -66,7 +70,7 @@ describe('configuration', () => {
       HOST: '0.0.0.0',
       NODE_ENV: 'production',
       LOG_LEVEL: 'debug',
-      CRYPTO_API_KEY: 'a-long-enough-api-key-1234',
+      CRYPTO_API_KEY: 'a-long-enough-api-key-0123456789abcdef',
       JWT_SECRET: 'x'.repeat(32),
       JWT_ISSUER: 'iss',
       JWT_AUDIENCE: 'aud',
@@ -94,14 +98,23 @@ describe('configuration', () => {
       KEEP_ALIVE_TIMEOUT_MS: '1000',
       HEAVY_WORK_NICE: '19',
       BUSY_REFUSAL_DELAY_MS: '0',
+      RATE_LIMIT_KEY: 'credential',
+      RATE_LIMIT_IPV6_PREFIX: '48',
+      METRICS_TOKEN: 'metrics-token-0123456789',
+      MAX_CONNECTIONS_PER_IP: '200',
+      JWT_MAX_TTL_SECONDS: '3600',
     });
+    assert.deepEqual(config.rateLimitKey, { by: 'credential', ipv6PrefixLength: 48 });
+    assert.equal(config.metricsToken, 'metrics-token-0123456789');
+    assert.equal(config.maxConnectionsPerIp, 200);
+    assert.equal(config.auth.jwtMaxTtlSeconds, 3600);
     assert.equal(config.heavyWorkNice, 19);
     assert.equal(config.busyRefusalDelayMs, 0);
     assert.equal(config.port, 8443);
     assert.equal(config.host, '0.0.0.0');
     assert.equal(config.nodeEnv, 'production');
     assert.equal(config.logLevel, 'debug');
-    assert.deepEqual(config.auth.apiKeys, ['a-long-enough-api-key-1234']);
+    assert.deepEqual(config.auth.apiKeys, ['a-long-enough-api-key-0123456789abcdef']);
     assert.equal(config.auth.jwtSecrets.length, 1);
     assert.equal(config.auth.jwtIssuer, 'iss');
     assert.equal(config.auth.jwtAudience, 'aud');
@@ -261,7 +274,9 @@ describe('configuration', () => {
     assert.equal(allowed.auth.allowAnonymous, true);
     assert.match(allowed.warnings.join(), /ALLOW_ANONYMOUS=true .*: anonymous access is allowed in production/);
     assert.doesNotMatch(allowed.warnings.join(), /development mode/);
-    assert.doesNotThrow(() => loadConfig({ NODE_ENV: 'production', CRYPTO_API_KEY: 'a-long-enough-api-key-1234' }));
+    assert.doesNotThrow(() =>
+      loadConfig({ NODE_ENV: 'production', CRYPTO_API_KEY: 'a-long-enough-api-key-0123456789abcdef' }),
+    );
   });
 
   test('PROTOCOL=https needs readable certificate and key files', () => {

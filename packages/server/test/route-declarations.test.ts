@@ -84,7 +84,9 @@ test('a rate-limit cost is a whole number of units; an expensive operation also 
     const cost = route.config?.rateLimitCost;
     if (cost === undefined || cost === false) continue;
     assert.ok(Number.isSafeInteger(cost) && cost >= 1, `${name}: config.rateLimitCost ${cost}`);
-    if (cost > 1) assert.equal(route.config?.handlerTimeout, true, `${name}: config.handlerTimeout`);
+    // The documentation's cost is serialising a document of known size, not work a request can grow.
+    const documentation = route.url.startsWith('/docs');
+    if (cost > 1 && !documentation) assert.equal(route.config?.handlerTimeout, true, `${name}: config.handlerTimeout`);
   }
 });
 

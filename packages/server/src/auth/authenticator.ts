@@ -155,6 +155,12 @@ export class Authenticator {
         if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + JWT_CLOCK_TOLERANCE_SECONDS) {
           throw invalid('issued in the future');
         }
+        // A stolen token is good until its exp: a lifetime beyond the configured one is refused.
+        const issuedAt = typeof payload.iat === 'number' ? payload.iat : Date.now() / 1000;
+        const maxTtl = this.#config.jwtMaxTtlSeconds;
+        if ((payload.exp as number) - issuedAt > maxTtl + JWT_CLOCK_TOLERANCE_SECONDS) {
+          throw invalid(`lifetime (exp - iat) longer than the ${maxTtl} s this server accepts`);
+        }
         const grant = grantFromClaims(payload);
         if (grant === 'malformed') throw invalid('scope claim must be a string or scopes an array of strings');
         return { kind: 'jwt', subject: typeof payload.sub === 'string' ? payload.sub : undefined, grant };

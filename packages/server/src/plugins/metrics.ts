@@ -78,6 +78,12 @@ function inner<K, V>(map: Map<K, Map<unknown, V>>, key: K): Map<unknown, V> {
   return found;
 }
 
+/** Methods an unknown path is labelled with as sent; Node parses some thirty more, all `other`. */
+const COMMON_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
+function unmatchedMethodLabel(method: string): string {
+  return COMMON_METHODS.has(method) ? method : 'other';
+}
+
 type HttpLabels = { method: string; route: string; status_code: string };
 /** A request's route, method and status: its count and its latency histogram series. */
 type HttpSeries = { count: Series<HttpLabels>; latency: HistogramSeries };
@@ -170,7 +176,8 @@ export default fp(
         byMethod = new Map();
         httpSeries.set(config, byMethod);
       }
-      const method = request.method;
+      // A route answers only its own methods; an unknown path hears any, which are folded.
+      const method = request.is404 ? unmatchedMethodLabel(request.method) : request.method;
       const status = reply.statusCode;
       const byStatus = inner(byMethod, method);
       let series = byStatus.get(status);

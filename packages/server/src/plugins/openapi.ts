@@ -7,6 +7,14 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import '../route-config.ts';
 
+/** The routes that serialise the whole OpenAPI document on every request. */
+const DOCUMENT_ROUTES = new Set(['/docs/json', '/docs/yaml']);
+/**
+ * Serialising (and compressing) the document costs the CPU of many small API requests, so it is
+ * charged as several: a flood of it spends the client's own budget, not the other clients' CPU.
+ */
+export const DOCUMENT_RATE_LIMIT_COST = 10;
+
 export interface OpenApiOptions {
   version: string;
 }
@@ -50,9 +58,11 @@ export default fp<OpenApiOptions>(
       },
     });
     // The UI's own routes are public, like the probes: reading the documentation needs no credential.
+    // They are rate limited like every public route, the whole document at its serialising cost.
     await app.register(async (docs) => {
       docs.addHook('onRoute', (route) => {
-        route.config = { ...route.config, public: true };
+        const rateLimitCost = DOCUMENT_ROUTES.has(route.url) ? DOCUMENT_RATE_LIMIT_COST : 1;
+        route.config = { ...route.config, public: true, rateLimitCost };
       });
       await docs.register(swaggerUi, {
         routePrefix: '/docs',

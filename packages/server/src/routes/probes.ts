@@ -1,13 +1,13 @@
 /**
- * Infrastructure probes and metrics: public, and exempt from the rate limit, so that
- * a flood from the orchestrator's address can never make a healthy pod look dead.
+ * Infrastructure probes: public, and exempt from the rate limit, so that a flood from the
+ * orchestrator's address can never make a healthy pod look dead. (/metrics is served, rate
+ * limited, by plugins/metrics-endpoint.ts.)
  */
 import { Type } from 'typebox';
 import fp from 'fastify-plugin';
 import { HealthResponse, LiveResponse, ProblemSchema, ReadyResponse } from '@crypto-service/protocol';
 import { buildProblem, instanceOf } from '../errors.ts';
 import type { Readiness } from '../readiness.ts';
-import { metricsExposition } from '../cluster/metrics.ts';
 import '../route-config.ts';
 
 export interface ProbeOptions {
@@ -69,19 +69,6 @@ export const probeRoutes = fp<ProbeOptions>(
           .code(503)
           .type('application/problem+json')
           .send({ ...problem, checks });
-      },
-    );
-
-    app.get(
-      '/metrics',
-      {
-        config: probeConfig,
-        schema: { tags: ['meta'], summary: 'Prometheus metrics', security: [], produces: ['text/plain'] },
-      },
-      async (_request, reply) => {
-        // In cluster mode, every worker's figures merged by the primary (cluster/metrics.ts).
-        const { contentType, body } = await metricsExposition(app.metricsRegistry);
-        return reply.type(contentType).send(body);
       },
     );
   },

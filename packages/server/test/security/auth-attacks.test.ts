@@ -432,7 +432,8 @@ describe('time claims, issuer and audience', () => {
       ['nbf in 30 s (within tolerance)', { nbf: now() + 30 }, 200],
       ['iat in 10 minutes', { iat: now() + 600 }, 401, /issued in the future/],
       ['iat in 30 s (within tolerance)', { iat: now() + 30 }, 200],
-      ['iat long ago, still valid', { iat: now() - 86_400 }, 200],
+      ['iat hours ago, still valid', { iat: now() - 3600 }, 200],
+      ['iat a day ago: lifetime over JWT_MAX_TTL_SECONDS', { iat: now() - 86_400 }, 401, /lifetime/],
       ['no exp', { exp: undefined }, 401, /exp/],
     ];
     for (const [label, claims, status, detail] of cases) {
