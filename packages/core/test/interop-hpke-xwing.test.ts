@@ -64,9 +64,9 @@ describe('the post-quantum sealed box interoperates with @hpke/core + @hpke/hybr
       const { enc, ct } = await suite.seal({ recipientPublicKey, info: buffer(PQ_SEALED_BOX_INFO) }, buffer(plaintext));
       assert.equal(enc.byteLength, 1120);
       const sealed = new Uint8Array([...new Uint8Array(enc), ...new Uint8Array(ct)]);
-      assert.deepEqual(await openBoxPq({ secretKey: keys.secretKey }, sealed), plaintext, `seed, length ${length}`);
+      assert.deepEqual(await openBoxPq({ privateKey: keys.secretKey }, sealed), plaintext, `seed, length ${length}`);
       assert.deepEqual(
-        await openBoxPq({ x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey }, sealed),
+        await openBoxPq({ x25519PrivateKey: keys.x25519PrivateKey, mlKemPrivateKey: keys.mlKemSecretKey }, sealed),
         plaintext,
         `parts, length ${length}`,
       );
@@ -99,7 +99,7 @@ describe('the post-quantum sealed box interoperates with @hpke/core + @hpke/hybr
     const publicKey = new Uint8Array(await suite.kem.serializePublicKey(generated.publicKey));
     const secretKey = new Uint8Array(await suite.kem.serializePrivateKey(generated.privateKey));
     const sealed = await sealBoxPq({ publicKey }, text('to a key made by @hpke'));
-    assert.deepEqual(await openBoxPq({ secretKey }, sealed), text('to a key made by @hpke'));
+    assert.deepEqual(await openBoxPq({ privateKey: secretKey }, sealed), text('to a key made by @hpke'));
   });
 });
 
@@ -111,7 +111,7 @@ describe('the hybrid multi-recipient slots interoperate with @hpke/core + @hpke/
     const envelope = await multiRecipientEncrypt(plaintext, [
       { type: 'x25519-ml-kem-768', publicKey: hybrid[0]!.publicKey },
       { type: 'x25519', publicKey: classical.publicKey },
-      { type: 'pq', publicKey: hybrid[1]!.x25519PublicKey, mlKemPublicKey: hybrid[1]!.mlKemPublicKey },
+      { x25519PublicKey: hybrid[1]!.x25519PublicKey, mlKemPublicKey: hybrid[1]!.mlKemPublicKey },
     ]);
     assert.deepEqual(
       envelope.recipients.map((slot) => [slot.type, slot.enc.byteLength]),
@@ -160,17 +160,13 @@ describe('the hybrid multi-recipient slots interoperate with @hpke/core + @hpke/
     const plaintext = text('an envelope assembled around a slot of @hpke/core');
     const envelope = {
       ciphertext: xchachaSeal(payloadKey, plaintext),
-      recipients: [{ type: 'pq', enc: new Uint8Array(enc), wrappedKey: new Uint8Array(ct) }],
+      recipients: [{ type: 'x25519-ml-kem-768', enc: new Uint8Array(enc), wrappedKey: new Uint8Array(ct) }],
     };
-    assert.deepEqual(
-      await multiRecipientDecrypt(envelope, { type: 'x25519-ml-kem-768', secretKey: keys.secretKey }),
-      plaintext,
-    );
+    assert.deepEqual(await multiRecipientDecrypt(envelope, { privateKey: keys.secretKey }), plaintext);
     assert.deepEqual(
       await multiRecipientDecrypt(envelope, {
-        type: 'x25519-ml-kem-768',
-        x25519SecretKey: keys.x25519PrivateKey,
-        mlKemSecretKey: keys.mlKemSecretKey,
+        x25519PrivateKey: keys.x25519PrivateKey,
+        mlKemPrivateKey: keys.mlKemSecretKey,
       }),
       plaintext,
     );

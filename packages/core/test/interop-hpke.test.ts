@@ -63,7 +63,7 @@ describe('multi-recipient slots interoperate with @hpke/core', () => {
       xchacha20poly1305(payloadKey, envelope.ciphertext.subarray(0, 24)).decrypt(envelope.ciphertext.subarray(24)),
       plaintext,
     );
-    assert.deepEqual(await multiRecipientDecrypt(envelope, { type: 'x25519', secretKey }), plaintext);
+    assert.deepEqual(await multiRecipientDecrypt(envelope, { privateKey: secretKey }), plaintext);
   });
 
   test('@hpke/core refuses our slot under any other info string: the info is exactly the documented one', async () => {
@@ -100,7 +100,7 @@ describe('multi-recipient slots interoperate with @hpke/core', () => {
         recipients: [{ type: 'x25519', enc, wrappedKey }],
       };
       assert.deepEqual(
-        await multiRecipientDecrypt(envelope, { type: 'x25519', secretKey: pair.secretKey }),
+        await multiRecipientDecrypt(envelope, { privateKey: pair.secretKey }),
         plaintext,
         `length ${length}`,
       );

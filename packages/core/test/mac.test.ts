@@ -25,6 +25,7 @@ import {
   type MacAlgorithm,
 } from '../src/mac.ts';
 import { CryptoError } from '../src/errors.ts';
+import { isKeyGenerationAlgorithm } from '../src/key-generation.ts';
 import { countNodeCryptoCalls } from './node-crypto-spy.ts';
 
 const ascii = (text: string) => new TextEncoder().encode(text);
@@ -121,19 +122,20 @@ describe('HMAC-SHA-2: RFC 4231', () => {
   ];
 
   for (const c of cases) {
-    for (const algorithm of ['sha256', 'sha384', 'sha512'] as const) {
+    for (const hash of ['sha256', 'sha384', 'sha512'] as const) {
+      const algorithm = `hmac-${hash}` as const;
       for (const backend of BACKENDS) {
-        test(`${c.name}, HMAC-${algorithm}, ${backend} backend`, () => {
+        test(`${c.name}, ${algorithm}, ${backend} backend`, () => {
           const mac = computeHmac(algorithm, c.key, c.data, { backend });
           assert.equal(mac.byteLength, MAC_ALGORITHMS[algorithm].outputLength);
           if (c.truncated) {
             // Our MAC is full length; its first 128 bits are the published value.
-            assert.equal(hex(mac.subarray(0, 16)), c[algorithm]);
+            assert.equal(hex(mac.subarray(0, 16)), c[hash]);
             // The published 16-byte tag itself is refused by verification: no truncated MACs.
-            assertInvalid(() => verifyHmac(algorithm, c.key, c.data, unhex(c[algorithm]), { backend }), '/mac');
+            assertInvalid(() => verifyHmac(algorithm, c.key, c.data, unhex(c[hash]), { backend }), '/mac');
           } else {
-            assert.equal(hex(mac), c[algorithm]);
-            assert.equal(verifyHmac(algorithm, c.key, c.data, unhex(c[algorithm]), { backend }), true);
+            assert.equal(hex(mac), c[hash]);
+            assert.equal(verifyHmac(algorithm, c.key, c.data, unhex(c[hash]), { backend }), true);
           }
         });
       }
@@ -144,55 +146,55 @@ describe('HMAC-SHA-2: RFC 4231', () => {
 describe('HMAC-SHA3: NIST example values', () => {
   const samples: { algorithm: MacAlgorithm; keyLength: number; message: string; mac: string }[] = [
     {
-      algorithm: 'sha3-256',
+      algorithm: 'hmac-sha3-256',
       keyLength: 32,
       message: 'Sample message for keylen<blocklen',
       mac: '4fe8e202c4f058e8dddc23d8c34e467343e23555e24fc2f025d598f558f67205',
     },
     {
-      algorithm: 'sha3-256',
+      algorithm: 'hmac-sha3-256',
       keyLength: 136,
       message: 'Sample message for keylen=blocklen',
       mac: '68b94e2e538a9be4103bebb5aa016d47961d4d1aa906061313b557f8af2c3faa',
     },
     {
-      algorithm: 'sha3-256',
+      algorithm: 'hmac-sha3-256',
       keyLength: 168,
       message: 'Sample message for keylen>blocklen',
       mac: '9bcf2c238e235c3ce88404e813bd2f3a97185ac6f238c63d6229a00b07974258',
     },
     {
-      algorithm: 'sha3-384',
+      algorithm: 'hmac-sha3-384',
       keyLength: 48,
       message: 'Sample message for keylen<blocklen',
       mac: 'd588a3c51f3f2d906e8298c1199aa8ff6296218127f6b38a90b6afe2c5617725bc99987f79b22a557b6520db710b7f42',
     },
     {
-      algorithm: 'sha3-384',
+      algorithm: 'hmac-sha3-384',
       keyLength: 104,
       message: 'Sample message for keylen=blocklen',
       mac: 'a27d24b592e8c8cbf6d4ce6fc5bf62d8fc98bf2d486640d9eb8099e24047837f5f3bffbe92dcce90b4ed5b1e7e44fa90',
     },
     {
-      algorithm: 'sha3-384',
+      algorithm: 'hmac-sha3-384',
       keyLength: 152,
       message: 'Sample message for keylen>blocklen',
       mac: 'e5ae4c739f455279368ebf36d4f5354c95aa184c899d3870e460ebc288ef1f9470053f73f7c6da2a71bcaec38ce7d6ac',
     },
     {
-      algorithm: 'sha3-512',
+      algorithm: 'hmac-sha3-512',
       keyLength: 64,
       message: 'Sample message for keylen<blocklen',
       mac: '4efd629d6c71bf86162658f29943b1c308ce27cdfa6db0d9c3ce81763f9cbce5f7ebe9868031db1a8f8eb7b6b95e5c5e3f657a8996c86a2f6527e307f0213196',
     },
     {
-      algorithm: 'sha3-512',
+      algorithm: 'hmac-sha3-512',
       keyLength: 72,
       message: 'Sample message for keylen=blocklen',
       mac: '544e257ea2a3e5ea19a590e6a24b724ce6327757723fe2751b75bf007d80f6b360744bf1b7a88ea585f9765b47911976d3191cf83c039f5ffab0d29cc9d9b6da',
     },
     {
-      algorithm: 'sha3-512',
+      algorithm: 'hmac-sha3-512',
       keyLength: 136,
       message: 'Sample message for keylen>blocklen',
       mac: '5f464f5e5b7848e3885e49b2c385f0694985d0e38966242dc4a5fe3fea4b37d46b65ceced5dcf59438dd840bab22269f0ba7febdb9fcf74602a35666b2a32915',
@@ -244,22 +246,30 @@ describe('verification', () => {
   });
 
   test('an empty key is refused for both compute and verify', () => {
-    assertInvalid(() => computeHmac('sha256', new Uint8Array(0), ascii('x')), '/key');
-    assertInvalid(() => verifyHmac('sha256', new Uint8Array(0), ascii('x'), new Uint8Array(32)), '/key');
+    assertInvalid(() => computeHmac('hmac-sha256', new Uint8Array(0), ascii('x')), '/key');
+    assertInvalid(() => verifyHmac('hmac-sha256', new Uint8Array(0), ascii('x'), new Uint8Array(32)), '/key');
   });
 
-  test('an unknown or insecure algorithm is UNSUPPORTED_ALGORITHM on /algorithm', () => {
-    for (const algorithm of ['md5', 'sha1', 'sha224', 'SHA256', 'hmac-sha256', 'blake3']) {
+  test('an unknown or insecure algorithm, or a bare hash name, is UNSUPPORTED_ALGORITHM on /algorithm', () => {
+    for (const algorithm of ['hmac-md5', 'hmac-sha1', 'hmac-sha224', 'HMAC-SHA256', 'sha256', 'sha3-256', 'blake3']) {
       assert.throws(
         () => computeHmac(algorithm, counting(16), ascii('x')),
         (error: unknown) =>
-          error instanceof CryptoError && error.code === 'UNSUPPORTED_ALGORITHM' && error.field === '/algorithm',
+          error instanceof CryptoError &&
+          error.code === 'UNSUPPORTED_ALGORITHM' &&
+          error.field === '/algorithm' &&
+          error.message.includes('hmac-sha256, hmac-sha384'),
+        algorithm,
       );
     }
   });
 
-  test('the identifier list is the documented one', () => {
-    assert.deepEqual([...MAC_ALGORITHM_IDS], ['sha256', 'sha384', 'sha512', 'sha3-256', 'sha3-384', 'sha3-512']);
+  test('the identifier list is the documented one, the names of /v2/keys/generate', () => {
+    assert.deepEqual(
+      [...MAC_ALGORITHM_IDS],
+      ['hmac-sha256', 'hmac-sha384', 'hmac-sha512', 'hmac-sha3-256', 'hmac-sha3-384', 'hmac-sha3-512'],
+    );
+    for (const algorithm of MAC_ALGORITHM_IDS) assert.ok(isKeyGenerationAlgorithm(algorithm), algorithm);
   });
 });
 
@@ -272,7 +282,7 @@ describe('the two backends, and agreement with @noble/hashes on random keys and 
         fc.uint8Array({ minLength: 1, maxLength: 300 }),
         fc.uint8Array({ maxLength: 4096 }),
         (algorithm, key, data) => {
-          const expected = nobleHmac(noble[algorithm], key, data);
+          const expected = nobleHmac(noble[MAC_ALGORITHMS[algorithm].hash], key, data);
           assert.equal(hex(computeHmac(algorithm, key, data, { backend: 'native' })), hex(expected));
           assert.equal(verifyHmac(algorithm, key, data, expected, { backend: 'native' }), true);
         },
@@ -291,7 +301,7 @@ describe('the two backends, and agreement with @noble/hashes on random keys and 
         fc.integer({ min: 0, max: 255 }),
         (algorithm, key, scale, offset, fill) => {
           // Lengths around the algorithm's threshold (and around 0 where there is none).
-          const length = Math.max(0, (NOBLE_HMAC_BELOW[algorithm] * scale) / 2 + offset);
+          const length = Math.max(0, (NOBLE_HMAC_BELOW[MAC_ALGORITHMS[algorithm].hash] * scale) / 2 + offset);
           const data = new Uint8Array(length).fill(fill);
           const native = computeHmac(algorithm, key, data, { backend: 'native' });
           assert.equal(hex(computeHmac(algorithm, key, data)), hex(native));
@@ -306,7 +316,7 @@ describe('the two backends, and agreement with @noble/hashes on random keys and 
     const createHmacCalls = countNodeCryptoCalls(t, 'createHmac');
     const key = counting(32);
     for (const algorithm of MAC_ALGORITHM_IDS) {
-      const below = NOBLE_HMAC_BELOW[algorithm];
+      const below = NOBLE_HMAC_BELOW[MAC_ALGORITHMS[algorithm].hash];
       for (const length of [0, Math.max(0, below - 1), below, below + 1000]) {
         const before = createHmacCalls();
         const mac = computeHmac(algorithm, key, new Uint8Array(length));
@@ -325,7 +335,7 @@ describe('the two backends, and agreement with @noble/hashes on random keys and 
       : { sha256: 0, sha384: 0, sha512: 0, 'sha3-256': 0, 'sha3-384': 0, 'sha3-512': 0 };
     assert.deepEqual({ ...NOBLE_HMAC_BELOW }, expected);
     for (const algorithm of MAC_ALGORITHM_IDS) {
-      const below = expected[algorithm];
+      const below = expected[MAC_ALGORITHMS[algorithm].hash];
       assert.equal(macBackendFor(algorithm, 0), below > 0 ? 'noble' : 'native', algorithm);
       if (below > 0) assert.equal(macBackendFor(algorithm, below - 1), 'noble', algorithm);
       assert.equal(macBackendFor(algorithm, below), 'native', algorithm);

@@ -23,6 +23,17 @@ function invalid(field: string) {
   };
 }
 
+/** Asserts a CryptoError UNSUPPORTED_ALGORITHM that names `field` and lists the valid identifiers. */
+function unsupported(field: string) {
+  return (error: unknown) => {
+    assert.ok(error instanceof CryptoError, String(error));
+    assert.equal(error.code, 'UNSUPPORTED_ALGORITHM');
+    assert.equal(error.field, field, error.message);
+    assert.match(error.message, /must be one of: /);
+    return true;
+  };
+}
+
 const seedOf = (byte: number) => new Uint8Array(64).fill(byte);
 const NOBLE = { 'ml-kem-512': ml_kem512, 'ml-kem-768': ml_kem768, 'ml-kem-1024': ml_kem1024 } as const;
 
@@ -45,7 +56,7 @@ describe('ML-KEM round trips', () => {
   for (const id of ML_KEM_ALGORITHM_IDS) {
     const { level, publicKeyLength, ciphertextLength } = ML_KEM_PARAMETERS[id];
     test(`${id}: keygen, encapsulate, decapsulate with the seed`, async () => {
-      const keys = await mlKemKeygen(level);
+      const keys = await mlKemKeygen(id);
       assert.equal(keys.algorithm, id);
       assert.equal(keys.publicKey.byteLength, publicKeyLength);
       assert.equal(keys.secretKey.byteLength, 64);
@@ -53,13 +64,13 @@ describe('ML-KEM round trips', () => {
       assert.equal(sent.algorithm, id);
       assert.equal(sent.ciphertext.byteLength, ciphertextLength);
       assert.equal(sent.sharedSecret.byteLength, 32);
-      const received = await mlKemDecapsulate(keys.secretKey, sent.ciphertext, level);
+      const received = await mlKemDecapsulate(keys.secretKey, sent.ciphertext, id);
       assert.deepEqual(received, { algorithm: id, sharedSecret: sent.sharedSecret });
     });
 
-    test(`${id}: the expanded decapsulation key works too, and its length gives the level`, async () => {
+    test(`${id}: the expanded decapsulation key works too, and its length gives the parameter set`, async () => {
       const seed = seedOf(level % 251);
-      const keys = mlKemKeyPairFromSeed(seed, level);
+      const keys = mlKemKeyPairFromSeed(seed, id);
       // The expanded key of the same seed, from the independent implementation.
       const expanded = NOBLE[id].keygen(seed).secretKey;
       const sent = await mlKemEncapsulate(keys.publicKey);
@@ -69,7 +80,7 @@ describe('ML-KEM round trips', () => {
     });
   }
 
-  test('the default level is 768, for keygen and for a 64-byte seed', async () => {
+  test('the default parameter set is ml-kem-768, for keygen and for a 64-byte seed', async () => {
     const keys = await mlKemKeygen();
     assert.equal(keys.algorithm, 'ml-kem-768');
     const sent = await mlKemEncapsulate(keys.publicKey);
@@ -77,16 +88,16 @@ describe('ML-KEM round trips', () => {
   });
 
   test('a seed gives the same key pair every time; another seed another one', () => {
-    const first = mlKemKeyPairFromSeed(seedOf(1), 768);
-    const again = mlKemKeyPairFromSeed(seedOf(1), 768);
-    const other = mlKemKeyPairFromSeed(seedOf(2), 768);
+    const first = mlKemKeyPairFromSeed(seedOf(1), 'ml-kem-768');
+    const again = mlKemKeyPairFromSeed(seedOf(1), 'ml-kem-768');
+    const other = mlKemKeyPairFromSeed(seedOf(2), 'ml-kem-768');
     assert.deepEqual(first, again);
     assert.notDeepEqual(first.publicKey, other.publicKey);
-    assert.deepEqual(mlKemKeyPairFromSeed(seedOf(1), 768).secretKey, seedOf(1));
+    assert.deepEqual(mlKemKeyPairFromSeed(seedOf(1), 'ml-kem-768').secretKey, seedOf(1));
   });
 
   test('two encapsulations to one key differ (fresh randomness each time)', async () => {
-    const keys = await mlKemKeygen(512);
+    const keys = await mlKemKeygen('ml-kem-512');
     const a = await mlKemEncapsulate(keys.publicKey);
     const b = await mlKemEncapsulate(keys.publicKey);
     assert.notDeepEqual(a.ciphertext, b.ciphertext);
@@ -96,14 +107,14 @@ describe('ML-KEM round trips', () => {
 
 describe('ML-KEM implicit rejection (FIPS 203 §6.3)', () => {
   test('any single-bit change of the ciphertext gives another secret, never an error, and the same one each time', async () => {
-    const keys = await mlKemKeygen(512);
+    const keys = await mlKemKeygen('ml-kem-512');
     const sent = await mlKemEncapsulate(keys.publicKey);
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: sent.ciphertext.byteLength * 8 - 1 }), async (bit) => {
         const tampered = sent.ciphertext.slice();
         tampered[bit >> 3] = (tampered[bit >> 3] ?? 0) ^ (1 << (bit & 7));
-        const first = await mlKemDecapsulate(keys.secretKey, tampered, 512);
-        const second = await mlKemDecapsulate(keys.secretKey, tampered, 512);
+        const first = await mlKemDecapsulate(keys.secretKey, tampered, 'ml-kem-512');
+        const second = await mlKemDecapsulate(keys.secretKey, tampered, 'ml-kem-512');
         assert.equal(first.sharedSecret.byteLength, 32);
         assert.notDeepEqual(first.sharedSecret, sent.sharedSecret);
         // K̄ = J(z ‖ c) is a function of the ciphertext: no randomness leaks whether it was rejected.
@@ -115,11 +126,11 @@ describe('ML-KEM implicit rejection (FIPS 203 §6.3)', () => {
 
   test('the rejection secret is J(z ‖ c) of the independent implementation', async () => {
     const seed = seedOf(7);
-    const keys = mlKemKeyPairFromSeed(seed, 768);
+    const keys = mlKemKeyPairFromSeed(seed, 'ml-kem-768');
     const sent = await mlKemEncapsulate(keys.publicKey);
     const tampered = sent.ciphertext.slice();
     tampered[0] = (tampered[0] ?? 0) ^ 1;
-    const ours = await mlKemDecapsulate(seed, tampered, 768);
+    const ours = await mlKemDecapsulate(seed, tampered, 'ml-kem-768');
     assert.deepEqual(ours.sharedSecret, ml_kem768.decapsulate(tampered, ml_kem768.keygen(seed).secretKey));
   });
 });
@@ -133,7 +144,7 @@ describe('ML-KEM input checks', () => {
   });
 
   test('an encapsulation key with a coefficient not reduced modulo q is refused (FIPS 203 §7.2)', async () => {
-    const keys = mlKemKeyPairFromSeed(seedOf(3), 768);
+    const keys = mlKemKeyPairFromSeed(seedOf(3), 'ml-kem-768');
     const unreduced = keys.publicKey.slice();
     // The first 12-bit coefficient set to 4095 ≥ q = 3329.
     unreduced[0] = 0xff;
@@ -149,48 +160,57 @@ describe('ML-KEM input checks', () => {
     for (const length of [0, 32, 63, 65, 1631, 2399, 2401, 3169]) {
       await assert.rejects(
         mlKemDecapsulate(new Uint8Array(length), new Uint8Array(1088)),
-        invalid('/secretKey'),
+        invalid('/privateKey'),
         `length ${length}`,
       );
     }
   });
 
-  test('a ciphertext of the wrong length for the level is refused, with a hint for seeds', async () => {
-    const keys = mlKemKeyPairFromSeed(seedOf(4), 512);
+  test('a ciphertext of the wrong length for the parameter set is refused, with a hint for seeds', async () => {
+    const keys = mlKemKeyPairFromSeed(seedOf(4), 'ml-kem-512');
     const sent = await mlKemEncapsulate(keys.publicKey);
-    // A 512 ciphertext with the seed but no level: the seed is taken as 768, the length does not fit.
+    // An ml-kem-512 ciphertext with the seed but no algorithm: the seed is taken as ml-kem-768.
     await assert.rejects(mlKemDecapsulate(keys.secretKey, sent.ciphertext), (error: unknown) => {
       assert.ok(invalid('/ciphertext')(error));
-      assert.match((error as Error).message, /must be 1088 bytes for ml-kem-768 \(got 768\).*give level/);
+      assert.match((error as Error).message, /must be 1088 bytes for ml-kem-768 \(got 768\).*give algorithm/);
       return true;
     });
     for (const length of [0, 767, 769, 1088]) {
       await assert.rejects(
-        mlKemDecapsulate(keys.secretKey, new Uint8Array(length), 512),
+        mlKemDecapsulate(keys.secretKey, new Uint8Array(length), 'ml-kem-512'),
         invalid('/ciphertext'),
         `length ${length}`,
       );
     }
   });
 
-  test('a level that is not 512, 768 or 1024, or that contradicts an expanded key, is refused', async () => {
-    await assert.rejects(mlKemKeygen(256), invalid('/level'));
-    await assert.rejects(mlKemDecapsulate(seedOf(1), new Uint8Array(1088), 1000), invalid('/level'));
+  test('an unknown identifier, or one that contradicts an expanded key or a public key, is refused', async () => {
+    await assert.rejects(mlKemKeygen('ml-kem-256'), unsupported('/algorithm'));
+    // The numeric levels of earlier versions are not identifiers.
+    await assert.rejects(mlKemKeygen('768'), unsupported('/algorithm'));
+    await assert.rejects(mlKemDecapsulate(seedOf(1), new Uint8Array(1088), 'ml-kem-1000'), unsupported('/algorithm'));
     const expanded = ml_kem1024.keygen(seedOf(5)).secretKey;
-    await assert.rejects(mlKemDecapsulate(expanded, new Uint8Array(1568), 768), invalid('/level'));
-    assert.equal(mlKemAlgorithmForSecretKey(expanded.byteLength, 768), undefined);
+    await assert.rejects(mlKemDecapsulate(expanded, new Uint8Array(1568), 'ml-kem-768'), (error: unknown) => {
+      assert.ok(invalid('/algorithm')(error));
+      assert.match((error as Error).message, /ml-kem-768 does not match privateKey, a key of ml-kem-1024/);
+      return true;
+    });
+    assert.equal(mlKemAlgorithmForSecretKey(expanded.byteLength, 'ml-kem-768'), undefined);
+    const publicKey = mlKemKeyPairFromSeed(seedOf(5), 'ml-kem-512').publicKey;
+    await assert.rejects(mlKemEncapsulate(publicKey, { algorithm: 'ml-kem-1024' }), invalid('/algorithm'));
+    assert.equal((await mlKemEncapsulate(publicKey, { algorithm: 'ml-kem-512' })).algorithm, 'ml-kem-512');
   });
 
   test('an expanded key whose H(ek) does not match is refused (FIPS 203 §7.3 hash check)', async () => {
     const seed = seedOf(6);
     const expanded = ml_kem768.keygen(seed).secretKey;
-    const ciphertext = (await mlKemEncapsulate(mlKemKeyPairFromSeed(seed, 768).publicKey)).ciphertext;
+    const ciphertext = (await mlKemEncapsulate(mlKemKeyPairFromSeed(seed, 'ml-kem-768').publicKey)).ciphertext;
     // dk = dk_PKE (1152) ‖ ek (1184) ‖ H(ek) (32) ‖ z (32): alter ek, then H(ek).
     for (const offset of [1152 + 10, 2336 + 5]) {
       const altered = expanded.slice();
       altered[offset] = (altered[offset] ?? 0) ^ 1;
       await assert.rejects(mlKemDecapsulate(altered, ciphertext), (error: unknown) => {
-        assert.ok(invalid('/secretKey')(error));
+        assert.ok(invalid('/privateKey')(error));
         assert.match((error as Error).message, /H\(ek\)/);
         return true;
       });
@@ -199,17 +219,19 @@ describe('ML-KEM input checks', () => {
 
   test('the field names of errors can be those of another request (X-Wing parts)', async () => {
     await assert.rejects(
-      mlKemDecapsulate(new Uint8Array(3), new Uint8Array(1088), 768, { fields: { secretKey: 'mlKemSecretKey' } }),
-      invalid('/mlKemSecretKey'),
+      mlKemDecapsulate(new Uint8Array(3), new Uint8Array(1088), 'ml-kem-768', {
+        fields: { secretKey: 'mlKemPrivateKey' },
+      }),
+      invalid('/mlKemPrivateKey'),
     );
     await assert.rejects(
-      mlKemDecapsulate(seedOf(1), new Uint8Array(3), 768, { fields: { ciphertext: 'mlKemCiphertext' } }),
+      mlKemDecapsulate(seedOf(1), new Uint8Array(3), 'ml-kem-768', { fields: { ciphertext: 'mlKemCiphertext' } }),
       invalid('/mlKemCiphertext'),
     );
   });
 
   test('test-only randomness: wrong length refused; node:crypto cannot take it', async () => {
-    const keys = mlKemKeyPairFromSeed(seedOf(8), 768);
+    const keys = mlKemKeyPairFromSeed(seedOf(8), 'ml-kem-768');
     await assert.rejects(mlKemEncapsulate(keys.publicKey, { randomness: new Uint8Array(31) }), invalid('/randomness'));
     await assert.rejects(
       mlKemEncapsulate(keys.publicKey, { randomness: new Uint8Array(32), backend: 'native' }),

@@ -8,14 +8,15 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { KEM_ALGORITHM_IDS } from '../src/registry.ts';
+import { ALGORITHM_REGISTRY } from '../src/registry.ts';
 import {
   MAX_RECIPIENTS,
   MULTI_RECIPIENT_ALGORITHM,
   MULTI_RECIPIENT_INFO,
   multiRecipientDecrypt,
   multiRecipientEncrypt,
-  RECIPIENT_TYPE_NAMES,
+  MULTI_RECIPIENT_ALGORITHM_IDS,
+  RECIPIENT_TYPES,
   SLOT_WRAPPED_KEY_LENGTH,
   type EnvelopeSlot,
   type MultiRecipientEnvelope,
@@ -41,7 +42,7 @@ function decrypt(
   envelope: { ciphertext: Uint8Array; recipients: readonly EnvelopeSlot[] },
   pair: KemKeyPair,
 ): Promise<Uint8Array> {
-  return multiRecipientDecrypt(envelope, { type: 'x25519', secretKey: pair.secretKey });
+  return multiRecipientDecrypt(envelope, { privateKey: pair.secretKey });
 }
 
 function isDecryptionFailure(error: unknown): boolean {
@@ -141,15 +142,48 @@ describe('multi-recipient round trips', () => {
     assert.equal(await during(() => decrypt(envelope!, pairs[99]!)), true, 'decrypt');
   });
 
-  test("'classical' is an alias of 'x25519', and the envelope names the canonical type", async () => {
+  test("the type is optional and inferred from the key; the envelope names it; 'classical' and 'pq' are no names", async () => {
     const [pair] = keyPairs(1);
-    const envelope = await multiRecipientEncrypt(text('alias'), [{ type: 'classical', publicKey: pair!.publicKey }]);
+    const envelope = await multiRecipientEncrypt(text('inferred'), [{ publicKey: pair!.publicKey }]);
     assert.equal(envelope.recipients[0]!.type, 'x25519');
-    const aliased = withSlot(envelope, 0, { type: 'classical' });
-    assert.deepEqual(await decrypt(aliased, pair!), text('alias'));
+    assert.deepEqual(await decrypt(envelope, pair!), text('inferred'));
+    for (const alias of ['classical', 'pq']) {
+      await assert.rejects(
+        multiRecipientEncrypt(text('alias'), [{ type: alias, publicKey: pair!.publicKey }]),
+        isInputError('UNSUPPORTED_ALGORITHM', '/recipients/0/type'),
+        alias,
+      );
+      await assert.rejects(
+        decrypt(withSlot(envelope, 0, { type: alias }), pair!),
+        isInputError('UNSUPPORTED_ALGORITHM', '/recipients/0/type'),
+        alias,
+      );
+    }
   });
 
-  test("slots of the hybrid type are not an X25519 recipient's: they are skipped, not an error", async () => {
+  test('a type that disagrees with the key is refused, naming the type', async () => {
+    const [pair] = keyPairs(1);
+    const hybrid = await xwingKeygen();
+    await assert.rejects(
+      multiRecipientEncrypt(text('x'), [{ type: 'x25519-ml-kem-768', publicKey: pair!.publicKey }]),
+      isInputError('INVALID_INPUT', '/recipients/0/type'),
+    );
+    await assert.rejects(
+      multiRecipientEncrypt(text('x'), [
+        { publicKey: pair!.publicKey },
+        { type: 'x25519', publicKey: hybrid.publicKey },
+      ]),
+      isInputError('INVALID_INPUT', '/recipients/1/type'),
+    );
+    await assert.rejects(
+      multiRecipientEncrypt(text('x'), [
+        { type: 'x25519', x25519PublicKey: hybrid.x25519PublicKey, mlKemPublicKey: hybrid.mlKemPublicKey },
+      ]),
+      isInputError('INVALID_INPUT', '/recipients/0/type'),
+    );
+  });
+
+  test('slots that a privateKey does not open are skipped, not an error (hybrid slots are tried with it as a seed)', async () => {
     const [pair] = keyPairs(1);
     const envelope = await multiRecipientEncrypt(text('mixed'), toX25519([pair!]));
     const hybrid: EnvelopeSlot = {
@@ -159,17 +193,16 @@ describe('multi-recipient round trips', () => {
     };
     const mixed = {
       ciphertext: envelope.ciphertext,
-      recipients: [hybrid, { ...hybrid, type: 'pq' }, envelope.recipients[0]!],
+      recipients: [hybrid, { ...hybrid }, envelope.recipients[0]!],
     };
     assert.deepEqual(await decrypt(mixed, pair!), text('mixed'));
   });
 
-  test('the registry lists both slot types among the KEMs, and every accepted type name is known', async () => {
-    assert.deepEqual(
-      [...KEM_ALGORITHM_IDS],
-      ['x25519', 'ml-kem-512', 'ml-kem-768', 'ml-kem-1024', 'x25519-ml-kem-768'],
-    );
-    assert.deepEqual([...RECIPIENT_TYPE_NAMES].sort(), ['classical', 'pq', 'x25519', 'x25519-ml-kem-768']);
+  test('the registry lists the envelope format and both slot types, which are the only type names', async () => {
+    assert.deepEqual([...ALGORITHM_REGISTRY.recipientType], ['x25519', 'x25519-ml-kem-768']);
+    assert.deepEqual([...RECIPIENT_TYPES], ['x25519', 'x25519-ml-kem-768']);
+    assert.deepEqual([...ALGORITHM_REGISTRY.multiRecipient], ['hpke-xchacha20-poly1305']);
+    assert.deepEqual([...MULTI_RECIPIENT_ALGORITHM_IDS], [MULTI_RECIPIENT_ALGORITHM]);
   });
 });
 
@@ -342,9 +375,10 @@ describe('multi-recipient input checks', () => {
         { type: 'x25519', publicKey: pair!.publicKey },
         { type: 'x25519', publicKey: new Uint8Array(length).fill(5) },
       ];
+      // 1216 bytes is an X-Wing key's length: then the x25519 type is what disagrees.
       await assert.rejects(
         multiRecipientEncrypt(text('x'), recipients),
-        isInputError('INVALID_INPUT', '/recipients/1/publicKey'),
+        isInputError('INVALID_INPUT', length === 1216 ? '/recipients/1/type' : '/recipients/1/publicKey'),
         `length ${length}`,
       );
     }
@@ -361,12 +395,12 @@ describe('multi-recipient input checks', () => {
     );
   });
 
-  test('the same public key listed twice is refused, also when one entry uses the alias', async () => {
+  test('the same public key listed twice is refused, also when one entry leaves the type out', async () => {
     await assert.rejects(
       multiRecipientEncrypt(text('x'), [
         { type: 'x25519', publicKey: pair!.publicKey },
         { type: 'x25519', publicKey: other!.publicKey },
-        { type: 'classical', publicKey: pair!.publicKey.slice() },
+        { publicKey: pair!.publicKey.slice() },
       ]),
       (error: unknown) =>
         isInputError('INVALID_INPUT', '/recipients/2/publicKey')(error) &&
@@ -375,7 +409,7 @@ describe('multi-recipient input checks', () => {
   });
 
   test('an unknown type is UNSUPPORTED_ALGORITHM, on encryption and in a slot on decryption', async () => {
-    for (const type of ['X25519', 'x448', '', 'ml-kem-768', '__proto__', 'toString']) {
+    for (const type of ['X25519', 'x448', '', 'ml-kem-768', 'classical', 'pq', '__proto__', 'toString']) {
       await assert.rejects(
         multiRecipientEncrypt(text('x'), [{ type, publicKey: pair!.publicKey }]),
         isInputError('UNSUPPORTED_ALGORITHM', '/recipients/0/type'),
@@ -390,21 +424,30 @@ describe('multi-recipient input checks', () => {
     }
   });
 
-  test('mlKemPublicKey on an x25519 recipient is refused rather than ignored', async () => {
+  test('mlKemPublicKey beside a whole publicKey is refused rather than ignored', async () => {
+    const parts = { publicKey: pair!.publicKey, mlKemPublicKey: new Uint8Array(1184) };
     await assert.rejects(
-      multiRecipientEncrypt(text('x'), [
-        { type: 'x25519', publicKey: pair!.publicKey, mlKemPublicKey: new Uint8Array(1184) },
-      ]),
+      multiRecipientEncrypt(text('x'), [{ type: 'x25519', ...parts }]),
       isInputError('INVALID_INPUT', '/recipients/0/mlKemPublicKey'),
     );
   });
 
-  test('a secret key of the wrong length is an input error naming recipientSecretKey', async () => {
+  test('a whole public key of neither length is refused, naming it', async () => {
+    for (const length of [0, 31, 33, 1184, 1215, 1217]) {
+      await assert.rejects(
+        multiRecipientEncrypt(text('x'), [{ publicKey: new Uint8Array(length) }]),
+        isInputError('INVALID_INPUT', '/recipients/0/publicKey'),
+        `length ${length}`,
+      );
+    }
+  });
+
+  test('a private key of the wrong length is an input error naming privateKey', async () => {
     const envelope = await multiRecipientEncrypt(text('x'), toX25519([pair!]));
     for (const length of [0, 31, 33, 64]) {
       await assert.rejects(
-        multiRecipientDecrypt(envelope, { type: 'x25519', secretKey: new Uint8Array(length) }),
-        isInputError('INVALID_INPUT', '/recipientSecretKey'),
+        multiRecipientDecrypt(envelope, { privateKey: new Uint8Array(length) }),
+        isInputError('INVALID_INPUT', '/privateKey'),
         `length ${length}`,
       );
     }
@@ -467,18 +510,18 @@ describe('hybrid (x25519-ml-kem-768) recipients', () => {
     bob = await xwingKeygen();
   });
   const credentials = (keys: XWingKeyPair) => [
-    { type: 'x25519-ml-kem-768', secretKey: keys.secretKey } as const,
-    { type: 'x25519-ml-kem-768', x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey } as const,
+    { privateKey: keys.secretKey } as const,
+    { x25519PrivateKey: keys.x25519PrivateKey, mlKemPrivateKey: keys.mlKemSecretKey } as const,
   ];
   const LOW_ORDER = new Uint8Array(
     Buffer.from('e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800', 'hex'),
   );
 
-  test('the key whole (1216 B) and as its parts (X25519 publicKey + mlKemPublicKey) both make X-Wing slots that open with the seed and with the parts', async () => {
+  test('the key whole (1216 B) and as its parts (x25519PublicKey + mlKemPublicKey) both make X-Wing slots that open with the seed and with the parts', async () => {
     const plaintext = text('for the hybrid recipients');
     const envelope = await multiRecipientEncrypt(plaintext, [
       { type: 'x25519-ml-kem-768', publicKey: alice.publicKey },
-      { type: 'pq', publicKey: bob.x25519PublicKey, mlKemPublicKey: bob.mlKemPublicKey },
+      { x25519PublicKey: bob.x25519PublicKey, mlKemPublicKey: bob.mlKemPublicKey },
     ]);
     assert.deepEqual(
       envelope.recipients.map((slot) => [slot.type, slot.enc.byteLength, slot.wrappedKey.byteLength]),
@@ -491,15 +534,13 @@ describe('hybrid (x25519-ml-kem-768) recipients', () => {
       for (const credential of credentials(keys))
         assert.deepEqual(await multiRecipientDecrypt(envelope, credential), plaintext);
     }
-    // Slots written with the alias open the same way.
-    const aliased = {
-      ciphertext: envelope.ciphertext,
-      recipients: envelope.recipients.map((slot) => ({ ...slot, type: 'pq' })),
-    };
-    assert.deepEqual(await multiRecipientDecrypt(aliased, credentials(bob)[0]!), plaintext);
+    // The type is inferred from the whole key's length as well.
+    const inferred = await multiRecipientEncrypt(plaintext, [{ publicKey: alice.publicKey }]);
+    assert.equal(inferred.recipients[0]!.type, 'x25519-ml-kem-768');
+    assert.deepEqual(await multiRecipientDecrypt(inferred, credentials(alice)[0]!), plaintext);
   });
 
-  test('mixed envelopes: every recipient opens, in any order; each credential tries only the slots of its type', async () => {
+  test('mixed envelopes: every recipient opens with privateKey, in any order, whichever type its slot has; the parts open hybrid slots only', async () => {
     const plaintext = text('for everyone');
     const orders = [
       [
@@ -508,8 +549,8 @@ describe('hybrid (x25519-ml-kem-768) recipients', () => {
       ],
       [
         { type: 'x25519-ml-kem-768', publicKey: alice.publicKey },
-        { type: 'classical', publicKey: carol!.publicKey },
-        { type: 'pq', publicKey: bob.publicKey },
+        { publicKey: carol!.publicKey },
+        { publicKey: bob.publicKey },
       ],
     ];
     for (const recipients of orders) {
@@ -535,17 +576,46 @@ describe('hybrid (x25519-ml-kem-768) recipients', () => {
         isDecryptionFailure,
         'a hybrid key has no X25519 slot to open',
       );
+      await assert.rejects(
+        multiRecipientDecrypt(classicalOnly, {
+          x25519PrivateKey: carol!.secretKey,
+          mlKemPrivateKey: alice.mlKemSecretKey,
+        }),
+        isDecryptionFailure,
+        'the parts form does not open an X25519 slot, even with its X25519 key',
+      );
     }
+  });
+
+  test('one privateKey field serves both types: an X25519 key and an X-Wing seed each find their slot', async () => {
+    const plaintext = text('one field for both');
+    const envelope = await multiRecipientEncrypt(plaintext, [
+      { publicKey: alice.publicKey },
+      { publicKey: carol!.publicKey },
+      { publicKey: bob.publicKey },
+    ]);
+    assert.deepEqual(
+      envelope.recipients.map((slot) => slot.type),
+      ['x25519-ml-kem-768', 'x25519', 'x25519-ml-kem-768'],
+    );
+    assert.deepEqual(await multiRecipientDecrypt(envelope, { privateKey: carol!.secretKey }), plaintext);
+    assert.deepEqual(await multiRecipientDecrypt(envelope, { privateKey: bob.secretKey }), plaintext);
+    assert.deepEqual(await multiRecipientDecrypt(envelope, { privateKey: alice.secretKey }), plaintext);
+    await assert.rejects(
+      multiRecipientDecrypt(envelope, { privateKey: new Uint8Array(32).fill(7) }),
+      isDecryptionFailure,
+      'a key of nobody',
+    );
   });
 
   test('one hybrid recipient given whole and again as parts is a repeat, named at the second entry', async () => {
     await assert.rejects(
       multiRecipientEncrypt(text('x'), [
         { type: 'x25519-ml-kem-768', publicKey: alice.publicKey },
-        { type: 'pq', publicKey: alice.x25519PublicKey, mlKemPublicKey: alice.mlKemPublicKey },
+        { x25519PublicKey: alice.x25519PublicKey, mlKemPublicKey: alice.mlKemPublicKey },
       ]),
       (error: unknown) =>
-        isInputError('INVALID_INPUT', '/recipients/1/publicKey')(error) &&
+        isInputError('INVALID_INPUT', '/recipients/1/x25519PublicKey')(error) &&
         /repeats recipients\/0\/publicKey/.test((error as Error).message),
     );
   });
@@ -556,15 +626,20 @@ describe('hybrid (x25519-ml-kem-768) recipients', () => {
     const first = { type: 'x25519', publicKey: carol!.publicKey };
     const cases: [Record<string, unknown>, string][] = [
       [{ publicKey: alice.publicKey.subarray(1) }, '/recipients/1/publicKey'],
-      [{ publicKey: alice.x25519PublicKey }, '/recipients/1/publicKey'],
+      // A 32-byte key is an X25519 key: the hybrid type given with it disagrees.
+      [{ publicKey: alice.x25519PublicKey }, '/recipients/1/type'],
       [{ publicKey: new Uint8Array(1184) }, '/recipients/1/publicKey'],
-      [{ publicKey: alice.publicKey, mlKemPublicKey: alice.mlKemPublicKey }, '/recipients/1/publicKey'],
+      [{ publicKey: alice.publicKey, mlKemPublicKey: alice.mlKemPublicKey }, '/recipients/1/mlKemPublicKey'],
       [
-        { publicKey: alice.x25519PublicKey, mlKemPublicKey: alice.mlKemPublicKey.subarray(2) },
+        { x25519PublicKey: alice.x25519PublicKey, mlKemPublicKey: alice.mlKemPublicKey.subarray(2) },
         '/recipients/1/mlKemPublicKey',
       ],
-      [{ publicKey: LOW_ORDER, mlKemPublicKey: alice.mlKemPublicKey }, '/recipients/1/publicKey'],
-      [{ publicKey: alice.x25519PublicKey, mlKemPublicKey: unreduced }, '/recipients/1/mlKemPublicKey'],
+      [
+        { x25519PublicKey: alice.x25519PublicKey.subarray(1), mlKemPublicKey: alice.mlKemPublicKey },
+        '/recipients/1/x25519PublicKey',
+      ],
+      [{ x25519PublicKey: LOW_ORDER, mlKemPublicKey: alice.mlKemPublicKey }, '/recipients/1/x25519PublicKey'],
+      [{ x25519PublicKey: alice.x25519PublicKey, mlKemPublicKey: unreduced }, '/recipients/1/mlKemPublicKey'],
       [{ publicKey: new Uint8Array([...alice.mlKemPublicKey, ...LOW_ORDER]) }, '/recipients/1/publicKey'],
       [{ publicKey: new Uint8Array([...unreduced, ...alice.x25519PublicKey]) }, '/recipients/1/publicKey'],
     ];
@@ -578,28 +653,20 @@ describe('hybrid (x25519-ml-kem-768) recipients', () => {
   });
 
   test('malformed hybrid credentials are INVALID_INPUT naming their field, before any slot is tried', async () => {
-    const envelope = await multiRecipientEncrypt(text('x'), [{ type: 'pq', publicKey: alice.publicKey }]);
+    const envelope = await multiRecipientEncrypt(text('x'), [
+      { type: 'x25519-ml-kem-768', publicKey: alice.publicKey },
+    ]);
     const expanded = new Uint8Array(2400);
     const cases: [Parameters<typeof multiRecipientDecrypt>[1], string][] = [
-      [{ type: 'x25519-ml-kem-768', secretKey: alice.secretKey.subarray(1) }, '/secretKey'],
-      [{ type: 'x25519-ml-kem-768', secretKey: new Uint8Array(64) }, '/secretKey'],
+      [{ privateKey: alice.secretKey.subarray(1) }, '/privateKey'],
+      [{ privateKey: new Uint8Array(64) }, '/privateKey'],
+      [{ x25519PrivateKey: new Uint8Array(33), mlKemPrivateKey: alice.mlKemSecretKey }, '/x25519PrivateKey'],
       [
-        { type: 'x25519-ml-kem-768', x25519SecretKey: new Uint8Array(33), mlKemSecretKey: alice.mlKemSecretKey },
-        '/x25519SecretKey',
-      ],
-      [
-        {
-          type: 'x25519-ml-kem-768',
-          x25519SecretKey: alice.x25519PrivateKey,
-          mlKemSecretKey: alice.mlKemSecretKey.subarray(1),
-        },
-        '/mlKemSecretKey',
+        { x25519PrivateKey: alice.x25519PrivateKey, mlKemPrivateKey: alice.mlKemSecretKey.subarray(1) },
+        '/mlKemPrivateKey',
       ],
       // An all-zero "expanded key" fails the H(ek) check of FIPS 203 §7.3.
-      [
-        { type: 'x25519-ml-kem-768', x25519SecretKey: alice.x25519PrivateKey, mlKemSecretKey: expanded },
-        '/mlKemSecretKey',
-      ],
+      [{ x25519PrivateKey: alice.x25519PrivateKey, mlKemPrivateKey: expanded }, '/mlKemPrivateKey'],
     ];
     for (const [credential, field] of cases)
       await assert.rejects(multiRecipientDecrypt(envelope, credential), isInputError('INVALID_INPUT', field), field);
@@ -652,7 +719,7 @@ describe('hybrid (x25519-ml-kem-768) recipients', () => {
     let ranBeforeEnd = false;
     const running = multiRecipientEncrypt(
       text('x'),
-      many.map((keys) => ({ type: 'pq', publicKey: keys.publicKey })),
+      many.map((keys) => ({ publicKey: keys.publicKey })),
     ).then((envelope) => {
       done = true;
       return envelope;
@@ -687,7 +754,7 @@ describe('hybrid (x25519-ml-kem-768) recipients', () => {
             return {
               type: 'x25519',
               publicKey: classical[index]!.publicKey,
-              credential: { type: 'x25519', secretKey: classical[index]!.secretKey } as const,
+              credential: { privateKey: classical[index]!.secretKey } as const,
             };
           });
           const envelope = await multiRecipientEncrypt(plaintext, recipients);

@@ -2,7 +2,7 @@
  * The two post-quantum backends against each other, in both directions: node:crypto (OpenSSL 3.5,
  * Node 24) and @noble/post-quantum (pure JavaScript, what Node 22 runs). Same keys from the same
  * seeds; what one encapsulates the other decapsulates; what one signs the other verifies; both
- * refuse the same malformed keys. Every ML-KEM and ML-DSA level; SLH-DSA on three fast sets and one
+ * refuse the same malformed keys. Every ML-KEM and ML-DSA parameter set; SLH-DSA on three fast sets and one
  * small-signature ('s') set, within a few seconds.
  *
  * The comparison needs both backends in one process, so it runs where node:crypto has them (Node
@@ -30,13 +30,7 @@ import {
   mlKemKeyPairFromSeed,
 } from '../src/ml-kem.ts';
 import { ML_DSA_ALGORITHM_IDS, ML_DSA_PARAMETERS, mlDsaKeygen, mlDsaSign, mlDsaVerify } from '../src/ml-dsa.ts';
-import {
-  SLH_DSA_PARAMETERS,
-  slhDsaAlgorithmForVariant,
-  slhDsaKeygen,
-  slhDsaSign,
-  slhDsaVerify,
-} from '../src/slh-dsa.ts';
+import { SLH_DSA_PARAMETERS, slhDsaKeygen, slhDsaSign, slhDsaVerify } from '../src/slh-dsa.ts';
 import { PQ_NATIVE_SUPPORT, type PqBackend } from '../src/pq-common.ts';
 import { xwingDecapsulate, xwingDeriveKeyPair, xwingEncapsulate, xwingKeyPairFromSeed } from '../src/xwing.ts';
 
@@ -58,24 +52,23 @@ function refusesNative(family: string, call: () => Promise<unknown>) {
 
 describe('ML-KEM: node:crypto ⇄ @noble/post-quantum', () => {
   if (!PQ_NATIVE_SUPPORT.mlKem) {
-    refusesNative('ML-KEM', () => mlKemKeygen(768, { backend: 'native' }));
+    refusesNative('ML-KEM', () => mlKemKeygen('ml-kem-768', { backend: 'native' }));
     return;
   }
   for (const id of ML_KEM_ALGORITHM_IDS) {
-    const { level } = ML_KEM_PARAMETERS[id];
     test(`${id}: the same seed gives the same public key`, () => {
       for (let i = 0; i < 5; i++) {
         const seed = bytes(64);
         assert.deepEqual(
-          mlKemKeyPairFromSeed(seed, level, { backend: 'native' }),
-          mlKemKeyPairFromSeed(seed, level, { backend: 'noble' }),
+          mlKemKeyPairFromSeed(seed, id, { backend: 'native' }),
+          mlKemKeyPairFromSeed(seed, id, { backend: 'noble' }),
         );
       }
     });
 
     test(`${id}: each decapsulates what the other encapsulates, from the seed and from the expanded key`, async () => {
-      const native = await mlKemKeygen(level, { backend: 'native' });
-      const noble = await mlKemKeygen(level, { backend: 'noble' });
+      const native = await mlKemKeygen(id, { backend: 'native' });
+      const noble = await mlKemKeygen(id, { backend: 'noble' });
       for (const [keys, sender, receiver] of [
         [native, 'noble', 'native'],
         [noble, 'native', 'noble'],
@@ -83,7 +76,7 @@ describe('ML-KEM: node:crypto ⇄ @noble/post-quantum', () => {
         [noble, 'noble', 'native'],
       ] as const) {
         const sent = await mlKemEncapsulate(keys.publicKey, { backend: sender });
-        const fromSeed = await mlKemDecapsulate(keys.secretKey, sent.ciphertext, level, { backend: receiver });
+        const fromSeed = await mlKemDecapsulate(keys.secretKey, sent.ciphertext, id, { backend: receiver });
         assert.deepEqual(fromSeed.sharedSecret, sent.sharedSecret, `${sender} → ${receiver}`);
         const expanded = NOBLE_KEM[id].keygen(keys.secretKey).secretKey;
         const fromExpanded = await mlKemDecapsulate(expanded, sent.ciphertext, undefined, { backend: receiver });
@@ -92,12 +85,12 @@ describe('ML-KEM: node:crypto ⇄ @noble/post-quantum', () => {
     });
 
     test(`${id}: the implicit-rejection secret of a tampered ciphertext is the same on both`, async () => {
-      const keys = await mlKemKeygen(level);
+      const keys = await mlKemKeygen(id);
       const sent = await mlKemEncapsulate(keys.publicKey);
       const tampered = sent.ciphertext.slice();
       tampered[tampered.length - 1] = (tampered[tampered.length - 1] ?? 0) ^ 0x40;
-      const native = await mlKemDecapsulate(keys.secretKey, tampered, level, { backend: 'native' });
-      const noble = await mlKemDecapsulate(keys.secretKey, tampered, level, { backend: 'noble' });
+      const native = await mlKemDecapsulate(keys.secretKey, tampered, id, { backend: 'native' });
+      const noble = await mlKemDecapsulate(keys.secretKey, tampered, id, { backend: 'noble' });
       assert.deepEqual(native, noble);
       assert.notDeepEqual(native.sharedSecret, sent.sharedSecret);
     });
@@ -106,7 +99,7 @@ describe('ML-KEM: node:crypto ⇄ @noble/post-quantum', () => {
       const seed = bytes(64);
       const expanded = NOBLE_KEM[id].keygen(seed).secretKey;
       expanded[expanded.length - 40] = (expanded[expanded.length - 40] ?? 0) ^ 1;
-      const publicKey = mlKemKeyPairFromSeed(seed, level).publicKey;
+      const publicKey = mlKemKeyPairFromSeed(seed, id).publicKey;
       publicKey[0] = 0xff;
       publicKey[1] = (publicKey[1] ?? 0) | 0x0f;
       for (const backend of ['native', 'noble'] as const) {
@@ -126,21 +119,20 @@ describe('ML-DSA: node:crypto ⇄ @noble/post-quantum', () => {
     return;
   }
   for (const id of ML_DSA_ALGORITHM_IDS) {
-    const { level } = ML_DSA_PARAMETERS[id];
     test(`${id}: the same seed gives the same public key`, async () => {
       for (let i = 0; i < 3; i++) {
         const seed = bytes(32);
         assert.deepEqual(
-          await mlDsaKeygen(level, { seed, backend: 'native' }),
-          await mlDsaKeygen(level, { seed, backend: 'noble' }),
+          await mlDsaKeygen(id, { seed, backend: 'native' }),
+          await mlDsaKeygen(id, { seed, backend: 'noble' }),
         );
       }
-      const fresh = await mlDsaKeygen(level, { backend: 'native' });
-      assert.deepEqual(await mlDsaKeygen(level, { seed: fresh.secretKey, backend: 'noble' }), fresh);
+      const fresh = await mlDsaKeygen(id, { backend: 'native' });
+      assert.deepEqual(await mlDsaKeygen(id, { seed: fresh.secretKey, backend: 'noble' }), fresh);
     });
 
     test(`${id}: each verifies what the other signs, with and without a context, from the seed and the expanded key`, async () => {
-      const keys = await mlDsaKeygen(level);
+      const keys = await mlDsaKeygen(id);
       const expanded = NOBLE_DSA[id].keygen(keys.secretKey).secretKey;
       const message = bytes(100);
       for (const context of [undefined, text('differential')]) {
@@ -149,7 +141,7 @@ describe('ML-DSA: node:crypto ⇄ @noble/post-quantum', () => {
             ['native', 'noble'],
             ['noble', 'native'],
           ] as const) {
-            const { signature } = await mlDsaSign(secretKey, message, { level, context, backend: signer });
+            const { signature } = await mlDsaSign(secretKey, message, { algorithm: id, context, backend: signer });
             const { valid } = await mlDsaVerify(keys.publicKey, message, signature, { context, backend: verifier });
             assert.equal(
               valid,
@@ -189,32 +181,37 @@ describe('ML-DSA: node:crypto ⇄ @noble/post-quantum', () => {
 
 describe('SLH-DSA: node:crypto ⇄ @noble/post-quantum', () => {
   if (!PQ_NATIVE_SUPPORT.slhDsa) {
-    refusesNative('SLH-DSA', () => slhDsaKeygen('sha2-128f', { backend: 'native' }));
+    refusesNative('SLH-DSA', () => slhDsaKeygen('slh-dsa-sha2-128f', { backend: 'native' }));
     return;
   }
-  for (const variant of ['sha2-128f', 'sha2-192f', 'shake-128f', 'sha2-128s']) {
-    const { n } = SLH_DSA_PARAMETERS[slhDsaAlgorithmForVariant(variant)];
-    test(`${variant}: the same keys, and each verifies what the other signs`, async () => {
+  for (const algorithm of [
+    'slh-dsa-sha2-128f',
+    'slh-dsa-sha2-192f',
+    'slh-dsa-shake-128f',
+    'slh-dsa-sha2-128s',
+  ] as const) {
+    const { n } = SLH_DSA_PARAMETERS[algorithm];
+    test(`${algorithm}: the same keys, and each verifies what the other signs`, async () => {
       // node:crypto takes no seed: its key pair is recomputed by noble from SK.seed ‖ SK.prf ‖
       // PK.seed, which checks its PK.root (the root of the top XMSS tree).
-      const native = await slhDsaKeygen(variant, { backend: 'native' });
-      const recomputed = await slhDsaKeygen(variant, { seed: native.secretKey.subarray(0, 3 * n) });
+      const native = await slhDsaKeygen(algorithm, { backend: 'native' });
+      const recomputed = await slhDsaKeygen(algorithm, { seed: native.secretKey.subarray(0, 3 * n) });
       assert.deepEqual(recomputed, native);
-      const noble = await slhDsaKeygen(variant, { seed: bytes(3 * n) });
+      const noble = await slhDsaKeygen(algorithm, { seed: bytes(3 * n) });
       const message = bytes(64);
       const context = text('slh');
       for (const [keys, signer, verifier] of [
         [noble, 'native', 'noble'],
         [native, 'noble', 'native'],
       ] as const) {
-        const { signature } = await slhDsaSign(keys.secretKey, message, { variant, context, backend: signer });
+        const { signature } = await slhDsaSign(keys.secretKey, message, { algorithm, context, backend: signer });
         assert.equal(
-          (await slhDsaVerify(keys.publicKey, message, signature, { variant, context, backend: verifier })).valid,
+          (await slhDsaVerify(keys.publicKey, message, signature, { algorithm, context, backend: verifier })).valid,
           true,
           `${signer} → ${verifier}`,
         );
         assert.equal(
-          (await slhDsaVerify(keys.publicKey, message, signature, { variant, backend: verifier })).valid,
+          (await slhDsaVerify(keys.publicKey, message, signature, { algorithm, backend: verifier })).valid,
           false,
           `${signer} → ${verifier}, context dropped`,
         );

@@ -155,7 +155,7 @@ for (const [algorithm, spec] of Object.entries(SCHEMES) as [Scheme, (typeof SCHE
 }
 
 describe('ML-DSA private keys', () => {
-  test("the expanded key of the level signs as its seed does (@noble/post-quantum verifies); another level's is refused", async () => {
+  test("the expanded key of the parameter set signs as its seed does (@noble/post-quantum verifies); another set's is refused", async () => {
     const seed = new Uint8Array(32).fill(5);
     const { secretKey: expanded, publicKey } = ml_dsa65.keygen(seed);
     const signature = await signMessage('ml-dsa-65', expanded, text('m'));
@@ -229,26 +229,13 @@ describe('the runner', () => {
       await verifySignature('slh-dsa-sha2-128f', slh.publicKey, text('m'), slhSignature, { runner: recording }),
       true,
     );
-    const dsaFields = {
-      secretKey: 'privateKey',
-      publicKey: 'publicKey',
-      signature: 'signature',
-      context: 'context',
-      level: 'algorithm',
-    };
-    const slhFields = {
-      secretKey: 'privateKey',
-      publicKey: 'publicKey',
-      signature: 'signature',
-      context: 'context',
-      variant: 'algorithm',
-    };
+    // No field names are passed: core's defaults are the names of /v2/sign (privateKey, algorithm).
     assert.deepEqual(calls, [
       ['privateKeyFromPem', 'ml-dsa-87', { field: 'privateKey' }],
-      ['mlDsaSign', { level: 87, context, fields: dsaFields }],
-      ['mlDsaVerify', { level: 87, context, fields: dsaFields }],
-      ['slhDsaSign', { variant: 'sha2-128f', context: undefined, fields: slhFields }],
-      ['slhDsaVerify', { variant: 'sha2-128f', context: undefined, fields: slhFields }],
+      ['mlDsaSign', { algorithm: 'ml-dsa-87', context }],
+      ['mlDsaVerify', { algorithm: 'ml-dsa-87', context }],
+      ['slhDsaSign', { algorithm: 'slh-dsa-sha2-128f', context: undefined }],
+      ['slhDsaVerify', { algorithm: 'slh-dsa-sha2-128f', context: undefined }],
     ]);
   });
 

@@ -12,11 +12,12 @@ import fc from 'fast-check';
 import { ml_kem768 } from '@noble/post-quantum/ml-kem.js';
 import {
   PQ_SEALED_BOX,
+  PQ_SEALED_BOX_ALGORITHM_IDS,
   PQ_SEALED_BOX_INFO,
   PQ_SEALED_BOX_OVERHEAD,
   openBoxPq,
   sealBoxPq,
-  type PqSealedBoxSecretKey,
+  type PqSealedBoxPrivateKey,
 } from '../src/sealedbox-pq.ts';
 import { SEALED_BOX_ALGORITHM_IDS } from '../src/sealedbox.ts';
 import { XWING_HPKE_KEM, XWING_HPKE_KEM_ID, xwingDecapsulate, xwingKeygen, type XWingKeyPair } from '../src/xwing.ts';
@@ -54,16 +55,16 @@ function flipBit(value: Uint8Array, bit: number): Uint8Array {
 const expandedOf = (seed: Uint8Array) => ml_kem768.keygen(seed).secretKey;
 
 /** Every secret-key form of one X-Wing key: the seed, and its parts with the ML-KEM seed or expanded key. */
-function secretForms(keys: XWingKeyPair): [string, PqSealedBoxSecretKey][] {
+function secretForms(keys: XWingKeyPair): [string, PqSealedBoxPrivateKey][] {
   return [
-    ['secretKey (the X-Wing seed)', { secretKey: keys.secretKey }],
+    ['privateKey (the X-Wing seed)', { privateKey: keys.secretKey }],
     [
-      'x25519SecretKey + mlKemSecretKey (seed)',
-      { x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey },
+      'x25519PrivateKey + mlKemPrivateKey (seed)',
+      { x25519PrivateKey: keys.x25519PrivateKey, mlKemPrivateKey: keys.mlKemSecretKey },
     ],
     [
-      'x25519SecretKey + mlKemSecretKey (expanded)',
-      { x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: expandedOf(keys.mlKemSecretKey) },
+      'x25519PrivateKey + mlKemPrivateKey (expanded)',
+      { x25519PrivateKey: keys.x25519PrivateKey, mlKemPrivateKey: expandedOf(keys.mlKemSecretKey) },
     ],
   ];
 }
@@ -116,7 +117,8 @@ describe('post-quantum sealed box round trips', () => {
     assert.equal(sealed.byteLength, plaintext.byteLength + PQ_SEALED_BOX_OVERHEAD);
     assert.equal(PQ_SEALED_BOX_OVERHEAD, 1136);
     assert.equal(PQ_SEALED_BOX, 'hpke-x25519-ml-kem-768-chacha20-poly1305');
-    assert.deepEqual([...SEALED_BOX_ALGORITHM_IDS], ['x25519-xsalsa20-poly1305', PQ_SEALED_BOX]);
+    assert.deepEqual([...SEALED_BOX_ALGORITHM_IDS], ['x25519-xsalsa20-poly1305']);
+    assert.deepEqual([...PQ_SEALED_BOX_ALGORITHM_IDS], [PQ_SEALED_BOX]);
     assert.equal(new TextDecoder().decode(PQ_SEALED_BOX_INFO), 'crypto-service/v2/sealedbox-pq');
     // Opened by hand from the pieces: X-Wing decapsulation, RFC 9180's key schedule with this info,
     // ChaCha20-Poly1305 with base_nonce and empty AAD.
@@ -148,7 +150,7 @@ describe('post-quantum sealed box round trips', () => {
     for (const length of [0, 65536]) {
       const plaintext = new Uint8Array(length).map((_, i) => (i * 7) & 0xff);
       assert.deepEqual(
-        await openBoxPq({ secretKey: keys.secretKey }, await sealBoxPq({ publicKey: keys.publicKey }, plaintext)),
+        await openBoxPq({ privateKey: keys.secretKey }, await sealBoxPq({ publicKey: keys.publicKey }, plaintext)),
         plaintext,
         `length ${length}`,
       );
@@ -171,12 +173,12 @@ describe('post-quantum sealed box: every failure to open is the one DECRYPTION_F
     for (const [label, secret] of secretForms(other))
       await assert.rejects(openBoxPq(secret, sealed), isDecryptionFailure, label);
     await assert.rejects(
-      openBoxPq({ x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: other.mlKemSecretKey }, sealed),
+      openBoxPq({ x25519PrivateKey: keys.x25519PrivateKey, mlKemPrivateKey: other.mlKemSecretKey }, sealed),
       isDecryptionFailure,
       'foreign ML-KEM part',
     );
     await assert.rejects(
-      openBoxPq({ x25519SecretKey: other.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey }, sealed),
+      openBoxPq({ x25519PrivateKey: other.x25519PrivateKey, mlKemPrivateKey: keys.mlKemSecretKey }, sealed),
       isDecryptionFailure,
       'foreign X25519 part',
     );
@@ -202,13 +204,13 @@ describe('post-quantum sealed box: every failure to open is the one DECRYPTION_F
   test('truncation, an extra byte, the empty box, and a low-order X25519 ephemeral key', async () => {
     for (const length of [0, 1, 1119, 1120, 1135, sealed.byteLength - 1]) {
       await assert.rejects(
-        openBoxPq({ secretKey: keys.secretKey }, sealed.subarray(0, length)),
+        openBoxPq({ privateKey: keys.secretKey }, sealed.subarray(0, length)),
         isDecryptionFailure,
         `length ${length}`,
       );
     }
     await assert.rejects(
-      openBoxPq({ secretKey: keys.secretKey }, new Uint8Array([...sealed, 0])),
+      openBoxPq({ privateKey: keys.secretKey }, new Uint8Array([...sealed, 0])),
       isDecryptionFailure,
       'extra byte',
     );
@@ -217,7 +219,7 @@ describe('post-quantum sealed box: every failure to open is the one DECRYPTION_F
     for (const [label, secret] of secretForms(keys))
       await assert.rejects(openBoxPq(secret, lowOrder), isDecryptionFailure, `low order, ${label}`);
     // The box itself still opens: each failure was the change, not the key.
-    assert.deepEqual(await openBoxPq({ secretKey: keys.secretKey }, sealed), plaintext);
+    assert.deepEqual(await openBoxPq({ privateKey: keys.secretKey }, sealed), plaintext);
   });
 });
 
@@ -245,13 +247,16 @@ describe('post-quantum sealed box: malformed keys are INVALID_INPUT naming the f
     const expanded = expandedOf(keys.mlKemSecretKey);
     expanded[1152 + 1184]! ^= 1;
     const garbage = new Uint8Array(2000);
-    const cases: [PqSealedBoxSecretKey, string][] = [
-      [{ secretKey: keys.secretKey.subarray(1) }, '/secretKey'],
-      [{ secretKey: new Uint8Array(64) }, '/secretKey'],
-      [{ x25519SecretKey: new Uint8Array(31), mlKemSecretKey: keys.mlKemSecretKey }, '/x25519SecretKey'],
-      [{ x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey.subarray(1) }, '/mlKemSecretKey'],
-      [{ x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: new Uint8Array(1632) }, '/mlKemSecretKey'],
-      [{ x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: expanded }, '/mlKemSecretKey'],
+    const cases: [PqSealedBoxPrivateKey, string][] = [
+      [{ privateKey: keys.secretKey.subarray(1) }, '/privateKey'],
+      [{ privateKey: new Uint8Array(64) }, '/privateKey'],
+      [{ x25519PrivateKey: new Uint8Array(31), mlKemPrivateKey: keys.mlKemSecretKey }, '/x25519PrivateKey'],
+      [
+        { x25519PrivateKey: keys.x25519PrivateKey, mlKemPrivateKey: keys.mlKemSecretKey.subarray(1) },
+        '/mlKemPrivateKey',
+      ],
+      [{ x25519PrivateKey: keys.x25519PrivateKey, mlKemPrivateKey: new Uint8Array(1632) }, '/mlKemPrivateKey'],
+      [{ x25519PrivateKey: keys.x25519PrivateKey, mlKemPrivateKey: expanded }, '/mlKemPrivateKey'],
     ];
     for (const [secret, field] of cases) {
       for (const box of [garbage, new Uint8Array(0)])
@@ -270,9 +275,9 @@ describe('post-quantum sealed box properties (fast-check, fixed seed)', () => {
           : { publicKey: keys.publicKey };
         const sealed = await sealBoxPq(recipient, plaintext);
         assert.equal(sealed.byteLength, plaintext.byteLength + PQ_SEALED_BOX_OVERHEAD);
-        assert.deepEqual(await openBoxPq({ secretKey: keys.secretKey }, sealed), plaintext);
+        assert.deepEqual(await openBoxPq({ privateKey: keys.secretKey }, sealed), plaintext);
         assert.deepEqual(
-          await openBoxPq({ x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey }, sealed),
+          await openBoxPq({ x25519PrivateKey: keys.x25519PrivateKey, mlKemPrivateKey: keys.mlKemSecretKey }, sealed),
           plaintext,
         );
       }),
@@ -286,7 +291,7 @@ describe('post-quantum sealed box properties (fast-check, fixed seed)', () => {
       fc.asyncProperty(fc.uint8Array({ minLength: 0, maxLength: 256 }), fc.nat(), async (plaintext, position) => {
         const sealed = await sealBoxPq({ publicKey: keys.publicKey }, plaintext);
         await assert.rejects(
-          openBoxPq({ secretKey: keys.secretKey }, flipBit(sealed, position % (sealed.byteLength * 8))),
+          openBoxPq({ privateKey: keys.secretKey }, flipBit(sealed, position % (sealed.byteLength * 8))),
           isDecryptionFailure,
         );
       }),

@@ -9,8 +9,7 @@ import { CryptoError } from '../src/errors.ts';
 import {
   SLH_DSA_ALGORITHM_IDS,
   SLH_DSA_PARAMETERS,
-  SLH_DSA_VARIANTS,
-  slhDsaAlgorithmForVariant,
+  slhDsaAlgorithm,
   slhDsaKeygen,
   slhDsaSign,
   slhDsaVerify,
@@ -25,58 +24,62 @@ function invalid(field: string) {
   };
 }
 
+/** Asserts a CryptoError UNSUPPORTED_ALGORITHM that names `field` and lists the valid identifiers. */
+function unsupported(field: string) {
+  return (error: unknown) => {
+    assert.ok(error instanceof CryptoError, String(error));
+    assert.equal(error.code, 'UNSUPPORTED_ALGORITHM');
+    assert.equal(error.field, field, error.message);
+    assert.match(error.message, /must be one of: /);
+    return true;
+  };
+}
+
 const text = (value: string) => new TextEncoder().encode(value);
 
 describe('SLH-DSA parameter sets (FIPS 205 Table 2)', () => {
-  test('twelve sets, their variants, n and signature sizes', () => {
-    assert.deepEqual(SLH_DSA_VARIANTS, [
-      'sha2-128s',
-      'sha2-128f',
-      'sha2-192s',
-      'sha2-192f',
-      'sha2-256s',
-      'sha2-256f',
-      'shake-128s',
-      'shake-128f',
-      'shake-192s',
-      'shake-192f',
-      'shake-256s',
-      'shake-256f',
+  test('twelve sets, their identifiers, n and signature sizes', () => {
+    assert.deepEqual(SLH_DSA_ALGORITHM_IDS, [
+      'slh-dsa-sha2-128s',
+      'slh-dsa-sha2-128f',
+      'slh-dsa-sha2-192s',
+      'slh-dsa-sha2-192f',
+      'slh-dsa-sha2-256s',
+      'slh-dsa-sha2-256f',
+      'slh-dsa-shake-128s',
+      'slh-dsa-shake-128f',
+      'slh-dsa-shake-192s',
+      'slh-dsa-shake-192f',
+      'slh-dsa-shake-256s',
+      'slh-dsa-shake-256f',
     ]);
-    assert.deepEqual(
-      SLH_DSA_ALGORITHM_IDS,
-      SLH_DSA_VARIANTS.map((variant) => `slh-dsa-${variant}`),
-    );
     const sizes = Object.fromEntries(
-      SLH_DSA_ALGORITHM_IDS.map((id) => [
-        SLH_DSA_PARAMETERS[id].variant,
-        [SLH_DSA_PARAMETERS[id].n, SLH_DSA_PARAMETERS[id].signatureLength],
-      ]),
+      SLH_DSA_ALGORITHM_IDS.map((id) => [id, [SLH_DSA_PARAMETERS[id].n, SLH_DSA_PARAMETERS[id].signatureLength]]),
     );
     assert.deepEqual(sizes, {
-      'sha2-128s': [16, 7856],
-      'sha2-128f': [16, 17088],
-      'sha2-192s': [24, 16224],
-      'sha2-192f': [24, 35664],
-      'sha2-256s': [32, 29792],
-      'sha2-256f': [32, 49856],
-      'shake-128s': [16, 7856],
-      'shake-128f': [16, 17088],
-      'shake-192s': [24, 16224],
-      'shake-192f': [24, 35664],
-      'shake-256s': [32, 29792],
-      'shake-256f': [32, 49856],
+      'slh-dsa-sha2-128s': [16, 7856],
+      'slh-dsa-sha2-128f': [16, 17088],
+      'slh-dsa-sha2-192s': [24, 16224],
+      'slh-dsa-sha2-192f': [24, 35664],
+      'slh-dsa-sha2-256s': [32, 29792],
+      'slh-dsa-sha2-256f': [32, 49856],
+      'slh-dsa-shake-128s': [16, 7856],
+      'slh-dsa-shake-128f': [16, 17088],
+      'slh-dsa-shake-192s': [24, 16224],
+      'slh-dsa-shake-192f': [24, 35664],
+      'slh-dsa-shake-256s': [32, 29792],
+      'slh-dsa-shake-256f': [32, 49856],
     });
-    assert.equal(slhDsaAlgorithmForVariant(undefined), 'slh-dsa-sha2-128f');
+    assert.equal(slhDsaAlgorithm(undefined), 'slh-dsa-sha2-128f');
   });
 });
 
 describe('SLH-DSA key generation', () => {
-  for (const variant of SLH_DSA_VARIANTS.filter((name) => name.endsWith('f'))) {
-    test(`${variant}: a public key of 2n and a secret key of 4n bytes that ends with it`, async () => {
-      const keys = await slhDsaKeygen(variant);
-      const { n } = SLH_DSA_PARAMETERS[slhDsaAlgorithmForVariant(variant)];
-      assert.equal(keys.algorithm, `slh-dsa-${variant}`);
+  for (const id of SLH_DSA_ALGORITHM_IDS.filter((name) => name.endsWith('f'))) {
+    test(`${id}: a public key of 2n and a secret key of 4n bytes that ends with it`, async () => {
+      const keys = await slhDsaKeygen(id);
+      const { n } = SLH_DSA_PARAMETERS[id];
+      assert.equal(keys.algorithm, id);
       assert.equal(keys.publicKey.byteLength, 2 * n);
       assert.equal(keys.secretKey.byteLength, 4 * n);
       // FIPS 205 §9.1: SK = SK.seed ‖ SK.prf ‖ PK.seed ‖ PK.root, and PK = PK.seed ‖ PK.root.
@@ -86,12 +89,12 @@ describe('SLH-DSA key generation', () => {
 
   test('keygen from a 3n-byte seed is deterministic and keeps the seed as SK.seed ‖ SK.prf ‖ PK.seed', async () => {
     const seed = new Uint8Array(48).map((_, index) => index);
-    const a = await slhDsaKeygen('sha2-128f', { seed });
-    const b = await slhDsaKeygen('sha2-128f', { seed });
+    const a = await slhDsaKeygen('slh-dsa-sha2-128f', { seed });
+    const b = await slhDsaKeygen('slh-dsa-sha2-128f', { seed });
     assert.deepEqual(a, b);
     assert.deepEqual(a.secretKey.subarray(0, 48), seed);
-    await assert.rejects(slhDsaKeygen('sha2-128f', { seed: new Uint8Array(47) }), invalid('/seed'));
-    await assert.rejects(slhDsaKeygen('sha2-128f', { seed, backend: 'native' }), /noble backend/);
+    await assert.rejects(slhDsaKeygen('slh-dsa-sha2-128f', { seed: new Uint8Array(47) }), invalid('/seed'));
+    await assert.rejects(slhDsaKeygen('slh-dsa-sha2-128f', { seed, backend: 'native' }), /noble backend/);
   });
 });
 
@@ -114,15 +117,15 @@ describe('SLH-DSA signatures (sha2-128f, the default)', () => {
     assert.equal((await slhDsaVerify(keys.publicKey, text('post-classical'), plain.signature)).valid, false);
     const other = await slhDsaKeygen();
     assert.equal((await slhDsaVerify(other.publicKey, message, plain.signature)).valid, false);
-    // The SHAKE set of the same size takes the same lengths: `variant` must name the right one.
+    // The SHAKE set of the same size takes the same lengths: `algorithm` must name the right one.
     assert.equal(
-      (await slhDsaVerify(keys.publicKey, message, plain.signature, { variant: 'shake-128f' })).valid,
+      (await slhDsaVerify(keys.publicKey, message, plain.signature, { algorithm: 'slh-dsa-shake-128f' })).valid,
       false,
     );
   });
 
   test('signing is hedged; the deterministic variant (tests only) repeats itself and verifies', async () => {
-    const keys = await slhDsaKeygen('sha2-128f', { seed: new Uint8Array(48).fill(1) });
+    const keys = await slhDsaKeygen('slh-dsa-sha2-128f', { seed: new Uint8Array(48).fill(1) });
     const message = text('m');
     const a = await slhDsaSign(keys.secretKey, message);
     const b = await slhDsaSign(keys.secretKey, message);
@@ -157,12 +160,15 @@ describe('SLH-DSA input checks', () => {
     for (const length of [0, 63, 65, 96]) {
       await assert.rejects(
         slhDsaSign(new Uint8Array(length), text('m')),
-        invalid('/secretKey'),
+        invalid('/privateKey'),
         `secret key ${length}`,
       );
     }
     // A 128f key is not a 192f key.
-    await assert.rejects(slhDsaSign(keys.secretKey, text('m'), { variant: 'sha2-192f' }), invalid('/secretKey'));
+    await assert.rejects(
+      slhDsaSign(keys.secretKey, text('m'), { algorithm: 'slh-dsa-sha2-192f' }),
+      invalid('/privateKey'),
+    );
     for (const length of [0, 31, 33, 48]) {
       await assert.rejects(
         slhDsaVerify(new Uint8Array(length), text('m'), signature),
@@ -189,17 +195,21 @@ describe('SLH-DSA input checks', () => {
       invalid('/sig'),
     );
     await assert.rejects(
-      slhDsaSign(new Uint8Array(64), text('m'), { variant: 'x', fields: { variant: 'algorithm' } }),
-      invalid('/algorithm'),
+      slhDsaSign(new Uint8Array(64), text('m'), { algorithm: 'x', fields: { algorithm: 'parameterSet' } }),
+      unsupported('/parameterSet'),
     );
   });
 
-  test('an unknown variant is refused', async () => {
-    await assert.rejects(slhDsaKeygen('sha2-128x'), invalid('/variant'));
-    await assert.rejects(slhDsaSign(new Uint8Array(64), text('m'), { variant: 'sha3-128f' }), invalid('/variant'));
+  test('an unknown identifier is refused, the short names of earlier versions included', async () => {
+    await assert.rejects(slhDsaKeygen('slh-dsa-sha2-128x'), unsupported('/algorithm'));
+    await assert.rejects(slhDsaKeygen('sha2-128f'), unsupported('/algorithm'));
     await assert.rejects(
-      slhDsaVerify(new Uint8Array(32), text('m'), new Uint8Array(17088), { variant: '' }),
-      invalid('/variant'),
+      slhDsaSign(new Uint8Array(64), text('m'), { algorithm: 'slh-dsa-sha3-128f' }),
+      unsupported('/algorithm'),
+    );
+    await assert.rejects(
+      slhDsaVerify(new Uint8Array(32), text('m'), new Uint8Array(17088), { algorithm: '' }),
+      unsupported('/algorithm'),
     );
   });
 

@@ -30,11 +30,11 @@ interface MacFile {
 }
 
 const FILES: [string, MacAlgorithm][] = [
-  ['hmac_sha256_test.json', 'sha256'],
-  ['hmac_sha384_test.json', 'sha384'],
-  ['hmac_sha512_test.json', 'sha512'],
-  ['hmac_sha3_256_test.json', 'sha3-256'],
-  ['hmac_sha3_512_test.json', 'sha3-512'],
+  ['hmac_sha256_test.json', 'hmac-sha256'],
+  ['hmac_sha384_test.json', 'hmac-sha384'],
+  ['hmac_sha512_test.json', 'hmac-sha512'],
+  ['hmac_sha3_256_test.json', 'hmac-sha3-256'],
+  ['hmac_sha3_512_test.json', 'hmac-sha3-512'],
 ];
 
 for (const [file, algorithm] of FILES) {

@@ -198,9 +198,9 @@ describe('Wycheproof ML-DSA key generation from seeds and signing', () => {
                 // each backend verified on each backend.
                 checkedGroup = true;
                 for (const backend of BACKENDS) {
-                  const keys = await mlDsaKeygen(level, { seed, backend });
+                  const keys = await mlDsaKeygen(algorithm, { seed, backend });
                   assert.equal(toHex(keys.publicKey), group.publicKey, `${label} public key (${backend})`);
-                  const fresh = await mlDsaSign(seed, message, { level, ...withContext, backend });
+                  const fresh = await mlDsaSign(seed, message, { algorithm, ...withContext, backend });
                   for (const verifier of BACKENDS) {
                     const check = await mlDsaVerify(publicKey, message, fresh.signature, {
                       ...withContext,
@@ -211,7 +211,7 @@ describe('Wycheproof ML-DSA key generation from seeds and signing', () => {
                 }
               }
               const randomness = vector.rnd === undefined ? ZERO_RND : fromHex(vector.rnd);
-              const exact = await mlDsaSign(seed, message, { level, ...withContext, randomness });
+              const exact = await mlDsaSign(seed, message, { algorithm, ...withContext, randomness });
               assert.equal(exact.algorithm, algorithm);
               assert.equal(
                 toHex(exact.signature),
@@ -224,13 +224,16 @@ describe('Wycheproof ML-DSA key generation from seeds and signing', () => {
               // Seeds of the wrong length, contexts over 255 bytes: refused on every backend.
               counts.invalid++;
               for (const backend of BACKENDS) {
-                await assert.rejects(mlDsaSign(seed, message, { level, ...withContext, backend }), (error: unknown) => {
-                  assert.ok(
-                    error instanceof CryptoError && error.code === 'INVALID_INPUT',
-                    `${label} (${backend}): ${String(error)}`,
-                  );
-                  return true;
-                });
+                await assert.rejects(
+                  mlDsaSign(seed, message, { algorithm, ...withContext, backend }),
+                  (error: unknown) => {
+                    assert.ok(
+                      error instanceof CryptoError && error.code === 'INVALID_INPUT',
+                      `${label} (${backend}): ${String(error)}`,
+                    );
+                    return true;
+                  },
+                );
               }
               break;
             case 'acceptable': {
@@ -238,7 +241,7 @@ describe('Wycheproof ML-DSA key generation from seeds and signing', () => {
               const outcomes = new Set<string>();
               for (const backend of BACKENDS) {
                 outcomes.add(
-                  await mlDsaSign(seed, message, { level, ...withContext, backend }).then(
+                  await mlDsaSign(seed, message, { algorithm, ...withContext, backend }).then(
                     () => 'signed',
                     () => 'refused',
                   ),

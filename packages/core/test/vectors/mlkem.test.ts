@@ -85,7 +85,6 @@ describe('Wycheproof ML-KEM: key generation from seeds and decapsulation', () =>
       for (const group of data.testGroups) {
         assert.equal(group.type, 'MLKEMTest');
         const algorithm = algorithmOf(group.parameterSet);
-        const level = ML_KEM_PARAMETERS[algorithm].level;
         const noble = ML_KEM_PARAMETERS[algorithm].noble;
         for (const vector of group.tests) {
           const label = `${file} tcId ${vector.tcId} (${vector.comment ?? ''})`;
@@ -98,9 +97,9 @@ describe('Wycheproof ML-KEM: key generation from seeds and decapsulation', () =>
               // exercises the other secret-key form (PKCS#8 import on node:crypto).
               const expanded = noble.keygen(seed).secretKey;
               for (const backend of BACKENDS) {
-                const keys = mlKemKeyPairFromSeed(seed, level, { backend });
+                const keys = mlKemKeyPairFromSeed(seed, algorithm, { backend });
                 if (vector.ek !== undefined) assert.equal(toHex(keys.publicKey), vector.ek, `${label} ek (${backend})`);
-                const fromSeed = await mlKemDecapsulate(seed, ciphertext, level, { backend });
+                const fromSeed = await mlKemDecapsulate(seed, ciphertext, algorithm, { backend });
                 assert.equal(toHex(fromSeed.sharedSecret), vector.K, `${label} K from the seed (${backend})`);
                 const fromExpanded = await mlKemDecapsulate(expanded, ciphertext, undefined, { backend });
                 assert.equal(
@@ -116,7 +115,7 @@ describe('Wycheproof ML-KEM: key generation from seeds and decapsulation', () =>
               // Seeds and ciphertexts of the wrong length: refused before any arithmetic.
               for (const backend of BACKENDS) {
                 await assertRefused(
-                  () => mlKemDecapsulate(seed, ciphertext, level, { backend }),
+                  () => mlKemDecapsulate(seed, ciphertext, algorithm, { backend }),
                   `${label} (${backend})`,
                 );
               }
@@ -125,7 +124,7 @@ describe('Wycheproof ML-KEM: key generation from seeds and decapsulation', () =>
               // None in these files today; if one appears, both backends must at least agree.
               counts.acceptable++;
               await assertBackendsAgree(
-                BACKENDS.map((backend) => () => mlKemDecapsulate(seed, ciphertext, level, { backend })),
+                BACKENDS.map((backend) => () => mlKemDecapsulate(seed, ciphertext, algorithm, { backend })),
                 true,
               );
               break;
@@ -210,12 +209,12 @@ test('Wycheproof mlkem_768_keygen_seed_test.json: seed → ek, and the expanded 
       const { cipherText, sharedSecret } = ml_kem768.encapsulate(fromHex(vector.ek));
       for (const backend of BACKENDS) {
         assert.equal(
-          toHex(mlKemKeyPairFromSeed(seed, 768, { backend }).publicKey),
+          toHex(mlKemKeyPairFromSeed(seed, 'ml-kem-768', { backend }).publicKey),
           vector.ek,
           `${label} ek (${backend})`,
         );
         const withDk = await mlKemDecapsulate(dk, cipherText, undefined, { backend });
-        const withSeed = await mlKemDecapsulate(seed, cipherText, 768, { backend });
+        const withSeed = await mlKemDecapsulate(seed, cipherText, 'ml-kem-768', { backend });
         assert.equal(toHex(withDk.sharedSecret), toHex(sharedSecret), `${label} dk (${backend})`);
         assert.equal(toHex(withSeed.sharedSecret), toHex(sharedSecret), `${label} seed (${backend})`);
       }
