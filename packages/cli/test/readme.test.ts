@@ -93,5 +93,5 @@ test('every line of the README examples runs, in order, in an empty directory', 
   assert.match(sharedSecret ?? '', /^[0-9a-f]{64}$/);
   assert.ok(printed.includes(sharedSecret ?? ''), 'decapsulate recovered the shared secret of encapsulate');
   const verdicts = run.stdout.match(/"valid": (true|false)/g);
-  assert.deepEqual(verdicts, ['"valid": true', '"valid": true'], 'password verify and pq verify said valid');
+  assert.deepEqual(verdicts, Array(3).fill('"valid": true'), 'verify, password verify and pq verify said valid');
 });
