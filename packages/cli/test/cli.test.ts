@@ -75,6 +75,9 @@ describe('help and usage errors (no service needed)', () => {
       [['verify', '--public-key', 'aa'], /--signature is required/],
       [['sign', '--private-key', '@/nonexistent/key'], /--private-key: cannot read \/nonexistent\/key/],
       [['hash', '--timeout', 'soon'], /--timeout must be a whole number/],
+      [['pq', 'sign-keygen', '--level', '44'], /Unknown option '--level'/],
+      [['pq', 'decapsulate', '--secret-key', 'aa'], /Unknown option '--secret-key'/],
+      [['pq', 'decapsulate', '--ciphertext', 'aa'], /--private-key is required/],
       [['--url', 'http://x', 'hash'], /the command comes first/],
     ];
     for (const [args, message] of cases) {
@@ -195,7 +198,9 @@ describe('against the real service', () => {
   });
 
   test('pq keygen, pq encapsulate, pq decapsulate agree on the shared secret', async () => {
-    const [publicKey, secretKey] = (await cli(['pq', 'keygen', '--plain', ...url()])).text.split('\n');
+    const keys = await cli(['pq', 'keygen', ...url()]);
+    assert.deepEqual(Object.keys(json(keys)).sort(), ['algorithm', 'privateKey', 'publicKey']);
+    const [publicKey, privateKey] = (await cli(['pq', 'keygen', '--plain', ...url()])).text.split('\n');
     const encapsulated = await cli(['pq', 'encapsulate', '--public-key', publicKey ?? '', '--plain', ...url()]);
     assert.equal(encapsulated.code, 0);
     const [ciphertext, sharedSecret] = encapsulated.text.split('\n');
@@ -204,8 +209,8 @@ describe('against the real service', () => {
     const decapsulated = await cli([
       'pq',
       'decapsulate',
-      '--secret-key',
-      secretKey ?? '',
+      '--private-key',
+      privateKey ?? '',
       '--ciphertext',
       `@${ciphertextFile}`,
       '--plain',
@@ -215,15 +220,15 @@ describe('against the real service', () => {
   });
 
   test('pq sign-keygen, pq sign, pq verify (ML-DSA-44)', async () => {
-    const keys = await cli(['pq', 'sign-keygen', '--level', '44', ...url()]);
-    const { publicKey, secretKey, algorithm } = json(keys) as {
+    const keys = await cli(['pq', 'sign-keygen', '--algorithm', 'ml-dsa-44', ...url()]);
+    const { publicKey, privateKey, algorithm } = json(keys) as {
       publicKey: string;
-      secretKey: string;
+      privateKey: string;
       algorithm: string;
     };
     assert.equal(algorithm, 'ml-dsa-44');
     const signed = await cli(
-      ['pq', 'sign', '--secret-key', secretKey, '--level', '44', '--context', 'cli', '--plain', ...url()],
+      ['pq', 'sign', '--private-key', privateKey, '-a', 'ml-dsa-44', '--context', 'cli', '--plain', ...url()],
       { input: 'pq message' },
     );
     assert.equal(signed.code, 0);
@@ -243,6 +248,11 @@ describe('against the real service', () => {
     assert.equal((await cli(args, { input: 'pq message' })).text, 'valid');
     const other = await cli(args, { input: 'pq massage' });
     assert.equal(other.code, 3);
+    assert.equal((await cli([...args, '-a', 'ml-dsa-44'], { input: 'pq message' })).text, 'valid');
+    // The public key reveals its parameter set, so another one named with it is refused.
+    const mismatch = await cli([...args, '-a', 'ml-dsa-87'], { input: 'pq message' });
+    assert.equal(mismatch.code, 1);
+    assert.match(mismatch.stderr, /^crypto-service: 400: .*algorithm/);
   });
 
   test('algorithms and health', async () => {

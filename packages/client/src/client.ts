@@ -17,8 +17,6 @@ import type {
   HmacVerifyResponse,
   KdfRequest,
   KdfResponse,
-  KeyGenerateRequest,
-  KeyGenerateResponse,
   KeyUnwrapRequest,
   KeyUnwrapResponse,
   KeyWrapRequest,
@@ -50,6 +48,7 @@ import type {
   PqHybridDecapsulateResponse,
   PqHybridEncapsulateRequest,
   PqHybridEncapsulateResponse,
+  PqHybridKeygenRequest,
   PqHybridKeygenResponse,
   PqKeygenRequest,
   PqKeygenResponse,
@@ -90,6 +89,7 @@ import type {
   VerifyResponse,
 } from '@crypto-service/protocol';
 import type { Envelope, HashResult } from './types.ts';
+import type { GeneratedKey, KeyFormat, KeyGenerationAlgorithm, KeyGenerationRequest } from './key-generation.ts';
 import { Transport, type CallOptions, type ClientOptions } from './transport.ts';
 
 export class CryptoClient {
@@ -153,8 +153,15 @@ export class CryptoClient {
     return this.#post('/v2/password/decrypt', body, options);
   }
 
-  /** POST /v2/keys/generate; without a body, an Ed25519 key pair in raw (hex) form. */
-  generateKeyPair(body: KeyGenerateRequest = {}, options?: CallOptions): Promise<KeyGenerateResponse> {
+  /**
+   * POST /v2/keys/generate; without a body, an Ed25519 key pair in raw (hex) form. The result's type
+   * follows the request: `{ publicKey, privateKey }` for a key pair, `{ key }` for a symmetric
+   * algorithm, strings for raw and pem, JWK objects for jwk.
+   */
+  generateKeyPair<const A extends KeyGenerationAlgorithm = 'ed25519', const F extends KeyFormat = 'raw'>(
+    body: KeyGenerationRequest<A, F> = {},
+    options?: CallOptions,
+  ): Promise<Envelope<GeneratedKey<A, F>>> {
     return this.#post('/v2/keys/generate', body, options);
   }
 
@@ -182,9 +189,9 @@ export class CryptoClient {
     return this.#post('/v2/sealedbox/open', body, options);
   }
 
-  /** POST /v2/pq/hybrid/keygen: an X-Wing (X25519 + ML-KEM-768) key pair. */
-  pqGenerateKeyPair(options?: CallOptions): Promise<PqHybridKeygenResponse> {
-    return this.#post('/v2/pq/hybrid/keygen', {}, options);
+  /** POST /v2/pq/hybrid/keygen: an X-Wing (X25519 + ML-KEM-768) key pair; the body may be omitted. */
+  pqGenerateKeyPair(body: PqHybridKeygenRequest = {}, options?: CallOptions): Promise<PqHybridKeygenResponse> {
+    return this.#post('/v2/pq/hybrid/keygen', body, options);
   }
 
   /** POST /v2/pq/hybrid/encapsulate */
@@ -197,7 +204,7 @@ export class CryptoClient {
     return this.#post('/v2/pq/hybrid/decapsulate', body, options);
   }
 
-  /** POST /v2/pq/dsa/keygen: an ML-DSA key pair (65 by default). */
+  /** POST /v2/pq/dsa/keygen: an ML-DSA key pair (ml-dsa-65 by default). */
   pqSignKeygen(body: PqDsaKeygenRequest = {}, options?: CallOptions): Promise<PqDsaKeygenResponse> {
     return this.#post('/v2/pq/dsa/keygen', body, options);
   }
@@ -263,7 +270,7 @@ export class CryptoClient {
     return this.#post('/v2/multi-recipient/encrypt', body, options);
   }
 
-  /** POST /v2/multi-recipient/decrypt: the envelope from multiRecipientEncrypt plus one recipient's secret key. */
+  /** POST /v2/multi-recipient/decrypt: the envelope from multiRecipientEncrypt plus one recipient's private key. */
   multiRecipientDecrypt(
     body: MultiRecipientDecryptRequest,
     options?: CallOptions,
@@ -271,7 +278,7 @@ export class CryptoClient {
     return this.#post('/v2/multi-recipient/decrypt', body, options);
   }
 
-  /** POST /v2/pq/keygen: an ML-KEM key pair (768 by default). */
+  /** POST /v2/pq/keygen: an ML-KEM key pair (ml-kem-768 by default). */
   mlKemKeygen(body: PqKeygenRequest = {}, options?: CallOptions): Promise<PqKeygenResponse> {
     return this.#post('/v2/pq/keygen', body, options);
   }

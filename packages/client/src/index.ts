@@ -12,6 +12,18 @@ export {
   CryptoTimeoutError,
 } from './errors.ts';
 export type { ApiProblem } from './errors.ts';
+export { SYMMETRIC_KEY_ALGORITHMS } from './key-generation.ts';
+export type {
+  EncodedKey,
+  GeneratedKey,
+  GeneratedKeyPair,
+  GeneratedSecretKey,
+  KeyFormat,
+  KeyGenerationAlgorithm,
+  KeyGenerationRequest,
+  KeyPairAlgorithm,
+  SymmetricKeyAlgorithm,
+} from './key-generation.ts';
 export type { CallOptions, ClientOptions, FetchLike } from './transport.ts';
 export type { RetryOptions } from './retry.ts';
 export type * from './types.ts';

@@ -59,6 +59,7 @@ export type {
   PqHybridDecapsulateResponse,
   PqHybridEncapsulateRequest,
   PqHybridEncapsulateResponse,
+  PqHybridKeygenRequest,
   PqHybridKeygenResponse,
   PqKeygenRequest,
   PqKeygenResponse,

@@ -63,7 +63,7 @@ describe('the client in headless Chromium', () => {
       const hash = await client.hash({ algorithm: 'sha256', data: 'abc' });
       const pair = await client.pqGenerateKeyPair();
       const sent = await client.pqEncapsulate({ publicKey: pair.data.publicKey });
-      const received = await client.pqDecapsulate({ secretKey: pair.data.secretKey, ciphertext: sent.data.ciphertext });
+      const received = await client.pqDecapsulate({ privateKey: pair.data.privateKey, ciphertext: sent.data.ciphertext });
       const caught = async (promise) => promise.then(() => 'resolved', (error) => error);
       const api = await caught(client.hash({ algorithm: 'md5', data: 'abc' }));
       const network = await caught(new CryptoClient({ baseUrl: '${unreachable}' }).health());

@@ -17,24 +17,25 @@ describe('the other routes, against the real service', () => {
   after(() => service.close());
 
   test('mlKemKeygen then mlKemEncapsulate then mlKemDecapsulate', async () => {
-    const { data: pair } = await client.mlKemKeygen({ level: 512 });
+    const { data: pair } = await client.mlKemKeygen({ algorithm: 'ml-kem-512' });
     assert.equal(pair.algorithm, 'ml-kem-512');
     const { data: sent } = await client.mlKemEncapsulate({ publicKey: pair.publicKey });
+    assert.equal(sent.algorithm, 'ml-kem-512');
     const { data: received } = await client.mlKemDecapsulate({
-      secretKey: pair.secretKey,
+      privateKey: pair.privateKey,
       ciphertext: sent.ciphertext,
-      level: 512,
+      algorithm: 'ml-kem-512',
     });
     assert.equal(received.sharedSecret, sent.sharedSecret);
   });
 
   test('slhDsaKeygen then slhDsaSign then slhDsaVerify, interchangeable with the hash-sign methods', async () => {
-    const { data: pair } = await client.slhDsaKeygen({ variant: 'shake-128f' });
+    const { data: pair } = await client.slhDsaKeygen({ algorithm: 'slh-dsa-shake-128f' });
     assert.equal(pair.algorithm, 'slh-dsa-shake-128f');
     const { data: signed } = await client.slhDsaSign({
-      secretKey: pair.secretKey,
+      privateKey: pair.privateKey,
       message: 'm',
-      variant: 'shake-128f',
+      algorithm: 'slh-dsa-shake-128f',
     });
     assert.equal(
       (
@@ -42,7 +43,7 @@ describe('the other routes, against the real service', () => {
           publicKey: pair.publicKey,
           message: 'm',
           signature: signed.signature,
-          variant: 'shake-128f',
+          algorithm: 'slh-dsa-shake-128f',
         })
       ).data.valid,
       true,
@@ -51,22 +52,20 @@ describe('the other routes, against the real service', () => {
       publicKey: pair.publicKey,
       message: 'm',
       signature: signed.signature,
-      variant: 'shake-128f',
+      algorithm: 'slh-dsa-shake-128f',
     });
     assert.equal(viaAlias.data.valid, true);
   });
 
   test('sealedboxSealPq then sealedboxOpenPq, with an X-Wing key pair', async () => {
     const { data: pair } = await client.pqGenerateKeyPair();
+    // The parts of the X-Wing public key: the ML-KEM-768 key (1184 bytes), then the X25519 key.
     const { data } = await client.sealedboxSealPq({
-      x25519PublicKey: pair.x25519PublicKey,
-      mlKemPublicKey: pair.mlKemPublicKey,
+      x25519PublicKey: pair.publicKey.slice(2 * 1184),
+      mlKemPublicKey: pair.publicKey.slice(0, 2 * 1184),
       plaintext: 'post-quantum',
     });
-    assert.equal(
-      (await client.sealedboxOpenPq({ secretKey: pair.secretKey, sealed: data.sealed })).data,
-      'post-quantum',
-    );
+    assert.equal((await client.sealedboxOpenPq({ ...data, privateKey: pair.privateKey })).data, 'post-quantum');
   });
 
   test('multiRecipientEncrypt then multiRecipientDecrypt by each recipient', async () => {
@@ -84,10 +83,23 @@ describe('the other routes, against the real service', () => {
     });
     assert.equal(envelope.recipients.length, 2);
     assert.equal(
-      (await client.multiRecipientDecrypt({ ...envelope, recipientSecretKey: classical.privateKey })).data,
+      (await client.multiRecipientDecrypt({ ...envelope, privateKey: classical.privateKey })).data,
       'for both',
     );
-    assert.equal((await client.multiRecipientDecrypt({ ...envelope, secretKey: hybrid.secretKey })).data, 'for both');
+    assert.equal((await client.multiRecipientDecrypt({ ...envelope, privateKey: hybrid.privateKey })).data, 'for both');
+    // Without `type`, the recipient's type is inferred from the length of its key.
+    const { data: inferred } = await client.multiRecipientEncrypt({
+      plaintext: 'typed by length',
+      recipients: [{ publicKey: classical.publicKey }, { publicKey: hybrid.publicKey }],
+    });
+    assert.deepEqual(
+      inferred.recipients.map((recipient) => recipient.type),
+      ['x25519', 'x25519-ml-kem-768'],
+    );
+    assert.equal(
+      (await client.multiRecipientDecrypt({ ...inferred, privateKey: hybrid.privateKey })).data,
+      'typed by length',
+    );
   });
 
   test('live, ready and metrics', async () => {

@@ -73,10 +73,14 @@ describe('the main operations, against the real service', () => {
   });
 
   test('mac (RFC 4231 test case 2) then macVerify', async () => {
-    const body = { algorithm: 'sha256' as const, key: '4a656665', data: 'what do ya want for nothing?' };
+    const body = { algorithm: 'hmac-sha256' as const, key: '4a656665', data: 'what do ya want for nothing?' };
     const { data } = await client.mac(body);
     assert.equal(data.mac, '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
-    assert.equal((await client.macVerify({ ...body, mac: data.mac })).data.valid, true);
+    assert.equal(data.algorithm, 'hmac-sha256');
+    assert.deepEqual((await client.macVerify({ ...data, key: body.key, data: body.data })).data, {
+      valid: true,
+      algorithm: 'hmac-sha256',
+    });
     assert.equal((await client.macVerify({ ...body, mac: '00'.repeat(32) })).data.valid, false);
   });
 
@@ -98,55 +102,50 @@ describe('the main operations, against the real service', () => {
   test('passwordEncrypt then passwordDecrypt', async () => {
     const { data } = await client.passwordEncrypt({ password: 'pw', plaintext: 'secret note' });
     assert.equal(data.algorithm, 'argon2id-xchacha20-poly1305');
-    assert.equal((await client.passwordDecrypt({ password: 'pw', ciphertext: data.encrypted })).data, 'secret note');
+    assert.equal((await client.passwordDecrypt({ password: 'pw', ciphertext: data.ciphertext })).data, 'secret note');
   });
 
   test('keyWrap then keyUnwrap (AES-KW)', async () => {
     const keyToWrap = 'ff'.repeat(32);
     const { data } = await client.keyWrap({ kek: KEY_32, keyToWrap });
     assert.equal(data.algorithm, 'aes-kw');
-    assert.equal((await client.keyUnwrap({ kek: KEY_32, wrappedKey: data.wrapped })).data, keyToWrap);
+    assert.equal((await client.keyUnwrap({ kek: KEY_32, wrappedKey: data.wrappedKey })).data, keyToWrap);
+    assert.equal((await client.keyUnwrap({ ...data, kek: KEY_32 })).data, keyToWrap);
   });
 
   test('secretboxSeal then secretboxOpen', async () => {
     const { data } = await client.secretboxSeal({ key: KEY_32, plaintext: 'boxed' });
-    assert.equal((await client.secretboxOpen({ key: KEY_32, ciphertext: data.sealed })).data, 'boxed');
+    assert.equal((await client.secretboxOpen({ key: KEY_32, ciphertext: data.ciphertext })).data, 'boxed');
+    assert.equal((await client.secretboxOpen({ ...data, key: KEY_32 })).data, 'boxed');
   });
 
   test('sealedboxSeal then sealedboxOpen, with an X25519 key pair', async () => {
     const { data: pair } = await client.generateKeyPair({ algorithm: 'x25519' });
     assert.ok('privateKey' in pair && typeof pair.publicKey === 'string' && typeof pair.privateKey === 'string');
-    const { data } = await client.sealedboxSeal({ recipientPublicKey: pair.publicKey, plaintext: 'anonymous' });
-    assert.equal(
-      (await client.sealedboxOpen({ recipientSecretKey: pair.privateKey, sealed: data.sealed })).data,
-      'anonymous',
-    );
+    const { data } = await client.sealedboxSeal({ publicKey: pair.publicKey, plaintext: 'anonymous' });
+    assert.equal(data.algorithm, 'x25519-xsalsa20-poly1305');
+    assert.equal((await client.sealedboxOpen({ ...data, privateKey: pair.privateKey })).data, 'anonymous');
   });
 
   test('pqGenerateKeyPair (no body) then pqEncapsulate then pqDecapsulate (X-Wing)', async () => {
     const { data: pair } = await client.pqGenerateKeyPair();
     assert.equal(pair.algorithm, 'x25519-ml-kem-768');
     const { data: sent } = await client.pqEncapsulate({ publicKey: pair.publicKey });
-    const { data: received } = await client.pqDecapsulate({ secretKey: pair.secretKey, ciphertext: sent.ciphertext });
+    const { data: received } = await client.pqDecapsulate({ privateKey: pair.privateKey, ciphertext: sent.ciphertext });
     assert.match(sent.sharedSecret, /^[0-9a-f]{64}$/);
     assert.equal(received.sharedSecret, sent.sharedSecret);
-    // The four-part form, with the parts the key generation returned.
-    const parts = await client.pqDecapsulate({
-      x25519PrivateKey: pair.x25519PrivateKey,
-      mlKemSecretKey: pair.mlKemSecretKey,
-      x25519EphemeralPublic: sent.x25519EphemeralPublic,
-      mlKemCiphertext: sent.mlKemCiphertext,
-    });
-    assert.equal(parts.data.sharedSecret, sent.sharedSecret);
+    // The producer's data passed on whole, as the rule for chaining calls says.
+    const chained = await client.pqDecapsulate({ ...sent, privateKey: pair.privateKey });
+    assert.deepEqual(chained.data, { sharedSecret: sent.sharedSecret, algorithm: 'x25519-ml-kem-768' });
   });
 
   test('pqSignKeygen then pqSign then pqVerify (ML-DSA)', async () => {
-    const { data: pair } = await client.pqSignKeygen({ level: 44 });
+    const { data: pair } = await client.pqSignKeygen({ algorithm: 'ml-dsa-44' });
     assert.equal(pair.algorithm, 'ml-dsa-44');
     const { data: signed } = await client.pqSign({
-      secretKey: pair.secretKey,
+      privateKey: pair.privateKey,
       message: 'pq',
-      level: 44,
+      algorithm: 'ml-dsa-44',
       context: 'ctx',
     });
     const good = await client.pqVerify({
@@ -168,7 +167,7 @@ describe('the main operations, against the real service', () => {
   test('pqHashSignKeygen then pqHashSign then pqHashVerify (SLH-DSA under /v2/pq/hash-sign)', async () => {
     const { data: pair } = await client.pqHashSignKeygen();
     assert.equal(pair.algorithm, 'slh-dsa-sha2-128f');
-    const { data: signed } = await client.pqHashSign({ secretKey: pair.secretKey, message: 'stateless' });
+    const { data: signed } = await client.pqHashSign({ privateKey: pair.privateKey, message: 'stateless' });
     assert.equal(
       (await client.pqHashVerify({ publicKey: pair.publicKey, message: 'stateless', signature: signed.signature })).data
         .valid,

@@ -11,7 +11,7 @@ them recover it.
 Options:
   --public-key <hex|@file>  the X-Wing public key that 'pq keygen' printed (1216 bytes, hex)
 
-Output: {"ciphertext", "sharedSecret", …}; with --plain, the ciphertext then the shared
+Output: {"ciphertext", "sharedSecret", "algorithm"}; with --plain, the ciphertext then the shared
 secret, hex, one per line.`;
 
 const OPTIONS = {

@@ -7,8 +7,8 @@ const HELP = `Usage: crypto-service pq keygen [options]
 
 Generates a hybrid post-quantum key-encapsulation key pair: X-Wing (X25519 + ML-KEM-768).
 
-Output: the key pair, its parts included; with --plain, the public key then the secret key
-(the 32-byte seed), hex, one per line.`;
+Output: {"publicKey", "privateKey", "algorithm"}; with --plain, the public key then the private
+key (the 32-byte seed), hex, one per line.`;
 
 export const pqKeygen: Command = {
   name: 'pq keygen',
@@ -17,6 +17,6 @@ export const pqKeygen: Command = {
   async run(context) {
     const { values } = parseCommand(context.args, {}, 0);
     const { data } = await connect(values, context.env).pqGenerateKeyPair();
-    return { json: data, plain: lines(data.publicKey, data.secretKey) };
+    return { json: data, plain: lines(data.publicKey, data.privateKey) };
   },
 };

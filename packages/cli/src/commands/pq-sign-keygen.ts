@@ -1,6 +1,6 @@
 import type { PqDsaKeygenRequest } from '@crypto-service/client';
 import type { Command } from '../command.ts';
-import { integer, parseCommand } from '../args.ts';
+import { parseCommand } from '../args.ts';
 import { connect } from '../connection.ts';
 import { lines } from '../results.ts';
 
@@ -9,13 +9,16 @@ const HELP = `Usage: crypto-service pq sign-keygen [options]
 Generates an ML-DSA (FIPS 204) signing key pair.
 
 Options:
-  --level <n>           44, 65 (default) or 87
+  -a, --algorithm <id>  ml-dsa-44, ml-dsa-65 (default) or ml-dsa-87
 
-Output: {"publicKey", "secretKey", "algorithm"}; with --plain, the public key then the secret
-key (the 32-byte seed), hex, one per line.`;
+Output: {"publicKey", "privateKey", "algorithm"}; with --plain, the public key then the private
+key (the 32-byte seed), hex, one per line.
+
+Example:
+  crypto-service pq sign-keygen --algorithm ml-dsa-87 --plain > ml-dsa.keys`;
 
 const OPTIONS = {
-  level: { type: 'string' },
+  algorithm: { type: 'string', short: 'a' },
 } as const;
 
 export const pqSignKeygen: Command = {
@@ -24,9 +27,9 @@ export const pqSignKeygen: Command = {
   help: HELP,
   async run(context) {
     const { values } = parseCommand(context.args, OPTIONS, 0);
-    // The service says which levels exist (a 400 names them); the CLI only checks it is a number.
-    const level = integer(values.level, 'level') as PqDsaKeygenRequest['level'];
-    const { data } = await connect(values, context.env).pqSignKeygen({ level });
-    return { json: data, plain: lines(data.publicKey, data.secretKey) };
+    // The service is the authority on identifiers: an unknown one comes back as its 400, which lists them.
+    const algorithm = values.algorithm as PqDsaKeygenRequest['algorithm'];
+    const { data } = await connect(values, context.env).pqSignKeygen({ algorithm });
+    return { json: data, plain: lines(data.publicKey, data.privateKey) };
   },
 };

@@ -1,23 +1,27 @@
 import type { PqDsaSignRequest } from '@crypto-service/client';
 import type { Command } from '../command.ts';
-import { integer, parseCommand, required } from '../args.ts';
+import { parseCommand, required } from '../args.ts';
 import { connect } from '../connection.ts';
 import { readInput } from '../input.ts';
 
-const HELP = `Usage: crypto-service pq sign [file] --secret-key <hex> [options]
+const HELP = `Usage: crypto-service pq sign [file] --private-key <hex> [options]
 
 Signs a file, or standard input, with ML-DSA (FIPS 204).
 
 Options:
-  --secret-key <hex|@file>  the secret key that 'pq sign-keygen' printed
-  --level <n>               44, 65 (default) or 87: a 32-byte seed does not say which
+  --private-key <hex|@file> the private key that 'pq sign-keygen' printed
+  -a, --algorithm <id>      ml-dsa-44, ml-dsa-65 (default) or ml-dsa-87: a 32-byte seed does
+                            not say which, so give the one the key was generated for
   --context <text>          context string (at most 255 bytes)
 
-Output: {"signature", "algorithm"}; with --plain, the hex signature.`;
+Output: {"signature", "algorithm"}; with --plain, the hex signature.
+
+Example:
+  crypto-service pq sign notes.txt --private-key @ml-dsa.private -a ml-dsa-87 --plain > notes.sig`;
 
 const OPTIONS = {
-  'secret-key': { type: 'string' },
-  level: { type: 'string' },
+  'private-key': { type: 'string' },
+  algorithm: { type: 'string', short: 'a' },
   context: { type: 'string' },
 } as const;
 
@@ -27,13 +31,13 @@ export const pqSign: Command = {
   help: HELP,
   async run(context) {
     const { values, positionals } = parseCommand(context.args, OPTIONS, 1);
-    const secretKey = await required(values['secret-key'], 'secret-key');
-    const level = integer(values.level, 'level') as PqDsaSignRequest['level'];
+    const privateKey = await required(values['private-key'], 'private-key');
+    const algorithm = values.algorithm as PqDsaSignRequest['algorithm'];
     const message = await readInput(positionals[0], context);
     const { data } = await connect(values, context.env).pqSign({
-      secretKey,
+      privateKey,
       message: message.toString('base64'),
-      level,
+      algorithm,
       context: values.context,
       encoding: 'base64',
     });

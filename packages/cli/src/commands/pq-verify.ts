@@ -1,6 +1,6 @@
 import type { PqDsaVerifyRequest } from '@crypto-service/client';
 import type { Command } from '../command.ts';
-import { integer, parseCommand, required } from '../args.ts';
+import { parseCommand, required } from '../args.ts';
 import { connect } from '../connection.ts';
 import { readInput } from '../input.ts';
 import { verdict } from '../results.ts';
@@ -10,9 +10,10 @@ const HELP = `Usage: crypto-service pq verify [file] --public-key <hex> --signat
 Verifies an ML-DSA signature over a file, or over standard input.
 
 Options:
-  --public-key <hex|@file>  the public key that 'pq sign-keygen' printed (its length gives the level)
+  --public-key <hex|@file>  the public key that 'pq sign-keygen' printed (its length gives the
+                            parameter set)
   --signature <hex|@file>   the signature that 'pq sign' printed
-  --level <n>               44, 65 or 87, if you want it checked against the key
+  -a, --algorithm <id>      ml-dsa-44, ml-dsa-65 or ml-dsa-87, if you want it checked against the key
   --context <text>          the context string it was made with, if any
 
 Output: {"valid", "algorithm"}; with --plain, "valid" or "invalid". Exit status 3 when the
@@ -21,7 +22,7 @@ signature does not verify.`;
 const OPTIONS = {
   'public-key': { type: 'string' },
   signature: { type: 'string' },
-  level: { type: 'string' },
+  algorithm: { type: 'string', short: 'a' },
   context: { type: 'string' },
 } as const;
 
@@ -33,13 +34,13 @@ export const pqVerify: Command = {
     const { values, positionals } = parseCommand(context.args, OPTIONS, 1);
     const publicKey = await required(values['public-key'], 'public-key');
     const signature = await required(values.signature, 'signature');
-    const level = integer(values.level, 'level') as PqDsaVerifyRequest['level'];
+    const algorithm = values.algorithm as PqDsaVerifyRequest['algorithm'];
     const message = await readInput(positionals[0], context);
     const { data } = await connect(values, context.env).pqVerify({
       publicKey,
       signature,
       message: message.toString('base64'),
-      level,
+      algorithm,
       context: values.context,
       encoding: 'base64',
     });
