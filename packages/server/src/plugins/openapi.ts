@@ -1,11 +1,42 @@
 /**
  * API documentation: the OpenAPI 3.1 document generated from the route schemas, at /docs/json,
  * and a Swagger UI page at /docs. Both public. Registered before the routes so that it sees them.
+ * Every operation gets its request and response examples from one table (openapi-examples.ts).
  */
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import '../route-config.ts';
+import { OPERATION_EXAMPLES } from '../openapi-examples.ts';
+
+interface MediaType {
+  schema?: unknown;
+  example?: unknown;
+}
+
+interface Operation {
+  requestBody?: { content?: Record<string, MediaType> };
+  responses?: Record<string, { description?: string; content?: Record<string, MediaType> }>;
+}
+
+/** Adds each operation's examples to its JSON request body and its 200 response, in place. */
+export function attachExamples(paths: Record<string, Record<string, Operation>>): void {
+  for (const [path, operations] of Object.entries(paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const example = OPERATION_EXAMPLES[`${method.toUpperCase()} ${path}`];
+      if (example === undefined) continue;
+      const requestBody = operation.requestBody?.content?.['application/json'];
+      if (requestBody !== undefined && example.request !== undefined) requestBody.example = example.request;
+      const ok = operation.responses?.['200'];
+      if (ok === undefined) continue;
+      const mediaType = example.contentType ?? 'application/json';
+      // A route that sends text declares no schema for it: the example brings the media type along.
+      ok.content ??= { [mediaType]: { schema: { type: 'string' } } };
+      const content = ok.content[mediaType];
+      if (content !== undefined) content.example = example.response;
+    }
+  }
+}
 
 /** The routes that serialise the whole OpenAPI document on every request. */
 const DOCUMENT_ROUTES = new Set(['/docs/json', '/docs/yaml']);
@@ -55,6 +86,11 @@ export default fp<OpenApiOptions>(
           },
           { name: 'meta', description: 'Algorithms, probes and metrics' },
         ],
+      },
+      transformObject: (documents) => {
+        const document = 'openapiObject' in documents ? documents.openapiObject : documents.swaggerObject;
+        attachExamples((document.paths ?? {}) as Record<string, Record<string, Operation>>);
+        return document;
       },
     });
     // The UI's own routes are public, like the probes: reading the documentation needs no credential.
