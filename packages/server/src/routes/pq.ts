@@ -39,8 +39,8 @@ import { mlKemAlgorithmForLevel, mlKemAlgorithmForPublicKey, mlKemAlgorithmForSe
 import { mlDsaAlgorithmForLevel, mlDsaAlgorithmForPublicKey, mlDsaAlgorithmForSecretKey } from '@crypto-service/core';
 import { slhDsaAlgorithmForVariant } from '@crypto-service/core';
 import { XWING_ALGORITHM } from '@crypto-service/core';
-import { stillWanted } from '../handler-timeout.ts';
-import { PQ_RATE_LIMIT_COSTS } from '../rate-limit/costs.ts';
+import { chargeHeavyJob } from '../heavy-job.ts';
+import { keyGenerationCost, PQ_RATE_LIMIT_COSTS, signingCost } from '../rate-limit/costs.ts';
 import { chooseForm } from './key-forms.ts';
 import { problemResponses } from './responses.ts';
 import '../route-config.ts';
@@ -384,8 +384,9 @@ export const pqRoutes = fp(
         },
         async (request, reply) => {
           const { variant } = request.body;
+          const job = await chargeHeavyJob(reply, keyGenerationCost(slhDsaAlgorithmForVariant(variant)));
           const keys = await app.operations.run(request, slhDsaAlgorithmForVariant(variant), () =>
-            offload.runWhile(stillWanted(reply), 'slh-dsa.keygen', variant),
+            offload.runWhile(job, 'slh-dsa.keygen', variant),
           );
           try {
             return {
@@ -425,8 +426,9 @@ export const pqRoutes = fp(
             const context =
               request.body.context === undefined ? undefined : utf8ToBytes(request.body.context, '/context');
             const algorithm = slhDsaAlgorithmForVariant(variant);
+            const job = await chargeHeavyJob(reply, signingCost(algorithm));
             const result = await app.operations.run(request, algorithm, () =>
-              offload.runWhile(stillWanted(reply), 'slh-dsa.sign', secretKey, message, { variant, context }),
+              offload.runWhile(job, 'slh-dsa.sign', secretKey, message, { variant, context }),
             );
             return { data: { signature: bytesToHex(result.signature), algorithm: result.algorithm } };
           } finally {
