@@ -247,7 +247,13 @@ export class WorkQueue {
     const release = cap === undefined || client === undefined ? () => {} : () => cap.release(client);
     // Jobs nobody waits for any more go first: they must not keep this one waiting, or refused.
     if (this.#waiting > 0) this.#drain();
-    const lane0 = this.#waiting === 0 ? this.#laneFor(memoryBytes, small) : undefined;
+    // With jobs waiting, the main slots are theirs; a free small-job lane is not (they have had it).
+    const lane0 =
+      this.#waiting === 0
+        ? this.#laneFor(memoryBytes, small)
+        : small && this.#smallLaneTakes(memoryBytes)
+          ? 'small'
+          : undefined;
     if (lane0 !== undefined) {
       return this.#start(lane0, memoryBytes, job).finally(release);
     }
