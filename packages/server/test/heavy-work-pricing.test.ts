@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { ARGON2_DEFAULTS, ARGON2_MAX } from '@crypto-service/core';
 import { argon2Cost, multiRecipientCost, pbkdf2Cost, scryptCost } from '../src/rate-limit/costs.ts';
-import type { postJson} from './helpers.ts';
+import type { postJson } from './helpers.ts';
 import { testApp } from './helpers.ts';
 
 type Response = Awaited<ReturnType<typeof postJson>>;
@@ -78,7 +78,7 @@ describe('prices follow the parameters', () => {
       ciphertext: encrypted.json().data.encrypted,
     });
     assert.deepEqual(decrypted.json(), { data: 'p' });
-    assert.equal(remaining(decrypted), (expected -= 10));
+    assert.equal(remaining(decrypted), expected - 10);
   });
 
   test('scrypt ∝ N · r · p and PBKDF2 ∝ iterations per output block', async (t) => {
@@ -97,7 +97,7 @@ describe('prices follow the parameters', () => {
       params: { iterations: 600_000 },
     });
     assert.equal(pbkdf2.statusCode, 200, pbkdf2.body);
-    assert.equal(remaining(pbkdf2), (expected -= pbkdf2Cost(600_000, 64)));
+    assert.equal(remaining(pbkdf2), expected - pbkdf2Cost(600_000, 64));
     assert.equal(pbkdf2Cost(600_000, 64), 2 * pbkdf2Cost(600_000, 32));
     assert.equal(pbkdf2Cost(2_000_000, 64), 20);
   });
