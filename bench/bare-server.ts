@@ -54,11 +54,11 @@ async function serve(): Promise<void> {
       algorithm: 'ed25519',
     },
   }));
-  app.post<{ Body: { secretKey: string; message: string; level?: number } }>('/pq/dsa/sign', async (request) => {
+  app.post<{ Body: { privateKey: string; message: string; algorithm?: string } }>('/pq/dsa/sign', async (request) => {
     const { algorithm, signature } = await mlDsaSign(
-      hexToBytes(request.body.secretKey),
+      hexToBytes(request.body.privateKey),
       utf8ToBytes(request.body.message),
-      { level: request.body.level },
+      { algorithm: request.body.algorithm },
     );
     return { data: { signature: bytesToHex(signature), algorithm } };
   });

@@ -39,7 +39,7 @@ const INTERVAL_MS = 50;
 /** The load runs this much longer than the probe on each side, so that the probe sees only steady load. */
 const RAMP_S = 2;
 /** SLH-DSA's slow-to-sign set: a few signatures a second saturate the queue. */
-const SLH_VARIANT = 'sha2-128s';
+const SLH_ALGORITHM = 'slh-dsa-sha2-128s';
 
 interface Probe {
   samples: number[];
@@ -93,7 +93,7 @@ interface Load {
   queue: string;
 }
 // One SLH-DSA key for the whole run, made here (a few hundred ms), not by the server under test.
-const { secretKey } = await slhDsaKeygen(SLH_VARIANT);
+const { secretKey } = await slhDsaKeygen(SLH_ALGORITHM);
 const LOADS: Load[] = [
   {
     title: 'Argon2id',
@@ -102,9 +102,9 @@ const LOADS: Load[] = [
     queue: 'crypto_work_queue_jobs{queue="password",state=',
   },
   {
-    title: `SLH-DSA ${SLH_VARIANT}`,
+    title: SLH_ALGORITHM,
     path: '/v2/pq/slh-dsa/sign',
-    body: JSON.stringify({ variant: SLH_VARIANT, secretKey: bytesToHex(secretKey), message: 'x'.repeat(64) }),
+    body: JSON.stringify({ algorithm: SLH_ALGORITHM, privateKey: bytesToHex(secretKey), message: 'x'.repeat(64) }),
     queue: 'crypto_pq_queue_jobs{state=',
   },
 ];
@@ -130,7 +130,7 @@ print(
   `- production server: LOG_LEVEL=warn, rate limit never reached, HEAVY_WORK_NICE=${env.HEAVY_WORK_NICE ?? 'default'}, BUSY_REFUSAL_DELAY_MS=${env.BUSY_REFUSAL_DELAY_MS ?? 'default'}`,
 );
 print(
-  `- loads: POST /v2/password/hash (default Argon2id parameters) and /v2/pq/slh-dsa/sign (${SLH_VARIANT}), autocannon in this process`,
+  `- loads: POST /v2/password/hash (default Argon2id parameters) and /v2/pq/slh-dsa/sign (${SLH_ALGORITHM}), autocannon in this process`,
 );
 print(
   `- /live probed every ${INTERVAL_MS} ms on a new connection for ${opt.duration} s per phase, from a separate process\n`,

@@ -62,9 +62,9 @@ const MESSAGE = 'The quick brown fox jumps over the lazy dog, 64 bytes of messag
 const fixedBytes = (label: string, length: number) =>
   new Uint8Array(createHash('shake256', { outputLength: length }).update(label).digest());
 const ML_DSA_SEED = fixedBytes('crypto-service bench ml-dsa-65 seed', 32);
-const ML_DSA_PUBLIC_KEY = (await mlDsaKeygen(65, { seed: ML_DSA_SEED })).publicKey;
+const ML_DSA_PUBLIC_KEY = (await mlDsaKeygen('ml-dsa-65', { seed: ML_DSA_SEED })).publicKey;
 const ML_KEM_SEED = fixedBytes('crypto-service bench ml-kem-768 seed', 64);
-const ML_KEM_PUBLIC_KEY = (await mlKemKeygen(768, { seed: ML_KEM_SEED })).publicKey;
+const ML_KEM_PUBLIC_KEY = (await mlKemKeygen('ml-kem-768', { seed: ML_KEM_SEED })).publicKey;
 const hexField = (data: unknown, name: string) => hexToBytes(String((data as Record<string, unknown>)[name]));
 const expect = (condition: boolean, what: string) => {
   if (!condition) throw new Error(`wrong answer: ${what}`);
@@ -107,7 +107,11 @@ const SCENARIOS: Scenario[] = [
     description: 'ML-DSA-65 sign of 64 B',
     path: '/v2/pq/dsa/sign',
     barePath: '/pq/dsa/sign',
-    body: JSON.stringify({ secretKey: Buffer.from(ML_DSA_SEED).toString('hex'), message: MESSAGE, level: 65 }),
+    body: JSON.stringify({
+      privateKey: Buffer.from(ML_DSA_SEED).toString('hex'),
+      message: MESSAGE,
+      algorithm: 'ml-dsa-65',
+    }),
     check: async (data) => {
       const { valid } = await mlDsaVerify(ML_DSA_PUBLIC_KEY, utf8ToBytes(MESSAGE), hexField(data, 'signature'));
       expect(valid, 'ML-DSA-65 signature');
@@ -120,7 +124,7 @@ const SCENARIOS: Scenario[] = [
     barePath: '/pq/encapsulate',
     body: JSON.stringify({ publicKey: Buffer.from(ML_KEM_PUBLIC_KEY).toString('hex') }),
     check: async (data) => {
-      const { sharedSecret } = await mlKemDecapsulate(ML_KEM_SEED, hexField(data, 'ciphertext'), 768);
+      const { sharedSecret } = await mlKemDecapsulate(ML_KEM_SEED, hexField(data, 'ciphertext'), 'ml-kem-768');
       expect(Buffer.from(sharedSecret).equals(hexField(data, 'sharedSecret')), 'ML-KEM-768 shared secret');
     },
   },

@@ -216,7 +216,7 @@ function createDhkemX25519(): HpkeKem {
     }
   }
 
-  async function importPrivateKey(secretKey: Uint8Array, label = 'secretKey'): Promise<KemPrivateKey> {
+  async function importPrivateKey(secretKey: Uint8Array, label = 'privateKey'): Promise<KemPrivateKey> {
     checkLength(secretKey, Nsk, label);
     const key = x25519PrivateKeyObject(secretKey);
     const publicKey = x25519PublicKeyBytes(key);

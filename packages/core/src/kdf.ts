@@ -24,7 +24,7 @@
 import { pbkdf2, randomBytes, scrypt } from 'node:crypto';
 import { hkdfSync } from './node-crypto.ts';
 import { hkdf as nobleHkdf } from '@noble/hashes/hkdf.js';
-import { isMacAlgorithm, NOBLE_HASHES, NOBLE_HMAC_BELOW } from './mac.ts';
+import { isHmacHash, NOBLE_HASHES, NOBLE_HMAC_BELOW } from './mac.ts';
 import { invalidInput, unsupportedAlgorithm } from './errors.ts';
 import { asBytes } from './bytes.ts';
 
@@ -402,7 +402,7 @@ export function hkdfBackendFor(
   infoLength: number,
   keyLength: number,
 ): 'native' | 'noble' {
-  if (!isMacAlgorithm(hash) || infoLength > HKDF_MAX_INFO_LENGTH) return 'native';
+  if (!isHmacHash(hash) || infoLength > HKDF_MAX_INFO_LENGTH) return 'native';
   const { outputLen: hashLength, blockLen } = NOBLE_HASHES[hash];
   const blocks = Math.ceil(keyLength / hashLength);
   const work = ikmLength + blocks * (hashLength + infoLength + 1) + (blocks + 1) * 2 * blockLen;
@@ -423,7 +423,7 @@ export function hkdfRaw(
       ? hkdfBackendFor(hash, ikm.byteLength, info.byteLength, keyLength)
       : options.backend;
   if (backend === 'noble') {
-    if (!isMacAlgorithm(hash)) throw unsupportedAlgorithm(`unsupported HKDF hash '${hash}'`);
+    if (!isHmacHash(hash)) throw unsupportedAlgorithm(`unsupported HKDF hash '${hash}'`);
     // An empty salt is HashLen zero bytes (RFC 5869 §2.2), as HMAC pads a short key with zeros.
     return nobleHkdf(NOBLE_HASHES[hash], ikm, salt, info, keyLength);
   }

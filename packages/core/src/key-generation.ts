@@ -6,8 +6,8 @@
  * - Key-agreement keys (x25519, x448): raw private = the 32 / 56-byte scalar (the form of
  *   libsodium's crypto_box secret keys and of the sealed box), raw public = 32 / 56 bytes.
  * - Symmetric keys: random bytes of the algorithm's key size, as { key }.
- * - Post-quantum keys (ML-KEM, X-Wing, ML-DSA, SLH-DSA): the encodings of the `/v2/pq` routes, with
- *   X-Wing's parts besides in raw form; PEM and JWK as pq-keys.ts describes them. Their generation
+ * - Post-quantum keys (ML-KEM, X-Wing, ML-DSA, SLH-DSA): the encodings of the `/v2/pq` routes;
+ *   PEM and JWK as pq-keys.ts describes them. Their generation
  *   runs through a PostQuantumRunner (the server's offload), on the calling thread by default.
  *
  * Formats: 'raw' (bytes; hex on the wire), 'pem' (PKCS#8 private / SPKI public) and 'jwk'
@@ -27,7 +27,6 @@ import {
   generatePostQuantumKeyPair,
   type PostQuantumKeyAlgorithm,
   type PostQuantumRunner,
-  type XWingKeyParts,
 } from './pq-keys.ts';
 import { KEY_FORMATS, type EncodedKey, type KeyFormat, type KeyPairScheme } from './key-format.ts';
 import { okpKeyPairScheme, X25519_CURVE, X448_CURVE } from './okp.ts';
@@ -108,8 +107,6 @@ export interface GeneratedKeyPair {
   readonly kind: 'pair';
   readonly publicKey: EncodedKey;
   readonly privateKey: EncodedKey;
-  /** X-Wing in raw form: the parts of the pair, as `/v2/pq/hybrid/keygen` returns them. */
-  readonly parts?: XWingKeyParts;
 }
 
 export interface GeneratedSecretKey {
@@ -138,20 +135,13 @@ export async function generateKeyMaterial(
   if (generator.kind === 'post-quantum') {
     checkPostQuantumKeyFormat(algorithm, format);
     const pair = await generatePostQuantumKeyPair(algorithm, options.runner);
-    if (format === 'raw') {
-      return {
-        kind: 'pair',
-        publicKey: pair.publicKey,
-        privateKey: pair.privateKey,
-        ...(pair.parts === undefined ? {} : { parts: pair.parts }),
-      };
-    }
+    if (format === 'raw') return { kind: 'pair', publicKey: pair.publicKey, privateKey: pair.privateKey };
     try {
       const encoded = exportPostQuantumKeyPair(algorithm, pair, format);
       return { kind: 'pair', publicKey: encoded.publicKey, privateKey: encoded.privateKey };
     } finally {
-      // As below: the raw private key (and X-Wing's secret parts) leave only in the form asked for.
-      wipe(pair.privateKey, pair.parts?.x25519PrivateKey, pair.parts?.mlKemSecretKey);
+      // As below: the raw private key leaves only in the form asked for.
+      wipe(pair.privateKey);
     }
   }
   if (generator.kind === 'secret') {

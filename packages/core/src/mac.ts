@@ -31,28 +31,38 @@ interface MacSpec {
 }
 
 /**
- * The parameter table: every `algorithm` value of `/v2/hmac`. The registry and the
- * request schema are built from its keys.
+ * The parameter table: every `algorithm` value of `/v2/hmac`, named as `/v2/keys/generate` names
+ * the keys for them. The registry and the request schema are built from its keys.
  */
 export const MAC_ALGORITHMS = {
-  sha256: { hash: 'sha256', outputLength: 32 },
-  sha384: { hash: 'sha384', outputLength: 48 },
-  sha512: { hash: 'sha512', outputLength: 64 },
-  'sha3-256': { hash: 'sha3-256', outputLength: 32 },
-  'sha3-384': { hash: 'sha3-384', outputLength: 48 },
-  'sha3-512': { hash: 'sha3-512', outputLength: 64 },
+  'hmac-sha256': { hash: 'sha256', outputLength: 32 },
+  'hmac-sha384': { hash: 'sha384', outputLength: 48 },
+  'hmac-sha512': { hash: 'sha512', outputLength: 64 },
+  'hmac-sha3-256': { hash: 'sha3-256', outputLength: 32 },
+  'hmac-sha3-384': { hash: 'sha3-384', outputLength: 48 },
+  'hmac-sha3-512': { hash: 'sha3-512', outputLength: 64 },
 } as const satisfies Record<string, MacSpec>;
 
 export type MacAlgorithm = keyof typeof MAC_ALGORITHMS;
 export const MAC_ALGORITHM_IDS = Object.keys(MAC_ALGORITHMS) as MacAlgorithm[];
+/** The hash under each HMAC, by OpenSSL's name: what HKDF (kdf.ts) is keyed by too. */
+export type HmacHash = (typeof MAC_ALGORITHMS)[MacAlgorithm]['hash'];
 
 export function isMacAlgorithm(id: string): id is MacAlgorithm {
   return Object.hasOwn(MAC_ALGORITHMS, id);
 }
 
-function specOf(algorithm: string): MacSpec {
+/** Whether `hash` is one of the hashes under the MACs of this module (@noble/hashes has each). */
+export function isHmacHash(hash: string): hash is HmacHash {
+  return Object.hasOwn(NOBLE_HASHES, hash);
+}
+
+function specOf(algorithm: string): (typeof MAC_ALGORITHMS)[MacAlgorithm] {
   if (!isMacAlgorithm(algorithm)) {
-    throw unsupportedAlgorithm(`unsupported HMAC algorithm '${algorithm}'`, '/algorithm');
+    throw unsupportedAlgorithm(
+      `unsupported HMAC algorithm '${algorithm}'; use one of: ${MAC_ALGORITHM_IDS.join(', ')}`,
+      '/algorithm',
+    );
   }
   return MAC_ALGORITHMS[algorithm];
 }
@@ -73,7 +83,7 @@ function checkKey(key: Uint8Array): void {
 const NATIVE_HMAC_SETUP_IS_SLOW = Number(process.versions.node.split('.')[0]) >= 24;
 
 /** Messages shorter than this many bytes go to @noble/hashes under `auto` (0: never). */
-export const NOBLE_HMAC_BELOW: Readonly<Record<MacAlgorithm, number>> = Object.freeze(
+export const NOBLE_HMAC_BELOW: Readonly<Record<HmacHash, number>> = Object.freeze(
   NATIVE_HMAC_SETUP_IS_SLOW
     ? { sha256: 8192, sha384: 2048, sha512: 2048, 'sha3-256': 512, 'sha3-384': 256, 'sha3-512': 256 }
     : { sha256: 0, sha384: 0, sha512: 0, 'sha3-256': 0, 'sha3-384': 0, 'sha3-512': 0 },
@@ -83,7 +93,7 @@ export const NOBLE_HMAC_BELOW: Readonly<Record<MacAlgorithm, number>> = Object.f
 export type MacBackend = 'auto' | 'native' | 'noble';
 
 /** @noble/hashes' function for each algorithm, for the `noble` backend (and HKDF's, kdf.ts). */
-export const NOBLE_HASHES: Readonly<Record<MacAlgorithm, Parameters<typeof nobleHmac>[0]>> = {
+export const NOBLE_HASHES: Readonly<Record<HmacHash, Parameters<typeof nobleHmac>[0]>> = {
   sha256,
   sha384,
   sha512,
@@ -97,7 +107,7 @@ export const NOBLE_HASHES: Readonly<Record<MacAlgorithm, Parameters<typeof noble
  * but not the digest it makes of a key longer than the hash's block (RFC 2104: such a key is
  * replaced by its hash). That digest works as the key, so it is made here and wiped after.
  */
-function nobleMac(hash: (typeof NOBLE_HASHES)[MacAlgorithm], key: Uint8Array, data: Uint8Array): Uint8Array {
+function nobleMac(hash: (typeof NOBLE_HASHES)[HmacHash], key: Uint8Array, data: Uint8Array): Uint8Array {
   if (key.byteLength <= hash.blockLen) return nobleHmac(hash, key, data);
   const hashedKey = hash.create().update(key).digest();
   try {
@@ -109,7 +119,7 @@ function nobleMac(hash: (typeof NOBLE_HASHES)[MacAlgorithm], key: Uint8Array, da
 
 /** Which backend `auto` uses for a message of `length` bytes. */
 export function macBackendFor(algorithm: MacAlgorithm, length: number): 'native' | 'noble' {
-  return length < NOBLE_HMAC_BELOW[algorithm] ? 'noble' : 'native';
+  return length < NOBLE_HMAC_BELOW[MAC_ALGORITHMS[algorithm].hash] ? 'noble' : 'native';
 }
 
 /** HMAC of `data` under `key`, the full output length of the algorithm. */
@@ -124,7 +134,7 @@ export function computeHmac(
   const id = algorithm as MacAlgorithm;
   const backend =
     options.backend === undefined || options.backend === 'auto' ? macBackendFor(id, data.byteLength) : options.backend;
-  if (backend === 'noble') return nobleMac(NOBLE_HASHES[id], key, data);
+  if (backend === 'noble') return nobleMac(NOBLE_HASHES[spec.hash], key, data);
   const mac = createHmac(spec.hash, key).update(data).digest();
   return new Uint8Array(mac.buffer, mac.byteOffset, mac.byteLength);
 }

@@ -2,10 +2,10 @@
  * ML-DSA (FIPS 204): ML-DSA-44, ML-DSA-65 and ML-DSA-87, pure (not pre-hash) signatures with an
  * optional context string, for `/v2/pq/dsa/*`, `/v2/sign` and `/v2/verify`.
  *
- * Encodings: the public key is raw (1312 / 1952 / 2592 B: its length gives the level);
+ * Encodings: the public key is raw (1312 / 1952 / 2592 B: its length gives the parameter set);
  * the secret key that keygen returns is the 32-byte seed ξ of FIPS 204 ML-DSA.KeyGen_internal;
- * signing also accepts the expanded secret key (2560 / 4032 / 4896 B: its length gives the level).
- * A 32-byte seed does not reveal its level: `level` says it, 65 by default. Signatures are
+ * signing also accepts the expanded secret key (2560 / 4032 / 4896 B: its length gives the set).
+ * A 32-byte seed does not reveal its set: `algorithm` says it, ml-dsa-65 by default. Signatures are
  * 2420 / 3309 / 4627 B; any other length is an INVALID_INPUT (a 400), not a `false`.
  *
  * Signing is hedged (FIPS 204 §3.4: fresh 32-byte rnd per signature), the default of both
@@ -24,7 +24,7 @@ import { genCrystals, XOF128 } from '@noble/post-quantum/_crystals.js';
 import { ml_dsa44, ml_dsa65, ml_dsa87 } from '@noble/post-quantum/ml-dsa.js';
 import { checkLength } from './checks.ts';
 import { constantTimeEqual, wipe } from './ct.ts';
-import { invalidInput, tryOrThrow } from './errors.ts';
+import { invalidInput, tryOrThrow, unsupportedAlgorithm } from './errors.ts';
 import {
   PQ_NATIVE_SUPPORT,
   exportRaw,
@@ -92,9 +92,7 @@ export const ML_DSA_PARAMETERS = {
 
 export type MlDsaAlgorithm = keyof typeof ML_DSA_PARAMETERS;
 export const ML_DSA_ALGORITHM_IDS = Object.keys(ML_DSA_PARAMETERS) as MlDsaAlgorithm[];
-export type MlDsaLevel = (typeof ML_DSA_PARAMETERS)[MlDsaAlgorithm]['level'];
-export const ML_DSA_LEVELS = ML_DSA_ALGORITHM_IDS.map((id) => ML_DSA_PARAMETERS[id].level);
-export const ML_DSA_DEFAULT_LEVEL: MlDsaLevel = 65;
+export const ML_DSA_DEFAULT_ALGORITHM: MlDsaAlgorithm = 'ml-dsa-65';
 /** ξ of FIPS 204 Algorithm 6. */
 export const ML_DSA_SEED_LENGTH = 32;
 /** rnd of FIPS 204 Algorithm 7. */
@@ -112,8 +110,8 @@ export interface MlDsaOptions {
   /** Tests choose; otherwise node:crypto where the runtime has it. */
   backend?: PqBackend;
   /**
-   * The request fields that errors name, where a route calls them otherwise (`/v2/sign` has
-   * `privateKey`, and `algorithm` instead of `level`). Defaults: the names of `/v2/pq/dsa/*`.
+   * The request fields that errors name, where a caller calls them otherwise. Defaults: the names
+   * of `/v2/pq/dsa/*` and `/v2/sign`.
    */
   fields?: Partial<MlDsaFields>;
 }
@@ -123,15 +121,15 @@ export interface MlDsaFields {
   publicKey: string;
   signature: string;
   context: string;
-  level: string;
+  algorithm: string;
 }
 
 const DEFAULT_FIELDS: MlDsaFields = {
-  secretKey: 'secretKey',
+  secretKey: 'privateKey',
   publicKey: 'publicKey',
   signature: 'signature',
   context: 'context',
-  level: 'level',
+  algorithm: 'algorithm',
 };
 
 function fieldsOf(options: MlDsaOptions | undefined): MlDsaFields {
@@ -139,8 +137,8 @@ function fieldsOf(options: MlDsaOptions | undefined): MlDsaFields {
 }
 
 export interface MlDsaSignOptions extends MlDsaOptions {
-  /** The level of a 32-byte seed (65 by default); for an expanded key it must match, if given. */
-  level?: number;
+  /** The parameter set of a 32-byte seed (ml-dsa-65 by default); for an expanded key it must match, if given. */
+  algorithm?: string;
   /** FIPS 204 context string, at most 255 bytes. */
   context?: Uint8Array;
   /**
@@ -151,8 +149,8 @@ export interface MlDsaSignOptions extends MlDsaOptions {
 }
 
 export interface MlDsaVerifyOptions extends MlDsaOptions {
-  /** If given, the public key must be of this level. */
-  level?: number;
+  /** If given, the public key must be of this parameter set. */
+  algorithm?: string;
   context?: Uint8Array;
 }
 
@@ -169,32 +167,39 @@ function backendFor(options: MlDsaOptions | undefined): PqBackend {
   return selectBackend(options?.backend, PQ_NATIVE_SUPPORT.mlDsa, 'ML-DSA');
 }
 
-/** The identifier for a level (44, 65 or 87); the default level when none is given. */
-export function mlDsaAlgorithmForLevel(level: number | undefined, field = 'level'): MlDsaAlgorithm {
-  const chosen = level ?? ML_DSA_DEFAULT_LEVEL;
-  const id = ML_DSA_ALGORITHM_IDS.find((candidate) => ML_DSA_PARAMETERS[candidate].level === chosen);
-  if (id === undefined) throw invalidInput(`${field} must be one of ${ML_DSA_LEVELS.join(', ')}`, `/${field}`);
-  return id;
+/**
+ * The parameter set named by `algorithm` (an identifier of GET /v2/algorithms, mlDsa), or the
+ * default one when none is given; any other name is refused with the list of valid ones.
+ */
+export function mlDsaAlgorithm(algorithm: string | undefined, field = 'algorithm'): MlDsaAlgorithm {
+  const id = algorithm ?? ML_DSA_DEFAULT_ALGORITHM;
+  if (!Object.hasOwn(ML_DSA_PARAMETERS, id)) {
+    throw unsupportedAlgorithm(`${field} must be one of: ${ML_DSA_ALGORITHM_IDS.join(', ')}`, `/${field}`);
+  }
+  return id as MlDsaAlgorithm;
 }
 
 /**
- * The identifier that a secret key (seed or expanded) and an optional level imply; undefined when
- * they imply none or disagree (mlDsaSign then says why). Routes use it to label metrics.
+ * The identifier that a secret key (seed or expanded) and an optional `algorithm` imply; undefined
+ * when they imply none or disagree (mlDsaSign then says why). Routes use it to label metrics.
  */
-export function mlDsaAlgorithmForSecretKey(secretKeyLength: number, level?: number): MlDsaAlgorithm | undefined {
+export function mlDsaAlgorithmForSecretKey(secretKeyLength: number, algorithm?: string): MlDsaAlgorithm | undefined {
   const byLength = ALGORITHM_BY_EXPANDED_LENGTH.get(secretKeyLength);
-  if (byLength !== undefined)
-    return level === undefined || ML_DSA_PARAMETERS[byLength].level === level ? byLength : undefined;
+  if (byLength !== undefined) return algorithm === undefined || algorithm === byLength ? byLength : undefined;
   if (secretKeyLength !== ML_DSA_SEED_LENGTH) return undefined;
-  return ML_DSA_ALGORITHM_IDS.find((id) => ML_DSA_PARAMETERS[id].level === (level ?? ML_DSA_DEFAULT_LEVEL));
+  const id = algorithm ?? ML_DSA_DEFAULT_ALGORITHM;
+  return Object.hasOwn(ML_DSA_PARAMETERS, id) ? (id as MlDsaAlgorithm) : undefined;
 }
 
-/** The identifier that a public key's length (and an optional level) imply; undefined if none. */
-export function mlDsaAlgorithmForPublicKey(publicKeyLength: number, level?: number): MlDsaAlgorithm | undefined {
+/** The identifier that a public key's length (and an optional `algorithm`) imply; undefined if none. */
+export function mlDsaAlgorithmForPublicKey(publicKeyLength: number, algorithm?: string): MlDsaAlgorithm | undefined {
   const byLength = ALGORITHM_BY_PUBLIC_KEY_LENGTH.get(publicKeyLength);
-  return byLength !== undefined && (level === undefined || ML_DSA_PARAMETERS[byLength].level === level)
-    ? byLength
-    : undefined;
+  return byLength !== undefined && (algorithm === undefined || algorithm === byLength) ? byLength : undefined;
+}
+
+/** A key that reveals its parameter set, given with an `algorithm` that names another one. */
+function algorithmMismatch(field: string, given: string, keyField: string, keyAlgorithm: MlDsaAlgorithm) {
+  return invalidInput(`${field} ${given} does not match ${keyField}, a key of ${keyAlgorithm}`, `/${field}`);
 }
 
 function checkContext(context: Uint8Array | undefined, field: string): void {
@@ -359,14 +364,14 @@ export function mlDsaExpandedKeyIsConsistent(algorithm: MlDsaAlgorithm, secretKe
 // ---------------------------------------------------------------------------------------------
 
 /**
- * A key pair at `level` (65 by default); the secret key is the 32-byte seed. With `options.seed`
- * the key pair is the deterministic one of that seed (ML-DSA.KeyGen_internal).
+ * A key pair of `algorithm` (ml-dsa-65 by default); the secret key is the 32-byte seed. With
+ * `options.seed` the key pair is the deterministic one of that seed (ML-DSA.KeyGen_internal).
  */
 export async function mlDsaKeygen(
-  level?: number,
+  algorithmName?: string,
   options?: MlDsaOptions & { seed?: Uint8Array },
 ): Promise<MlDsaKeyPair> {
-  const algorithm = mlDsaAlgorithmForLevel(level);
+  const algorithm = mlDsaAlgorithm(algorithmName, fieldsOf(options).algorithm);
   const backend = backendFor(options);
   if (options?.seed !== undefined) checkLength(options.seed, ML_DSA_SEED_LENGTH, 'seed');
   if (backend === 'native') {
@@ -390,16 +395,14 @@ export async function mlDsaKeygen(
 /** Resolves the algorithm of a secret key, or throws the INVALID_INPUT that names the fault. */
 function algorithmOfSecretKey(
   secretKey: Uint8Array,
-  level: number | undefined,
+  algorithmName: string | undefined,
   fields: MlDsaFields,
 ): { algorithm: MlDsaAlgorithm; expanded: boolean } {
+  const named = algorithmName === undefined ? undefined : mlDsaAlgorithm(algorithmName, fields.algorithm);
   const byLength = ALGORITHM_BY_EXPANDED_LENGTH.get(secretKey.byteLength);
   if (byLength !== undefined) {
-    if (level !== undefined && mlDsaAlgorithmForLevel(level, fields.level) !== byLength) {
-      throw invalidInput(
-        `${fields.level} (level ${level}) does not match the ${secretKey.byteLength}-byte expanded key of ${byLength}`,
-        `/${fields.level}`,
-      );
+    if (named !== undefined && named !== byLength) {
+      throw algorithmMismatch(fields.algorithm, named, fields.secretKey, byLength);
     }
     return { algorithm: byLength, expanded: true };
   }
@@ -409,7 +412,7 @@ function algorithmOfSecretKey(
       `/${fields.secretKey}`,
     );
   }
-  return { algorithm: mlDsaAlgorithmForLevel(level, fields.level), expanded: false };
+  return { algorithm: named ?? ML_DSA_DEFAULT_ALGORITHM, expanded: false };
 }
 
 /** Signs `message` (ML-DSA.Sign, hedged). */
@@ -419,7 +422,7 @@ export async function mlDsaSign(
   options?: MlDsaSignOptions,
 ): Promise<{ algorithm: MlDsaAlgorithm; signature: Uint8Array }> {
   const fields = fieldsOf(options);
-  const { algorithm, expanded } = algorithmOfSecretKey(secretKey, options?.level, fields);
+  const { algorithm, expanded } = algorithmOfSecretKey(secretKey, options?.algorithm, fields);
   const spec: MlDsaSpec = ML_DSA_PARAMETERS[algorithm];
   const context = options?.context;
   checkContext(context, fields.context);
@@ -467,15 +470,17 @@ export async function mlDsaVerify(
   options?: MlDsaVerifyOptions,
 ): Promise<{ algorithm: MlDsaAlgorithm; valid: boolean }> {
   const fields = fieldsOf(options);
-  const level = options?.level;
-  if (level !== undefined) mlDsaAlgorithmForLevel(level, fields.level);
-  const algorithm = mlDsaAlgorithmForPublicKey(publicKey.byteLength, level);
+  const named = options?.algorithm === undefined ? undefined : mlDsaAlgorithm(options.algorithm, fields.algorithm);
+  const algorithm = mlDsaAlgorithmForPublicKey(publicKey.byteLength);
   if (algorithm === undefined) {
     const expected =
-      level === undefined
+      named === undefined
         ? `${PUBLIC_KEY_LENGTHS.slice(0, -1).join(', ')} or ${PUBLIC_KEY_LENGTHS.at(-1)} bytes`
-        : `${ML_DSA_PARAMETERS[mlDsaAlgorithmForLevel(level)].publicKeyLength} bytes for level ${level}`;
+        : `${ML_DSA_PARAMETERS[named].publicKeyLength} bytes for ${named}`;
     throw invalidInput(`${fields.publicKey} must be ${expected} (got ${publicKey.byteLength})`, `/${fields.publicKey}`);
+  }
+  if (named !== undefined && named !== algorithm) {
+    throw algorithmMismatch(fields.algorithm, named, fields.publicKey, algorithm);
   }
   const spec: MlDsaSpec = ML_DSA_PARAMETERS[algorithm];
   checkLength(signature, spec.signatureLength, fields.signature);

@@ -3,9 +3,9 @@
  * `/encapsulate` and `/decapsulate`, and the post-quantum half of X-Wing (xwing.ts).
  *
  * Encodings: the public (encapsulation) key is raw (800 / 1184 / 1568 B, so its length
- * gives the level); the secret key that keygen returns is the 64-byte seed d ‖ z of FIPS 203
+ * gives the parameter set); the secret key that keygen returns is the 64-byte seed d ‖ z of FIPS 203
  * ML-KEM.KeyGen_internal, from which the expanded decapsulation key is recomputed; decapsulation also
- * accepts the expanded key (1632 / 2400 / 3168 B, whose length gives the level).
+ * accepts the expanded key (1632 / 2400 / 3168 B, whose length gives the parameter set).
  *
  * Input checks of FIPS 203 §7.2 and §7.3: an encapsulation key of the wrong length or with a
  * coefficient not reduced modulo q, a ciphertext of the wrong length, and an expanded decapsulation
@@ -22,7 +22,7 @@ import { createPublicKey } from './node-crypto.ts';
 import { ml_kem512, ml_kem768, ml_kem1024 } from '@noble/post-quantum/ml-kem.js';
 import { checkLength } from './checks.ts';
 import { wipe } from './ct.ts';
-import { invalidInput, tryOrThrow } from './errors.ts';
+import { invalidInput, tryOrThrow, unsupportedAlgorithm } from './errors.ts';
 import {
   PQ_NATIVE_SUPPORT,
   exportRaw,
@@ -77,9 +77,7 @@ export const ML_KEM_PARAMETERS = {
 
 export type MlKemAlgorithm = keyof typeof ML_KEM_PARAMETERS;
 export const ML_KEM_ALGORITHM_IDS = Object.keys(ML_KEM_PARAMETERS) as MlKemAlgorithm[];
-export type MlKemLevel = (typeof ML_KEM_PARAMETERS)[MlKemAlgorithm]['level'];
-export const ML_KEM_LEVELS = ML_KEM_ALGORITHM_IDS.map((id) => ML_KEM_PARAMETERS[id].level);
-export const ML_KEM_DEFAULT_LEVEL: MlKemLevel = 768;
+export const ML_KEM_DEFAULT_ALGORITHM: MlKemAlgorithm = 'ml-kem-768';
 /** d ‖ z of FIPS 203 Algorithm 16. */
 export const ML_KEM_SEED_LENGTH = 64;
 export const ML_KEM_SHARED_SECRET_LENGTH = 32;
@@ -122,12 +120,21 @@ function backendFor(options: MlKemOptions | undefined): PqBackend {
   return selectBackend(options?.backend, PQ_NATIVE_SUPPORT.mlKem, 'ML-KEM');
 }
 
-/** The identifier for a level (512, 768 or 1024); the default level when none is given. */
-export function mlKemAlgorithmForLevel(level: number | undefined, field = 'level'): MlKemAlgorithm {
-  const chosen = level ?? ML_KEM_DEFAULT_LEVEL;
-  const id = ML_KEM_ALGORITHM_IDS.find((candidate) => ML_KEM_PARAMETERS[candidate].level === chosen);
-  if (id === undefined) throw invalidInput(`${field} must be one of ${ML_KEM_LEVELS.join(', ')}`, `/${field}`);
-  return id;
+/**
+ * The parameter set named by `algorithm` (an identifier of GET /v2/algorithms, mlKem), or the
+ * default one when none is given; any other name is refused with the list of valid ones.
+ */
+export function mlKemAlgorithm(algorithm: string | undefined, field = 'algorithm'): MlKemAlgorithm {
+  const id = algorithm ?? ML_KEM_DEFAULT_ALGORITHM;
+  if (!Object.hasOwn(ML_KEM_PARAMETERS, id)) {
+    throw unsupportedAlgorithm(`${field} must be one of: ${ML_KEM_ALGORITHM_IDS.join(', ')}`, `/${field}`);
+  }
+  return id as MlKemAlgorithm;
+}
+
+/** A key that reveals its parameter set, given with an `algorithm` that names another one. */
+function algorithmMismatch(field: string, given: string, keyField: string, keyAlgorithm: MlKemAlgorithm) {
+  return invalidInput(`${field} ${given} does not match ${keyField}, a key of ${keyAlgorithm}`, `/${field}`);
 }
 
 /** The identifier that an encapsulation key's length implies, if any. */
@@ -136,15 +143,15 @@ export function mlKemAlgorithmForPublicKey(publicKeyLength: number): MlKemAlgori
 }
 
 /**
- * The identifier that a decapsulation key (seed or expanded) and an optional level imply, if they
- * imply one; undefined when they are inconsistent (mlKemDecapsulate then says why).
+ * The identifier that a decapsulation key (seed or expanded) and an optional `algorithm` imply, if
+ * they imply one; undefined when they are inconsistent (mlKemDecapsulate then says why).
  */
-export function mlKemAlgorithmForSecretKey(secretKeyLength: number, level?: number): MlKemAlgorithm | undefined {
+export function mlKemAlgorithmForSecretKey(secretKeyLength: number, algorithm?: string): MlKemAlgorithm | undefined {
   const byLength = ALGORITHM_BY_EXPANDED_LENGTH.get(secretKeyLength);
-  if (byLength !== undefined)
-    return level === undefined || ML_KEM_PARAMETERS[byLength].level === level ? byLength : undefined;
+  if (byLength !== undefined) return algorithm === undefined || algorithm === byLength ? byLength : undefined;
   if (secretKeyLength !== ML_KEM_SEED_LENGTH) return undefined;
-  return ML_KEM_ALGORITHM_IDS.find((id) => ML_KEM_PARAMETERS[id].level === (level ?? ML_KEM_DEFAULT_LEVEL));
+  const id = algorithm ?? ML_KEM_DEFAULT_ALGORITHM;
+  return Object.hasOwn(ML_KEM_PARAMETERS, id) ? (id as MlKemAlgorithm) : undefined;
 }
 
 function invalidEncapsulationKey(algorithm: MlKemAlgorithm, field: string) {
@@ -168,10 +175,9 @@ function invalidDecapsulationKey(algorithm: MlKemAlgorithm, field: string) {
  */
 export function mlKemKeyPairFromSeed(
   seed: Uint8Array,
-  level?: number,
+  algorithm: MlKemAlgorithm = ML_KEM_DEFAULT_ALGORITHM,
   options?: MlKemOptions & { field?: string },
 ): MlKemKeyPair {
-  const algorithm = mlKemAlgorithmForLevel(level);
   checkLength(seed, ML_KEM_SEED_LENGTH, options?.field ?? 'seed');
   if (backendFor(options) === 'native') {
     const privateKey = importRawPrivateKey(algorithm, 'raw-seed', seed);
@@ -183,40 +189,45 @@ export function mlKemKeyPairFromSeed(
 }
 
 /**
- * A fresh key pair at `level` (768 by default). The secret key is the 64-byte seed. With
- * `options.seed` the key pair is the deterministic one of that seed.
+ * A fresh key pair of `algorithm` (ml-kem-768 by default). The secret key is the 64-byte seed.
+ * With `options.seed` the key pair is the deterministic one of that seed.
  */
 export async function mlKemKeygen(
-  level?: number,
+  algorithmName?: string,
   options?: MlKemOptions & { seed?: Uint8Array },
 ): Promise<MlKemKeyPair> {
-  const algorithm = mlKemAlgorithmForLevel(level);
-  if (options?.seed !== undefined) return mlKemKeyPairFromSeed(options.seed, level, options);
+  const algorithm = mlKemAlgorithm(algorithmName);
+  if (options?.seed !== undefined) return mlKemKeyPairFromSeed(options.seed, algorithm, options);
   if (backendFor(options) === 'native') {
     const { publicKey, privateKey } = await nativeGenerateKeyPair(algorithm);
     return { algorithm, publicKey: exportRaw(publicKey, 'raw-public'), secretKey: exportRaw(privateKey, 'raw-seed') };
   }
   const seed = randomFillSync(new Uint8Array(ML_KEM_SEED_LENGTH));
   try {
-    return mlKemKeyPairFromSeed(seed, level, options);
+    return mlKemKeyPairFromSeed(seed, algorithm, options);
   } finally {
     wipe(seed);
   }
 }
 
 /**
- * Encapsulates to `publicKey`, whose length gives the level. `randomness` is the 32-byte m of
- * ML-KEM.Encaps_internal, for known-answer tests only: node:crypto takes no such input, so it
- * selects the noble backend. `field` names the request field in errors.
+ * Encapsulates to `publicKey`, whose length gives the parameter set; an `algorithm` given beside
+ * it must name the same one. `randomness` is the 32-byte m of ML-KEM.Encaps_internal, for
+ * known-answer tests only: node:crypto takes no such input, so it selects the noble backend.
+ * `field` names the request field in errors.
  */
 export async function mlKemEncapsulate(
   publicKey: Uint8Array,
-  options?: MlKemOptions & { randomness?: Uint8Array; field?: string },
+  options?: MlKemOptions & { algorithm?: string; randomness?: Uint8Array; field?: string },
 ): Promise<MlKemEncapsulation> {
   const field = options?.field ?? 'publicKey';
+  if (options?.algorithm !== undefined) mlKemAlgorithm(options.algorithm);
   checkLength(publicKey, PUBLIC_KEY_LENGTHS, field);
   // The check above leaves only the three lengths of the table.
   const algorithm = mlKemAlgorithmForPublicKey(publicKey.byteLength)!;
+  if (options?.algorithm !== undefined && options.algorithm !== algorithm) {
+    throw algorithmMismatch('algorithm', options.algorithm, field, algorithm);
+  }
   const randomness = options?.randomness;
   let backend: PqBackend;
   if (randomness === undefined) {
@@ -244,32 +255,31 @@ export async function mlKemEncapsulate(
 }
 
 /**
- * Decapsulates `ciphertext`. `secretKey` is the 64-byte seed (its level is `level`, 768 by default:
- * a seed does not reveal it) or the expanded decapsulation key (its length gives the level; a
- * `level` that disagrees is an error). A tampered ciphertext of the right length yields the
- * implicit-rejection secret, not an error. `fields` name the request fields in errors.
+ * Decapsulates `ciphertext`. `secretKey` is the 64-byte seed (its parameter set is `algorithm`,
+ * ml-kem-768 by default: a seed does not reveal it) or the expanded decapsulation key (its length
+ * gives the set; an `algorithm` that disagrees is an error). A tampered ciphertext of the right
+ * length yields the implicit-rejection secret, not an error. `fields` name the request fields in
+ * errors.
  */
 export async function mlKemDecapsulate(
   secretKey: Uint8Array,
   ciphertext: Uint8Array,
-  level?: number,
-  options?: MlKemOptions & { fields?: { secretKey?: string; ciphertext?: string; level?: string } },
+  algorithmName?: string,
+  options?: MlKemOptions & { fields?: { secretKey?: string; ciphertext?: string; algorithm?: string } },
 ): Promise<MlKemDecapsulation> {
-  const secretKeyField = options?.fields?.secretKey ?? 'secretKey';
+  const secretKeyField = options?.fields?.secretKey ?? 'privateKey';
   const ciphertextField = options?.fields?.ciphertext ?? 'ciphertext';
-  const levelField = options?.fields?.level ?? 'level';
+  const algorithmField = options?.fields?.algorithm ?? 'algorithm';
+  const named = algorithmName === undefined ? undefined : mlKemAlgorithm(algorithmName, algorithmField);
   const expanded = ALGORITHM_BY_EXPANDED_LENGTH.get(secretKey.byteLength);
   let algorithm: MlKemAlgorithm;
   if (expanded !== undefined) {
-    if (level !== undefined && mlKemAlgorithmForLevel(level, levelField) !== expanded) {
-      throw invalidInput(
-        `${levelField} ${level} does not match the ${secretKey.byteLength}-byte expanded key of ${expanded}`,
-        `/${levelField}`,
-      );
+    if (named !== undefined && named !== expanded) {
+      throw algorithmMismatch(algorithmField, named, secretKeyField, expanded);
     }
     algorithm = expanded;
   } else if (secretKey.byteLength === ML_KEM_SEED_LENGTH) {
-    algorithm = mlKemAlgorithmForLevel(level, levelField);
+    algorithm = named ?? ML_KEM_DEFAULT_ALGORITHM;
   } else {
     throw invalidInput(
       `${secretKeyField} must be the 64-byte seed or an expanded decapsulation key of ${ML_KEM_ALGORITHM_IDS.map((id) => ML_KEM_PARAMETERS[id].expandedSecretKeyLength).join(', ')} bytes (got ${secretKey.byteLength})`,
@@ -279,8 +289,8 @@ export async function mlKemDecapsulate(
   const spec: MlKemSpec = ML_KEM_PARAMETERS[algorithm];
   if (ciphertext.byteLength !== spec.ciphertextLength) {
     const hint =
-      expanded === undefined && level === undefined
-        ? `; a 64-byte seed does not reveal its level, so give ${levelField} for another one`
+      expanded === undefined && named === undefined
+        ? `; a 64-byte seed does not reveal its parameter set, so give ${algorithmField} for another one`
         : '';
     throw invalidInput(
       `${ciphertextField} must be ${spec.ciphertextLength} bytes for ${algorithm} (got ${ciphertext.byteLength})${hint}`,

@@ -9,12 +9,15 @@
  *   HKDF-SHA256, ChaCha20-Poly1305, info = "crypto-service/v2/multi-recipient", empty AAD. Any
  *   RFC 9180 implementation with the slot's KEM opens a slot.
  * - Slots carry no recipient identifier (the recipients' keys are not disclosed by the envelope); a
- *   recipient finds its slot by trying the slots of its type.
+ *   recipient finds its slot by trying the slots its key can open.
  *
- * A hybrid recipient's public key is the X-Wing public key, ML-KEM-768 pk ‖ X25519 pk (1216 B),
- * given whole as `publicKey`, or as its parts: `publicKey` the X25519 key (32 B) and
- * `mlKemPublicKey` the ML-KEM-768 key (1184 B). Its secret key is the 32-byte X-Wing seed, or the
- * seed's two parts (the X25519 private key and the 64-byte ML-KEM-768 seed).
+ * A recipient's public key is `publicKey`: the 32-byte X25519 key (type `x25519`) or the 1216-byte
+ * X-Wing key, ML-KEM-768 pk ‖ X25519 pk (type `x25519-ml-kem-768`), so its length gives the type;
+ * a hybrid key may instead be given as its parts, `x25519PublicKey` (32 B) and `mlKemPublicKey`
+ * (1184 B). A recipient's private key is 32 bytes either way (the X25519 private key, or the X-Wing
+ * seed), so one `privateKey` is tried against the slots of both types; a hybrid private key may
+ * instead be given as the seed's two parts (the X25519 private key and the 64-byte ML-KEM-768
+ * seed).
  *
  * What the format does not give: sender authentication. HPKE base mode is anonymous, so anyone who
  * knows a recipient's public key can make an envelope for it, and any recipient, holding the
@@ -85,16 +88,15 @@ function turnTaker(): (weight: number) => Promise<void> {
   };
 }
 
-/** The slot types, by their canonical names (the names written into envelopes). */
+/** The slot types (GET /v2/algorithms, recipientType): the names written into envelopes. */
 export const RECIPIENT_TYPES = ['x25519', 'x25519-ml-kem-768'] as const;
 export type RecipientType = (typeof RECIPIENT_TYPES)[number];
-/** Names accepted on input for the same slot types. */
-export const RECIPIENT_TYPE_ALIASES = { classical: 'x25519', pq: 'x25519-ml-kem-768' } as const satisfies Record<
-  string,
-  RecipientType
->;
-/** Every name a request may use for a slot type: canonical names and aliases. */
-export const RECIPIENT_TYPE_NAMES: readonly string[] = [...RECIPIENT_TYPES, ...Object.keys(RECIPIENT_TYPE_ALIASES)];
+/** The identifiers of the envelope format itself (GET /v2/algorithms, multiRecipient). */
+export const MULTI_RECIPIENT_ALGORITHM_IDS = [MULTI_RECIPIENT_ALGORITHM] as const;
+
+export function isRecipientType(name: string): name is RecipientType {
+  return (RECIPIENT_TYPES as readonly string[]).includes(name);
+}
 
 /** The parameter table: the HPKE KEM of each slot type. */
 const SLOT_KEMS: { readonly [Type in RecipientType]: HpkeKem } = {
@@ -102,17 +104,13 @@ const SLOT_KEMS: { readonly [Type in RecipientType]: HpkeKem } = {
   'x25519-ml-kem-768': XWING_HPKE_KEM,
 };
 
-export interface RecipientPublicKey {
-  /** A slot type: a canonical name or an alias. */
-  readonly type: string;
-  /**
-   * `x25519`: the X25519 public key. `x25519-ml-kem-768`: the whole X-Wing public key (1216 B),
-   * or, with `mlKemPublicKey`, its X25519 part (32 B).
-   */
-  readonly publicKey: Uint8Array;
-  /** The ML-KEM-768 part of a hybrid recipient's key; refused for an `x25519` recipient. */
-  readonly mlKemPublicKey?: Uint8Array | undefined;
-}
+/**
+ * A recipient's public key: whole (`publicKey`, whose length gives the type) or a hybrid key as its
+ * two parts. `type` is optional; when given it must be the type the key has.
+ */
+export type RecipientPublicKey =
+  | { readonly type?: string | undefined; readonly publicKey: Uint8Array }
+  | { readonly type?: string | undefined; readonly x25519PublicKey: Uint8Array; readonly mlKemPublicKey: Uint8Array };
 
 export interface RecipientSlot {
   readonly type: RecipientType;
@@ -120,7 +118,7 @@ export interface RecipientSlot {
   readonly wrappedKey: Uint8Array;
 }
 
-/** A slot as a request carries it: the type may be an alias, and nothing is trusted yet. */
+/** A slot as a request carries it: nothing is trusted yet. */
 export interface EnvelopeSlot {
   readonly type: string;
   readonly enc: Uint8Array;
@@ -133,40 +131,18 @@ export interface MultiRecipientEnvelope {
   readonly algorithm: typeof MULTI_RECIPIENT_ALGORITHM;
 }
 
-/** The credential of one recipient; errors name the request fields (in comments). */
-export interface X25519RecipientSecret {
-  readonly type: 'x25519';
-  /** `recipientSecretKey`. */
-  readonly secretKey: Uint8Array;
-}
-export interface HybridRecipientSeed {
-  readonly type: 'x25519-ml-kem-768';
-  /** `secretKey`: the 32-byte X-Wing seed. */
-  readonly secretKey: Uint8Array;
-}
-export interface HybridRecipientParts {
-  readonly type: 'x25519-ml-kem-768';
-  /** `x25519SecretKey`: the X25519 private key the seed expands to. */
-  readonly x25519SecretKey: Uint8Array;
-  /** `mlKemSecretKey`: the 64-byte ML-KEM-768 seed the seed expands to (or its expanded key). */
-  readonly mlKemSecretKey: Uint8Array;
-}
-export type RecipientSecret = X25519RecipientSecret | HybridRecipientSeed | HybridRecipientParts;
+/**
+ * The credential of one recipient, named as the request fields are: `privateKey` (32 bytes, tried
+ * as the X25519 private key against x25519 slots and as the X-Wing seed against hybrid slots), or
+ * a hybrid key's parts.
+ */
+export type RecipientCredential =
+  { readonly privateKey: Uint8Array } | { readonly x25519PrivateKey: Uint8Array; readonly mlKemPrivateKey: Uint8Array };
 
-/** Canonical slot type of a name, or undefined when the name is not one. */
-export function canonicalRecipientType(name: string): RecipientType | undefined {
-  if ((RECIPIENT_TYPES as readonly string[]).includes(name)) return name as RecipientType;
-  return Object.hasOwn(RECIPIENT_TYPE_ALIASES, name)
-    ? RECIPIENT_TYPE_ALIASES[name as keyof typeof RECIPIENT_TYPE_ALIASES]
-    : undefined;
-}
-
-function slotKem(name: string, field: string): { type: RecipientType; kem: HpkeKem } {
-  const type = canonicalRecipientType(name);
-  if (type === undefined) {
-    throw unsupportedAlgorithm(`unknown recipient type; use one of: ${RECIPIENT_TYPE_NAMES.join(', ')}`, field);
-  }
-  return { type, kem: SLOT_KEMS[type] };
+/** The slot type that a whole public key of `length` bytes has, if any. */
+export function recipientTypeForPublicKeyLength(length: number): RecipientType | undefined {
+  if (length === X25519_KEY_LENGTH) return 'x25519';
+  return length === XWING_PUBLIC_KEY_LENGTH ? 'x25519-ml-kem-768' : undefined;
 }
 
 function checkRecipientCount(count: number): void {
@@ -178,42 +154,53 @@ function checkRecipientCount(count: number): void {
   }
 }
 
+/** An unknown type name, refused with the list of the valid ones. */
+function unknownType(field: string) {
+  return unsupportedAlgorithm(`unknown recipient type; use one of: ${RECIPIENT_TYPES.join(', ')}`, field);
+}
+
 /**
- * The public key a slot is sealed to, checked for its type, and the labels that errors name.
- * A hybrid key given as parts is joined into the X-Wing public key (ML-KEM-768 pk ‖ X25519 pk).
+ * The public key a slot is sealed to, its type (inferred from the key, and checked against `type`
+ * when given), the field that names it in errors, and the labels that HPKE's errors name. A hybrid
+ * key given as parts is joined into the X-Wing public key (ML-KEM-768 pk ‖ X25519 pk).
  */
 function slotPublicKey(
-  type: RecipientType,
   recipient: RecipientPublicKey,
   entry: string,
-): { publicKey: Uint8Array; options: EncapOptions } {
-  const label = `${entry}/publicKey`;
-  const mlKemLabel = `${entry}/mlKemPublicKey`;
-  if (type === 'x25519') {
-    if (recipient.mlKemPublicKey !== undefined) {
-      throw invalidInput(`${mlKemLabel} applies only to x25519-ml-kem-768 recipients`, `/${mlKemLabel}`);
-    }
-    checkLength(recipient.publicKey, X25519_KEY_LENGTH, label);
-    return { publicKey: recipient.publicKey, options: { label } };
-  }
-  if (recipient.mlKemPublicKey === undefined) {
-    if (recipient.publicKey.byteLength !== XWING_PUBLIC_KEY_LENGTH) {
+): { type: RecipientType; publicKey: Uint8Array; field: string; options: EncapOptions } {
+  let inferred: RecipientType;
+  let publicKey: Uint8Array;
+  let field: string;
+  let options: EncapOptions;
+  if ('publicKey' in recipient) {
+    field = `${entry}/publicKey`;
+    const type = recipientTypeForPublicKeyLength(recipient.publicKey.byteLength);
+    if (type === undefined) {
       throw invalidInput(
-        `${label} must be the ${XWING_PUBLIC_KEY_LENGTH}-byte X-Wing public key, or the ${X25519_KEY_LENGTH}-byte X25519 public key given with mlKemPublicKey (got ${recipient.publicKey.byteLength})`,
-        `/${label}`,
+        `${field} must be the ${X25519_KEY_LENGTH}-byte X25519 public key (x25519) or the ${XWING_PUBLIC_KEY_LENGTH}-byte X-Wing public key (x25519-ml-kem-768) (got ${recipient.publicKey.byteLength})`,
+        `/${field}`,
       );
     }
-    return { publicKey: recipient.publicKey, options: { label } };
+    inferred = type;
+    publicKey = recipient.publicKey;
+    options = { label: field };
+  } else {
+    field = `${entry}/x25519PublicKey`;
+    const mlKemField = `${entry}/mlKemPublicKey`;
+    checkLength(recipient.x25519PublicKey, X25519_KEY_LENGTH, field);
+    checkLength(recipient.mlKemPublicKey, HYBRID_ML_KEM_PUBLIC_KEY_LENGTH, mlKemField);
+    inferred = 'x25519-ml-kem-768';
+    publicKey = concatBytes(recipient.mlKemPublicKey, recipient.x25519PublicKey);
+    options = { label: field, partLabels: { mlKem: mlKemField, x25519: field } };
   }
-  if (recipient.publicKey.byteLength !== X25519_KEY_LENGTH) {
-    throw invalidInput(
-      `${label} must be the ${X25519_KEY_LENGTH}-byte X25519 public key when mlKemPublicKey is given (got ${recipient.publicKey.byteLength})`,
-      `/${label}`,
-    );
+  const given = recipient.type;
+  if (given !== undefined) {
+    if (!isRecipientType(given)) throw unknownType(`/${entry}/type`);
+    if (given !== inferred) {
+      throw invalidInput(`${entry}/type ${given} does not match ${field}, a key of type ${inferred}`, `/${entry}/type`);
+    }
   }
-  checkLength(recipient.mlKemPublicKey, HYBRID_ML_KEM_PUBLIC_KEY_LENGTH, mlKemLabel);
-  const publicKey = concatBytes(recipient.mlKemPublicKey, recipient.publicKey);
-  return { publicKey, options: { label, partLabels: { mlKem: mlKemLabel, x25519: label } } };
+  return { type: inferred, publicKey, field, options };
 }
 
 /**
@@ -230,20 +217,16 @@ export async function multiRecipientEncrypt(
   const seen = new Map<string, number>();
   const plan = recipients.map((recipient, index) => {
     const entry = `recipients/${index}`;
-    const { type, kem } = slotKem(recipient.type, `/${entry}/type`);
-    const { publicKey, options } = slotPublicKey(type, recipient, entry);
+    const { type, publicKey, field, options } = slotPublicKey(recipient, entry);
     // Public keys: an ordinary map lookup is fine, nothing secret is compared. A hybrid key is
     // compared whole, so one recipient given once whole and once as parts is caught too.
     const key = `${type}:${bytesToHex(publicKey)}`;
     const first = seen.get(key);
     if (first !== undefined) {
-      throw invalidInput(
-        `${entry}/publicKey repeats recipients/${first}/publicKey; list each recipient once`,
-        `/${entry}/publicKey`,
-      );
+      throw invalidInput(`${field} repeats recipients/${first}; list each recipient once`, `/${field}`);
     }
     seen.set(key, index);
-    return { type, kem, publicKey, options };
+    return { type, kem: SLOT_KEMS[type], publicKey, options };
   });
 
   const payloadKey = new Uint8Array(randomBytes(MULTI_RECIPIENT_PAYLOAD_KEY_LENGTH));
@@ -288,38 +271,67 @@ async function openSlot(kem: HpkeKem, privateKey: KemPrivateKey, slot: EnvelopeS
   return payloadKey;
 }
 
-/** Reads a recipient's secret key once (INVALID_INPUT naming its field if malformed). */
-async function recipientPrivateKey(recipient: RecipientSecret): Promise<KemPrivateKey> {
-  if (recipient.type === 'x25519')
-    return DHKEM_X25519_HKDF_SHA256.importPrivateKey(recipient.secretKey, 'recipientSecretKey');
-  if ('secretKey' in recipient) return XWING_HPKE_KEM.importPrivateKey(recipient.secretKey, 'secretKey');
-  return xwingHpkePrivateKeyFromParts(
-    { x25519PrivateKey: recipient.x25519SecretKey, mlKemSecretKey: recipient.mlKemSecretKey },
-    { x25519: 'x25519SecretKey', mlKem: 'mlKemSecretKey' },
-  );
+/**
+ * The private key of each slot type that a credential can open, read once, on first use: a
+ * `privateKey` is checked at once (INVALID_INPUT naming it if malformed) but expanded as an X-Wing
+ * seed only when a hybrid slot is tried; the parts are read at once, and open hybrid slots only.
+ */
+class SlotKeys {
+  private readonly keys = new Map<RecipientType, KemPrivateKey>();
+  private readonly credential: RecipientCredential;
+
+  private constructor(credential: RecipientCredential) {
+    this.credential = credential;
+  }
+
+  static async of(credential: RecipientCredential): Promise<SlotKeys> {
+    const slotKeys = new SlotKeys(credential);
+    if ('privateKey' in credential) {
+      checkLength(credential.privateKey, X25519_KEY_LENGTH, 'privateKey');
+    } else {
+      slotKeys.keys.set(
+        'x25519-ml-kem-768',
+        xwingHpkePrivateKeyFromParts(credential, { x25519: 'x25519PrivateKey', mlKem: 'mlKemPrivateKey' }),
+      );
+    }
+    return slotKeys;
+  }
+
+  /** The key that may open slots of `type`, or undefined when the credential cannot open any. */
+  async for(type: RecipientType): Promise<KemPrivateKey | undefined> {
+    const known = this.keys.get(type);
+    if (known !== undefined || !('privateKey' in this.credential)) return known;
+    const key = await SLOT_KEMS[type].importPrivateKey(this.credential.privateKey, 'privateKey');
+    this.keys.set(type, key);
+    return key;
+  }
+
+  wipe(): void {
+    for (const key of this.keys.values()) key.wipe?.();
+  }
 }
 
 /**
- * Decrypts an envelope with one recipient's secret key: every slot of the recipient's type is
- * tried in order until one yields a key that opens the payload. Every failure (no slot of that
- * type, a wrong key, a tampered slot or payload) is the one decryptionFailed(): no oracle. A
- * malformed secret key is the caller's input error (invalidInput naming its field:
- * `/recipientSecretKey`, `/secretKey`, `/x25519SecretKey` or `/mlKemSecretKey`).
+ * Decrypts an envelope with one recipient's credential: every slot that the credential can open
+ * is tried in order until one yields a key that opens the payload. Every failure (no slot it can
+ * open, a wrong key, a tampered slot or payload) is the one decryptionFailed(): no oracle. A
+ * malformed key is the caller's input error (invalidInput naming its field: `/privateKey`,
+ * `/x25519PrivateKey` or `/mlKemPrivateKey`).
  */
 export async function multiRecipientDecrypt(
   envelope: { readonly ciphertext: Uint8Array; readonly recipients: readonly EnvelopeSlot[] },
-  recipient: RecipientSecret,
+  credential: RecipientCredential,
 ): Promise<Uint8Array> {
   checkRecipientCount(envelope.recipients.length);
   const slots = envelope.recipients.map((slot, index) => ({ slot, type: slotType(slot.type, index) }));
-  const kem = SLOT_KEMS[recipient.type];
-  const privateKey = await recipientPrivateKey(recipient);
+  const keys = await SlotKeys.of(credential);
   try {
     const takeTurn = turnTaker();
     for (const { slot, type } of slots) {
-      if (type !== recipient.type) continue;
       await takeTurn(SLOT_WEIGHT[type]);
-      const payloadKey = await openSlot(kem, privateKey, slot);
+      const privateKey = await keys.for(type);
+      if (privateKey === undefined) continue;
+      const payloadKey = await openSlot(SLOT_KEMS[type], privateKey, slot);
       if (payloadKey === undefined) continue;
       try {
         return xchachaOpen(payloadKey, envelope.ciphertext);
@@ -331,18 +343,12 @@ export async function multiRecipientDecrypt(
     }
     throw decryptionFailed();
   } finally {
-    privateKey.wipe?.();
+    keys.wipe();
   }
 }
 
-/** The canonical type of a slot in a request; an unknown type is the caller's error. */
+/** The type of a slot in a request; an unknown type is the caller's error. */
 function slotType(name: string, index: number): RecipientType {
-  const type = canonicalRecipientType(name);
-  if (type === undefined) {
-    throw unsupportedAlgorithm(
-      `unknown recipient type; use one of: ${RECIPIENT_TYPE_NAMES.join(', ')}`,
-      `/recipients/${index}/type`,
-    );
-  }
-  return type;
+  if (!isRecipientType(name)) throw unknownType(`/recipients/${index}/type`);
+  return name;
 }

@@ -31,12 +31,13 @@ import { asBytes, concatBytes } from './bytes.ts';
 import { randomNonce } from './nonces.ts';
 
 /**
- * The identifiers of `/v2/password/hash|verify`. `/v2/password/encrypt|decrypt` report their own
- * composite identifier, PASSWORD_ENCRYPTION_ALGORITHM ('argon2id-xchacha20-poly1305').
+ * The identifiers of `/v2/password/hash|verify` (family password). `/v2/password/encrypt|decrypt`
+ * have their own family, passwordEncryption, whose one identifier names the composite.
  */
 export const PASSWORD_ALGORITHM_IDS = ['argon2id'] as const;
 export type PasswordAlgorithm = (typeof PASSWORD_ALGORITHM_IDS)[number];
 export const PASSWORD_ENCRYPTION_ALGORITHM = 'argon2id-xchacha20-poly1305' as const;
+export const PASSWORD_ENCRYPTION_ALGORITHM_IDS = [PASSWORD_ENCRYPTION_ALGORITHM] as const;
 
 /** Argon2 cost parameters: passes, memory in KiB, lanes (the PHC string's t, m, p). */
 export interface Argon2Params {

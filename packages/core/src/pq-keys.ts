@@ -107,14 +107,14 @@ interface SeededKeyType extends KeyTypeCommon {
 }
 
 export type PostQuantumKeyType =
-  | (SeededKeyType & { readonly family: 'ml-kem'; readonly level: number })
-  | (SeededKeyType & { readonly family: 'ml-dsa'; readonly level: number })
-  | (KeyTypeCommon & { readonly family: 'slh-dsa'; readonly variant: string })
+  | (SeededKeyType & { readonly family: 'ml-kem'; readonly algorithm: MlKemAlgorithm })
+  | (SeededKeyType & { readonly family: 'ml-dsa'; readonly algorithm: MlDsaAlgorithm })
+  | (KeyTypeCommon & { readonly family: 'slh-dsa'; readonly algorithm: SlhDsaAlgorithm })
   | (KeyTypeCommon & { readonly family: 'x-wing' });
 
-/** `sha2-128s` → `SHA2-128s`, the spelling of the SLH-DSA JOSE names and of FIPS 205. */
-function slhDsaJwkAlg(variant: string): string {
-  const [hash = '', size = ''] = variant.split('-');
+/** `slh-dsa-sha2-128s` → `SLH-DSA-SHA2-128s`, the spelling of the SLH-DSA JOSE names and of FIPS 205. */
+function slhDsaJwkAlg(algorithm: SlhDsaAlgorithm): string {
+  const [, , hash = '', size = ''] = algorithm.split('-');
   return `SLH-DSA-${hash.toUpperCase()}-${size}`;
 }
 
@@ -124,7 +124,7 @@ function buildKeyTypes(): Record<PostQuantumKeyAlgorithm, PostQuantumKeyType> {
     const spec = ML_KEM_PARAMETERS[id];
     table[id] = {
       family: 'ml-kem',
-      level: spec.level,
+      algorithm: id,
       oid: spec.oid,
       publicKeyLength: spec.publicKeyLength,
       privateKeyLength: ML_KEM_SEED_LENGTH,
@@ -145,7 +145,7 @@ function buildKeyTypes(): Record<PostQuantumKeyAlgorithm, PostQuantumKeyType> {
     const spec = ML_DSA_PARAMETERS[id];
     table[id] = {
       family: 'ml-dsa',
-      level: spec.level,
+      algorithm: id,
       oid: spec.oid,
       publicKeyLength: spec.publicKeyLength,
       privateKeyLength: ML_DSA_SEED_LENGTH,
@@ -159,11 +159,11 @@ function buildKeyTypes(): Record<PostQuantumKeyAlgorithm, PostQuantumKeyType> {
     const spec = SLH_DSA_PARAMETERS[id];
     table[id] = {
       family: 'slh-dsa',
-      variant: spec.variant,
+      algorithm: id,
       oid: spec.oid,
       publicKeyLength: 2 * spec.n,
       privateKeyLength: 4 * spec.n,
-      jwkAlg: slhDsaJwkAlg(spec.variant),
+      jwkAlg: slhDsaJwkAlg(id),
     };
   }
   return table;
@@ -320,20 +320,10 @@ export async function postQuantumPrivateKeyFromPem(
 // ---------------------------------------------------------------------------------------------
 // Generation and output
 
-/** The parts of an X-Wing key pair, which `/v2/pq/hybrid/keygen` also returns. */
-export interface XWingKeyParts {
-  readonly x25519PublicKey: Uint8Array;
-  readonly x25519PrivateKey: Uint8Array;
-  readonly mlKemPublicKey: Uint8Array;
-  readonly mlKemSecretKey: Uint8Array;
-}
-
 export interface PostQuantumKeyPair {
   readonly publicKey: Uint8Array;
   /** The seed, or SLH-DSA's whole secret key. */
   readonly privateKey: Uint8Array;
-  /** X-Wing only. */
-  readonly parts?: XWingKeyParts;
 }
 
 /** A fresh key pair of `algorithm`, in the raw encodings. */
@@ -344,25 +334,22 @@ export async function generatePostQuantumKeyPair(
   const type = keyTypeOf(algorithm);
   switch (type.family) {
     case 'ml-kem': {
-      const keys = await runner.mlKemKeygen(type.level);
+      const keys = await runner.mlKemKeygen(type.algorithm);
       return { publicKey: keys.publicKey, privateKey: keys.secretKey };
     }
     case 'ml-dsa': {
-      const keys = await runner.mlDsaKeygen(type.level);
+      const keys = await runner.mlDsaKeygen(type.algorithm);
       return { publicKey: keys.publicKey, privateKey: keys.secretKey };
     }
     case 'slh-dsa': {
-      const keys = await runner.slhDsaKeygen(type.variant);
+      const keys = await runner.slhDsaKeygen(type.algorithm);
       return { publicKey: keys.publicKey, privateKey: keys.secretKey };
     }
     case 'x-wing': {
       const keys = await runner.xwingKeygen();
-      const { x25519PublicKey, x25519PrivateKey, mlKemPublicKey, mlKemSecretKey } = keys;
-      return {
-        publicKey: keys.publicKey,
-        privateKey: keys.secretKey,
-        parts: { x25519PublicKey, x25519PrivateKey, mlKemPublicKey, mlKemSecretKey },
-      };
+      // The seed is the private key; what it expands to is not handed out.
+      wipe(keys.x25519PrivateKey, keys.mlKemSecretKey);
+      return { publicKey: keys.publicKey, privateKey: keys.secretKey };
     }
   }
 }

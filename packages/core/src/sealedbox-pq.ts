@@ -14,7 +14,7 @@
  *
  * Keys. The recipient's public key is the X-Wing public key, given whole (1216 B) or as its two
  * parts, the X25519 public key and the ML-KEM-768 public key (it is their concatenation, ML-KEM
- * first). The secret key is the 32-byte X-Wing seed, or its two parts: the X25519 private key and
+ * first). The private key is the 32-byte X-Wing seed, or its two parts: the X25519 private key and
  * the 64-byte ML-KEM-768 seed (or its expanded key) into which X-Wing expands the seed; both forms
  * decapsulate identically.
  *
@@ -27,10 +27,17 @@ import { decryptionFailed } from './errors.ts';
 import { HPKE_AEAD_TAG_LENGTH, hpkeOpen, hpkeSeal, type KemPrivateKey } from './hpke.ts';
 import { ML_KEM_PARAMETERS } from './ml-kem.ts';
 import { X25519_KEY_LENGTH } from './x25519.ts';
-import { XWING_CIPHERTEXT_LENGTH, XWING_HPKE_KEM, XWING_SEED_LENGTH, xwingHpkePrivateKeyFromParts } from './xwing.ts';
+import {
+  XWING_CIPHERTEXT_LENGTH,
+  XWING_HPKE_KEM,
+  XWING_SEED_LENGTH,
+  xwingHpkePrivateKeyFromParts,
+  type XWingPrivateKeyParts,
+} from './xwing.ts';
 
-/** The identifier of this box (`GET /v2/algorithms` sealedBox, and seal-pq's `algorithm`). */
+/** The identifier of this box (`GET /v2/algorithms` pqSealedBox, and seal-pq's `algorithm`). */
 export const PQ_SEALED_BOX = 'hpke-x25519-ml-kem-768-chacha20-poly1305' as const;
+export const PQ_SEALED_BOX_ALGORITHM_IDS = [PQ_SEALED_BOX] as const;
 export const PQ_SEALED_BOX_INFO: Uint8Array = new TextEncoder().encode('crypto-service/v2/sealedbox-pq');
 /** Bytes that sealing adds: the X-Wing ciphertext and the Poly1305 tag. */
 export const PQ_SEALED_BOX_OVERHEAD = XWING_CIPHERTEXT_LENGTH + HPKE_AEAD_TAG_LENGTH;
@@ -42,9 +49,8 @@ const EMPTY = new Uint8Array(0);
 export type PqSealedBoxPublicKey =
   { readonly publicKey: Uint8Array } | { readonly x25519PublicKey: Uint8Array; readonly mlKemPublicKey: Uint8Array };
 
-/** The recipient's X-Wing secret key: the 32-byte seed, or its two parts. */
-export type PqSealedBoxSecretKey =
-  { readonly secretKey: Uint8Array } | { readonly x25519SecretKey: Uint8Array; readonly mlKemSecretKey: Uint8Array };
+/** The recipient's X-Wing private key: the 32-byte seed, or its two parts. */
+export type PqSealedBoxPrivateKey = { readonly privateKey: Uint8Array } | XWingPrivateKeyParts;
 
 /** Seals `plaintext` to an X-Wing public key; the result is PQ_SEALED_BOX_OVERHEAD bytes longer. */
 export async function sealBoxPq(recipient: PqSealedBoxPublicKey, plaintext: Uint8Array): Promise<Uint8Array> {
@@ -63,20 +69,17 @@ export async function sealBoxPq(recipient: PqSealedBoxPublicKey, plaintext: Uint
   return concatBytes(enc, ciphertext);
 }
 
-/** Reads the secret key once, checking it (INVALID_INPUT naming the field) before any ciphertext. */
-export async function pqSealedBoxPrivateKey(secret: PqSealedBoxSecretKey): Promise<KemPrivateKey> {
-  if ('secretKey' in secret) {
-    checkLength(secret.secretKey, XWING_SEED_LENGTH, 'secretKey');
-    return XWING_HPKE_KEM.importPrivateKey(secret.secretKey, 'secretKey');
+/** Reads the private key once, checking it (INVALID_INPUT naming the field) before any ciphertext. */
+export async function pqSealedBoxPrivateKey(secret: PqSealedBoxPrivateKey): Promise<KemPrivateKey> {
+  if ('privateKey' in secret) {
+    checkLength(secret.privateKey, XWING_SEED_LENGTH, 'privateKey');
+    return XWING_HPKE_KEM.importPrivateKey(secret.privateKey, 'privateKey');
   }
-  return xwingHpkePrivateKeyFromParts(
-    { x25519PrivateKey: secret.x25519SecretKey, mlKemSecretKey: secret.mlKemSecretKey },
-    { x25519: 'x25519SecretKey', mlKem: 'mlKemSecretKey' },
-  );
+  return xwingHpkePrivateKeyFromParts(secret, { x25519: 'x25519PrivateKey', mlKem: 'mlKemPrivateKey' });
 }
 
 /** Opens a post-quantum sealed box. Every failure to open is the same DECRYPTION_FAILED. */
-export async function openBoxPq(secret: PqSealedBoxSecretKey, sealed: Uint8Array): Promise<Uint8Array> {
+export async function openBoxPq(secret: PqSealedBoxPrivateKey, sealed: Uint8Array): Promise<Uint8Array> {
   const privateKey = await pqSealedBoxPrivateKey(secret);
   try {
     if (sealed.byteLength < PQ_SEALED_BOX_OVERHEAD) throw decryptionFailed();

@@ -22,16 +22,12 @@ import { checkLength } from './checks.ts';
 import { wipe } from './ct.ts';
 import { decryptionFailed, invalidInput, openOrFail } from './errors.ts';
 import { hsalsa20 } from './hchacha-hsalsa.ts';
-import { PQ_SEALED_BOX } from './sealedbox-pq.ts';
 import { x25519, x25519PrivateKeyObject, x25519PublicKeyBytes, X25519_KEY_LENGTH } from './x25519.ts';
 
 /** The identifier of this module's box, the one `/v2/sealedbox/seal` answers with. */
 export const X25519_SEALED_BOX = 'x25519-xsalsa20-poly1305' as const;
-/**
- * The identifiers of `/v2/sealedbox/*`: this box (`seal` / `open`) and the post-quantum one of
- * sealedbox-pq.ts (`seal-pq` / `open-pq`, HPKE with X-Wing).
- */
-export const SEALED_BOX_ALGORITHM_IDS = [X25519_SEALED_BOX, PQ_SEALED_BOX] as const;
+/** The identifiers of `/v2/sealedbox/seal|open` (the post-quantum box has its own family, sealedbox-pq.ts). */
+export const SEALED_BOX_ALGORITHM_IDS = [X25519_SEALED_BOX] as const;
 export type SealedBoxAlgorithm = (typeof SEALED_BOX_ALGORITHM_IDS)[number];
 
 export const SEALED_BOX_KEY_LENGTH = X25519_KEY_LENGTH;
@@ -75,12 +71,12 @@ function sealNonce(ephemeralPublicKey: Uint8Array, recipientPublicKey: Uint8Arra
 
 /** Seals `plaintext` to an X25519 public key; the result is `SEALED_BOX_OVERHEAD` bytes longer. */
 export function sealBox(recipientPublicKey: Uint8Array, plaintext: Uint8Array): Uint8Array {
-  checkLength(recipientPublicKey, SEALED_BOX_KEY_LENGTH, 'recipientPublicKey');
+  checkLength(recipientPublicKey, SEALED_BOX_KEY_LENGTH, 'publicKey');
   // OpenSSL draws the ephemeral secret and keeps it: it never enters the JavaScript heap, and the
   // KeyObject is dropped when this call returns.
   const ephemeral = generateKeyPairSync('x25519');
   const ephemeralPublicKey = x25519PublicKeyBytes(ephemeral.publicKey);
-  const shared = x25519(ephemeral.privateKey, recipientPublicKey, () => lowOrderPoint('/recipientPublicKey'), {
+  const shared = x25519(ephemeral.privateKey, recipientPublicKey, () => lowOrderPoint('/publicKey'), {
     isRecipient: true,
   });
   const key = boxKey(shared);
@@ -93,13 +89,13 @@ export function sealBox(recipientPublicKey: Uint8Array, plaintext: Uint8Array): 
 }
 
 /**
- * Opens a sealed box with the recipient's X25519 secret key. Every failure (too short, low-order
+ * Opens a sealed box with the recipient's X25519 private key. Every failure (too short, low-order
  * ephemeral key, wrong key, tampered) throws the same DECRYPTION_FAILED: no oracle.
  */
-export function openBox(recipientSecretKey: Uint8Array, sealed: Uint8Array): Uint8Array {
-  checkLength(recipientSecretKey, SEALED_BOX_KEY_LENGTH, 'recipientSecretKey');
+export function openBox(recipientPrivateKey: Uint8Array, sealed: Uint8Array): Uint8Array {
+  checkLength(recipientPrivateKey, SEALED_BOX_KEY_LENGTH, 'privateKey');
   if (sealed.byteLength < SEALED_BOX_OVERHEAD) throw decryptionFailed();
-  const privateKey = x25519PrivateKeyObject(recipientSecretKey);
+  const privateKey = x25519PrivateKeyObject(recipientPrivateKey);
   const recipientPublicKey = x25519PublicKeyBytes(privateKey);
   const ephemeralPublicKey = sealed.subarray(0, SEALED_BOX_KEY_LENGTH);
   const shared = x25519(privateKey, ephemeralPublicKey, decryptionFailed);

@@ -136,36 +136,36 @@ export const SELF_TEST_VECTORS = {
   },
 
   // RFC 4231 §4.3 (test case 2) for HMAC-SHA-2.
-  'mac/sha256': {
+  'mac/hmac-sha256': {
     key: RFC4231_KEY,
     data: RFC4231_DATA,
     expected: '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
   },
-  'mac/sha384': {
+  'mac/hmac-sha384': {
     key: RFC4231_KEY,
     data: RFC4231_DATA,
     expected: 'af45d2e376484031617f78d2b58a6b1b9c7ef464f5a01b47e42ec3736322445e8e2240ca5e69e2c78b3239ecfab21649',
   },
-  'mac/sha512': {
+  'mac/hmac-sha512': {
     key: RFC4231_KEY,
     data: RFC4231_DATA,
     expected:
       '164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea2505549758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737',
   },
   // C2SP/wycheproof hmac_sha3_256_test.json and hmac_sha3_512_test.json, tcId 2 ("short message").
-  'mac/sha3-256': {
+  'mac/hmac-sha3-256': {
     key: '8159fd15133cd964c9a6964c94f0ea269a806fd9f43f0da58b6cd1b33d189b2a',
     data: '77',
     expected: 'f709a35d41e82e36955512bf5fc1af0c1a9c580ff8fc3199bcb7454027029282',
   },
   // Wycheproof has no HMAC-SHA3-384 file: RFC 4231's test case 2 input, with the tag computed by an
   // independent implementation (hash-wasm's createHMAC(createSHA3(384))).
-  'mac/sha3-384': {
+  'mac/hmac-sha3-384': {
     key: RFC4231_KEY,
     data: RFC4231_DATA,
     expected: 'f1101f8cbf9766fd6764d2ed61903f21ca9b18f57cf3e1a23ca13508a93243ce48c045dc007f26a21b3f5e0e9df4c20a',
   },
-  'mac/sha3-512': {
+  'mac/hmac-sha3-512': {
     key: '00698977f7102c67b594166919aa99dc3e58c7b6697a6422e238d04d2f57b2c74e4e84f5c4c6b792952df72f1c09244802f0bcf8752efb90e836110703bfa21c',
     data: '01',
     expected:
@@ -263,12 +263,12 @@ export const SELF_TEST_VECTORS = {
       'be075fc53c81f2d5cf141316ebeb0c7b5228c52a4c62cbd44b66849b64244ffce5ecbaaf33bd751a1ac728d45e6c61296cdc3c01233561f41db66cce314adb310e3be8250c46f06dceea3a7fa1348057e2f6556ad6b1318a024a838f21af1fde048977eb48f59ffd4924ca1c60902e52f0a089bc76897040e082f937763848645e0705',
   },
   // See self-test-pq-vectors.ts: sealed by @hpke/core to the X-Wing draft vector's key.
-  [`sealedBox/${PQ_SEALED_BOX}`]: { seed: XWING_SELF_TEST_VECTOR.seed, ...PQ_SEALED_BOX_SELF_TEST_VECTOR },
+  [`pqSealedBox/${PQ_SEALED_BOX}`]: { seed: XWING_SELF_TEST_VECTOR.seed, ...PQ_SEALED_BOX_SELF_TEST_VECTOR },
 
   // X25519: RFC 7748 §6.1 (the exchange, and Alice's public key), and RFC 9180 A.2.1
   // (DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, ChaCha20-Poly1305, the suite of the multi-recipient
   // envelope's x25519 slots): OpenBase of the sequence-0 encryption with skRm.
-  'kem/x25519': {
+  'recipientType/x25519': {
     privateKey: RFC7748.x25519.alicePrivate,
     peerPublicKey: RFC7748.x25519.bobPublic,
     expectedPublicKey: RFC7748.x25519.alicePublic,
@@ -281,9 +281,9 @@ export const SELF_TEST_VECTORS = {
     expectedHpkePlaintext: '4265617574792069732074727574682c20747275746820626561757479',
   },
   ...(Object.fromEntries(
-    Object.entries(ML_KEM_SELF_TEST_VECTORS).map(([id, vector]) => [`kem/${id}`, vector]),
-  ) as Record<`kem/${MlKemAlgorithm}`, MlKemSelfTestVector>),
-  [`kem/${XWING_ALGORITHM}`]: XWING_SELF_TEST_VECTOR,
+    Object.entries(ML_KEM_SELF_TEST_VECTORS).map(([id, vector]) => [`mlKem/${id}`, vector]),
+  ) as Record<`mlKem/${MlKemAlgorithm}`, MlKemSelfTestVector>),
+  [`hybridKem/${XWING_ALGORITHM}`]: XWING_SELF_TEST_VECTOR,
 
   // RFC 8032 §7.1 TEST 2 (one-octet message 0x72).
   'signature/ed25519': {

@@ -1,7 +1,7 @@
 /**
  * Start-up known-answer self-tests, in the manner of FIPS 140-3's pre-operational and conditional
  * algorithm self-tests (CASTs): one test per (family, id) pair of the algorithm registry, keyed
- * `family/id` (`hash/sha256`, `mac/sha256`, `signature/ml-dsa-65`, …). The server runs them before
+ * `family/id` (`hash/sha256`, `mac/hmac-sha256`, `signature/ml-dsa-65`, …). The server runs them before
  * it reports ready and disables any algorithm whose test fails.
  *
  * Each test calls the public function of the core module that the routes call, on a fixed input,
@@ -37,7 +37,8 @@ import { unwrapKey, wrapKey } from './keywrap.ts';
 import { computeHmac, verifyHmac } from './mac.ts';
 import { mlDsaKeygen, ML_DSA_PARAMETERS, type MlDsaAlgorithm } from './ml-dsa.ts';
 import { mlKemDecapsulate, mlKemEncapsulate, mlKemKeygen, ML_KEM_PARAMETERS, type MlKemAlgorithm } from './ml-kem.ts';
-import { ARGON2_BACKEND, argon2Raw } from './password.ts';
+import { ARGON2_BACKEND, argon2Raw, PASSWORD_ENCRYPTION_ALGORITHM } from './password.ts';
+import { MULTI_RECIPIENT_ALGORITHM } from './multi-recipient.ts';
 import { ALGORITHM_REGISTRY, type AlgorithmFamily } from './registry.ts';
 import { openBox, sealBox, sealedBoxX25519 } from './sealedbox.ts';
 import { openBoxPq, PQ_SEALED_BOX, sealBoxPq } from './sealedbox-pq.ts';
@@ -301,16 +302,16 @@ function sealedBoxTest(id: string, vectors: Vectors): SelfTest {
 function pqSealedBoxTest(id: string, vectors: Vectors): SelfTest {
   return async () => {
     const v = vectorOf(vectors, id);
-    const secretKey = bytes(text(v, 'seed'));
+    const privateKey = bytes(text(v, 'seed'));
     const sealed = bytes(text(v, 'sealed'));
-    expectHex(await openBoxPq({ secretKey }, sealed), text(v, 'expectedPlaintext'), `${id} open`);
+    expectHex(await openBoxPq({ privateKey }, sealed), text(v, 'expectedPlaintext'), `${id} open`);
     const tampered = sealed.slice();
     tampered[tampered.length - 1] = (tampered[tampered.length - 1] ?? 0) ^ 1;
-    await expectDecryptionFailure(() => openBoxPq({ secretKey }, tampered), `${id} open`);
-    const { publicKey } = await xwingKeygen({ seed: secretKey });
+    await expectDecryptionFailure(() => openBoxPq({ privateKey }, tampered), `${id} open`);
+    const { publicKey } = await xwingKeygen({ seed: privateKey });
     const resealed = await sealBoxPq({ publicKey }, PCT_MESSAGE);
     check(
-      hexOf(await openBoxPq({ secretKey }, resealed)) === hexOf(PCT_MESSAGE),
+      hexOf(await openBoxPq({ privateKey }, resealed)) === hexOf(PCT_MESSAGE),
       `${id}: a freshly sealed box does not open`,
     );
   };
@@ -343,22 +344,26 @@ async function mlKemKat(
   id: string,
   algorithm: MlKemAlgorithm,
   v: Record<string, string | number>,
-): Promise<{ publicKey: Uint8Array; seed: Uint8Array; level: number }> {
-  const { level } = ML_KEM_PARAMETERS[algorithm];
+): Promise<{ publicKey: Uint8Array; seed: Uint8Array }> {
   const seed = bytes(text(v, 'seed'));
-  const { publicKey } = await mlKemKeygen(level, { seed });
+  const { publicKey } = await mlKemKeygen(algorithm, { seed });
   check(
     sha256Hex(publicKey) === text(v, 'expectedPublicKeySha256'),
     `${id}: the key generated from the seed is not the published one`,
   );
-  const { sharedSecret } = await mlKemDecapsulate(seed, bytes(text(v, 'ciphertext')), level);
+  const { sharedSecret } = await mlKemDecapsulate(seed, bytes(text(v, 'ciphertext')), algorithm);
   expectHex(sharedSecret, text(v, 'expectedSharedSecret'), `${id} decapsulation`);
-  return { publicKey, seed, level };
+  return { publicKey, seed };
 }
 
-async function mlKemPct(id: string, publicKey: Uint8Array, secretKey: Uint8Array, level: number): Promise<void> {
+async function mlKemPct(
+  id: string,
+  publicKey: Uint8Array,
+  secretKey: Uint8Array,
+  algorithm: MlKemAlgorithm,
+): Promise<void> {
   const encapsulated = await mlKemEncapsulate(publicKey);
-  const decapsulated = await mlKemDecapsulate(secretKey, encapsulated.ciphertext, level);
+  const decapsulated = await mlKemDecapsulate(secretKey, encapsulated.ciphertext, algorithm);
   check(
     hexOf(decapsulated.sharedSecret) === hexOf(encapsulated.sharedSecret),
     `${id}: encapsulation and decapsulation disagree`,
@@ -367,8 +372,8 @@ async function mlKemPct(id: string, publicKey: Uint8Array, secretKey: Uint8Array
 
 function mlKemTest(id: string, algorithm: MlKemAlgorithm, vectors: Vectors, vectorId = id): SelfTest {
   return async () => {
-    const { publicKey, seed, level } = await mlKemKat(id, algorithm, vectorOf(vectors, vectorId));
-    await mlKemPct(id, publicKey, seed, level);
+    const { publicKey, seed } = await mlKemKat(id, algorithm, vectorOf(vectors, vectorId));
+    await mlKemPct(id, publicKey, seed, algorithm);
   };
 }
 
@@ -449,7 +454,7 @@ async function mlDsaKat(
   v: Record<string, string | number>,
 ): Promise<{ seed: Uint8Array; publicKey: Uint8Array }> {
   const seed = bytes(text(v, 'seed'));
-  const { publicKey } = await mlDsaKeygen(ML_DSA_PARAMETERS[algorithm].level, { seed });
+  const { publicKey } = await mlDsaKeygen(algorithm, { seed });
   check(
     sha256Hex(publicKey) === text(v, 'expectedPublicKeySha256'),
     `${id}: the key generated from the seed is not the published one`,
@@ -457,9 +462,9 @@ async function mlDsaKat(
   return { seed, publicKey };
 }
 
-function mlDsaTest(id: string, algorithm: MlDsaAlgorithm, vectors: Vectors): SelfTest {
+function mlDsaTest(id: string, algorithm: MlDsaAlgorithm, vectors: Vectors, vectorId = id): SelfTest {
   return async () => {
-    const v = vectorOf(vectors, id);
+    const v = vectorOf(vectors, vectorId);
     const { seed, publicKey } = await mlDsaKat(id, algorithm, v);
     await verifyKat(algorithm, publicKey, bytes(text(v, 'message')), bytes(text(v, 'expectedSignature')), id);
     // Signing is hedged (fresh randomness): pairwise consistency through the signature entry point.
@@ -576,9 +581,8 @@ function symmetricKeyTest(id: string, algorithm: string): SelfTest {
         `${id}: the key does not round-trip`,
       );
     } else {
-      const mac = algorithm.replace('hmac-', '');
       check(
-        verifyHmac(mac, first, PCT_MESSAGE, computeHmac(mac, first, PCT_MESSAGE)),
+        verifyHmac(algorithm, first, PCT_MESSAGE, computeHmac(algorithm, first, PCT_MESSAGE)),
         `${id}: the key does not verify its own MAC`,
       );
     }
@@ -587,15 +591,15 @@ function symmetricKeyTest(id: string, algorithm: string): SelfTest {
 
 function mlKemKeyTest(id: string, algorithm: MlKemAlgorithm, vectors: Vectors): SelfTest {
   return async () => {
-    const { level } = await mlKemKat(id, algorithm, vectorOf(vectors, `kem/${algorithm}`));
+    await mlKemKat(id, algorithm, vectorOf(vectors, `mlKem/${algorithm}`));
     const pair = rawPair(await generateKeyMaterial(algorithm), id);
-    await mlKemPct(id, pair.publicKey, pair.privateKey, level);
+    await mlKemPct(id, pair.publicKey, pair.privateKey, algorithm);
   };
 }
 
 function xwingKeyTest(id: string, vectors: Vectors): SelfTest {
   return async () => {
-    await xwingKat(id, vectorOf(vectors, `kem/${XWING_ALGORITHM}`));
+    await xwingKat(id, vectorOf(vectors, HYBRID_KEM_VECTOR));
     const pair = rawPair(await generateKeyMaterial(XWING_ALGORITHM), id);
     await xwingPct(id, pair.publicKey, pair.privateKey);
   };
@@ -621,8 +625,22 @@ function slhDsaKeyTest(algorithm: SlhDsaAlgorithm, vectors: Vectors): SelfTest {
   return slhDsaTest(algorithm, vectors);
 }
 
+/**
+ * A composite's test: the tests of the registry algorithms it is built from, one after another (the
+ * password envelope, the multi-recipient envelope).
+ */
+function composite(...tests: SelfTest[]): SelfTest {
+  return async () => {
+    for (const test of tests) await test();
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // The table
+
+const AEAD_VECTOR = 'aead/xchacha20-poly1305';
+const HYBRID_KEM_VECTOR = `hybridKem/${XWING_ALGORITHM}`;
+const X25519_KEM_VECTOR = 'recipientType/x25519';
 
 const isMlKem = (id: string): id is MlKemAlgorithm => Object.hasOwn(ML_KEM_PARAMETERS, id);
 const isMlDsa = (id: string): id is MlDsaAlgorithm => Object.hasOwn(ML_DSA_PARAMETERS, id);
@@ -643,17 +661,37 @@ function testFor(family: AlgorithmFamily, algorithm: string, vectors: Vectors): 
       return algorithm === 'argon2id' ? passwordTest(id, vectors) : undefined;
     case 'keyWrap':
       return keyWrapTest(id, algorithm, vectors);
+    case 'passwordEncryption':
+      return algorithm === PASSWORD_ENCRYPTION_ALGORITHM
+        ? composite(passwordTest('password/argon2id', vectors), aeadTest(AEAD_VECTOR, vectors))
+        : undefined;
     case 'sealedBox':
-      if (algorithm === PQ_SEALED_BOX) return pqSealedBoxTest(id, vectors);
       return algorithm === 'x25519-xsalsa20-poly1305' ? sealedBoxTest(id, vectors) : undefined;
-    case 'kem':
+    case 'pqSealedBox':
+      return algorithm === PQ_SEALED_BOX ? pqSealedBoxTest(id, vectors) : undefined;
+    case 'multiRecipient':
+      return algorithm === MULTI_RECIPIENT_ALGORITHM
+        ? composite(
+            aeadTest(AEAD_VECTOR, vectors),
+            x25519KemTest(X25519_KEM_VECTOR, vectors),
+            xwingTest(HYBRID_KEM_VECTOR, vectors),
+          )
+        : undefined;
+    case 'recipientType':
       if (algorithm === 'x25519') return x25519KemTest(id, vectors);
-      if (algorithm === XWING_ALGORITHM) return xwingTest(id, vectors);
+      return algorithm === XWING_ALGORITHM ? xwingTest(id, vectors, HYBRID_KEM_VECTOR) : undefined;
+    case 'mlKem':
       return isMlKem(algorithm) ? mlKemTest(id, algorithm, vectors) : undefined;
+    case 'hybridKem':
+      return algorithm === XWING_ALGORITHM ? xwingTest(id, vectors) : undefined;
     case 'signature':
       if (algorithm === 'ed25519' || algorithm === 'ed448') return eddsaTest(id, algorithm, vectors);
       if (algorithm === 'ecdsa-p256' || algorithm === 'ecdsa-p384') return ecdsaTest(id, algorithm, vectors);
       if (isMlDsa(algorithm)) return mlDsaTest(id, algorithm, vectors);
+      return isSlhDsa(algorithm) ? slhDsaTest(algorithm, vectors) : undefined;
+    case 'mlDsa':
+      return isMlDsa(algorithm) ? mlDsaTest(id, algorithm, vectors, `signature/${algorithm}`) : undefined;
+    case 'slhDsa':
       return isSlhDsa(algorithm) ? slhDsaTest(algorithm, vectors) : undefined;
     case 'keyGeneration':
       if (algorithm === 'x25519' || algorithm === 'x448') return keyAgreementKeyTest(id, algorithm, vectors);
@@ -680,9 +718,16 @@ const FAMILY_ORDER: readonly AlgorithmFamily[] = [
   'kdf',
   'keyWrap',
   'password',
+  'passwordEncryption',
   'sealedBox',
-  'kem',
+  'recipientType',
+  'mlKem',
+  'hybridKem',
+  'pqSealedBox',
+  'multiRecipient',
   'signature',
+  'mlDsa',
+  'slhDsa',
   'keyGeneration',
 ];
 

@@ -126,26 +126,6 @@ interface PostQuantumSignatureScheme {
   ) => Promise<boolean>;
 }
 
-/**
- * The fields of `/v2/sign` and `/v2/verify`, which ml-dsa.ts and slh-dsa.ts name in their errors:
- * the key is `privateKey` there, and the parameter set is part of `algorithm`. Lengths are checked
- * here first, so a key of another parameter set is "privateKey must be …", never a level mismatch.
- */
-const ML_DSA_FIELDS = {
-  secretKey: 'privateKey',
-  publicKey: 'publicKey',
-  signature: 'signature',
-  context: 'context',
-  level: 'algorithm',
-};
-const SLH_DSA_FIELDS = {
-  secretKey: 'privateKey',
-  publicKey: 'publicKey',
-  signature: 'signature',
-  context: 'context',
-  variant: 'algorithm',
-};
-
 function postQuantumScheme(algorithm: PostQuantumSignatureAlgorithm): PostQuantumSignatureScheme {
   if (Object.hasOwn(ML_DSA_PARAMETERS, algorithm)) {
     const spec = ML_DSA_PARAMETERS[algorithm as MlDsaAlgorithm];
@@ -155,10 +135,9 @@ function postQuantumScheme(algorithm: PostQuantumSignatureAlgorithm): PostQuantu
       signatureLength: spec.signatureLength,
       maxContextLength: ML_DSA_CONTEXT_MAX_BYTES,
       sign: async (runner, privateKey, message, context) =>
-        (await runner.mlDsaSign(privateKey, message, { level: spec.level, context, fields: ML_DSA_FIELDS })).signature,
+        (await runner.mlDsaSign(privateKey, message, { algorithm, context })).signature,
       verify: async (runner, publicKey, message, signature, context) =>
-        (await runner.mlDsaVerify(publicKey, message, signature, { level: spec.level, context, fields: ML_DSA_FIELDS }))
-          .valid,
+        (await runner.mlDsaVerify(publicKey, message, signature, { algorithm, context })).valid,
     };
   }
   const spec = SLH_DSA_PARAMETERS[algorithm as SlhDsaAlgorithm];
@@ -168,16 +147,9 @@ function postQuantumScheme(algorithm: PostQuantumSignatureAlgorithm): PostQuantu
     signatureLength: spec.signatureLength,
     maxContextLength: SLH_DSA_CONTEXT_MAX_BYTES,
     sign: async (runner, privateKey, message, context) =>
-      (await runner.slhDsaSign(privateKey, message, { variant: spec.variant, context, fields: SLH_DSA_FIELDS }))
-        .signature,
+      (await runner.slhDsaSign(privateKey, message, { algorithm, context })).signature,
     verify: async (runner, publicKey, message, signature, context) =>
-      (
-        await runner.slhDsaVerify(publicKey, message, signature, {
-          variant: spec.variant,
-          context,
-          fields: SLH_DSA_FIELDS,
-        })
-      ).valid,
+      (await runner.slhDsaVerify(publicKey, message, signature, { algorithm, context })).valid,
   };
 }
 

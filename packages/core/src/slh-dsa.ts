@@ -5,8 +5,8 @@
  * Encodings: the public key is PK.seed ‖ PK.root (2n bytes) and the secret key
  * SK.seed ‖ SK.prf ‖ PK.seed ‖ PK.root (4n bytes), FIPS 205 §9.1, the same on both backends.
  * SLH-DSA has no seed form. Lengths are shared between parameter sets (the SHA2 and SHAKE sets of
- * one security level, and their s and f variants), so `variant` names the set: `sha2-128f` by
- * default (the fastest to sign). Signatures of any other length than the set's are INVALID_INPUT.
+ * one security level, and their s and f variants), so `algorithm` names the set:
+ * `slh-dsa-sha2-128f` by default (the fastest to sign). Signatures of any other length than the set's are INVALID_INPUT.
  *
  * Signing is hedged (FIPS 205 §9.2: opt_rand is fresh randomness), the default of both backends;
  * the deterministic variant (opt_rand = PK.seed) exists for tests only, on the noble backend
@@ -36,7 +36,7 @@ import {
 } from '@noble/post-quantum/slh-dsa.js';
 import { checkLength } from './checks.ts';
 import { wipe } from './ct.ts';
-import { invalidInput } from './errors.ts';
+import { invalidInput, unsupportedAlgorithm } from './errors.ts';
 import {
   PQ_NATIVE_SUPPORT,
   exportRaw,
@@ -51,7 +51,6 @@ import {
 import { oidContent } from './der.ts';
 
 interface SlhDsaSpec {
-  readonly variant: string;
   /** The security parameter n in bytes (FIPS 205 Table 2). */
   readonly n: 16 | 24 | 32;
   readonly signatureLength: number;
@@ -63,84 +62,72 @@ interface SlhDsaSpec {
 /** FIPS 205 Table 2. The algorithm registry and the request schemas are built from its keys. */
 export const SLH_DSA_PARAMETERS = {
   'slh-dsa-sha2-128s': {
-    variant: 'sha2-128s',
     n: 16,
     signatureLength: 7856,
     oid: oidContent('2.16.840.1.101.3.4.3.20'),
     noble: slh_dsa_sha2_128s,
   },
   'slh-dsa-sha2-128f': {
-    variant: 'sha2-128f',
     n: 16,
     signatureLength: 17088,
     oid: oidContent('2.16.840.1.101.3.4.3.21'),
     noble: slh_dsa_sha2_128f,
   },
   'slh-dsa-sha2-192s': {
-    variant: 'sha2-192s',
     n: 24,
     signatureLength: 16224,
     oid: oidContent('2.16.840.1.101.3.4.3.22'),
     noble: slh_dsa_sha2_192s,
   },
   'slh-dsa-sha2-192f': {
-    variant: 'sha2-192f',
     n: 24,
     signatureLength: 35664,
     oid: oidContent('2.16.840.1.101.3.4.3.23'),
     noble: slh_dsa_sha2_192f,
   },
   'slh-dsa-sha2-256s': {
-    variant: 'sha2-256s',
     n: 32,
     signatureLength: 29792,
     oid: oidContent('2.16.840.1.101.3.4.3.24'),
     noble: slh_dsa_sha2_256s,
   },
   'slh-dsa-sha2-256f': {
-    variant: 'sha2-256f',
     n: 32,
     signatureLength: 49856,
     oid: oidContent('2.16.840.1.101.3.4.3.25'),
     noble: slh_dsa_sha2_256f,
   },
   'slh-dsa-shake-128s': {
-    variant: 'shake-128s',
     n: 16,
     signatureLength: 7856,
     oid: oidContent('2.16.840.1.101.3.4.3.26'),
     noble: slh_dsa_shake_128s,
   },
   'slh-dsa-shake-128f': {
-    variant: 'shake-128f',
     n: 16,
     signatureLength: 17088,
     oid: oidContent('2.16.840.1.101.3.4.3.27'),
     noble: slh_dsa_shake_128f,
   },
   'slh-dsa-shake-192s': {
-    variant: 'shake-192s',
     n: 24,
     signatureLength: 16224,
     oid: oidContent('2.16.840.1.101.3.4.3.28'),
     noble: slh_dsa_shake_192s,
   },
   'slh-dsa-shake-192f': {
-    variant: 'shake-192f',
     n: 24,
     signatureLength: 35664,
     oid: oidContent('2.16.840.1.101.3.4.3.29'),
     noble: slh_dsa_shake_192f,
   },
   'slh-dsa-shake-256s': {
-    variant: 'shake-256s',
     n: 32,
     signatureLength: 29792,
     oid: oidContent('2.16.840.1.101.3.4.3.30'),
     noble: slh_dsa_shake_256s,
   },
   'slh-dsa-shake-256f': {
-    variant: 'shake-256f',
     n: 32,
     signatureLength: 49856,
     oid: oidContent('2.16.840.1.101.3.4.3.31'),
@@ -150,10 +137,7 @@ export const SLH_DSA_PARAMETERS = {
 
 export type SlhDsaAlgorithm = keyof typeof SLH_DSA_PARAMETERS;
 export const SLH_DSA_ALGORITHM_IDS = Object.keys(SLH_DSA_PARAMETERS) as SlhDsaAlgorithm[];
-export type SlhDsaVariant = (typeof SLH_DSA_PARAMETERS)[SlhDsaAlgorithm]['variant'];
-/** The `variant` values of the requests: the identifiers without the `slh-dsa-` prefix. */
-export const SLH_DSA_VARIANTS = SLH_DSA_ALGORITHM_IDS.map((id) => SLH_DSA_PARAMETERS[id].variant);
-export const SLH_DSA_DEFAULT_VARIANT: SlhDsaVariant = 'sha2-128f';
+export const SLH_DSA_DEFAULT_ALGORITHM: SlhDsaAlgorithm = 'slh-dsa-sha2-128f';
 export const SLH_DSA_CONTEXT_MAX_BYTES = 255;
 
 export interface SlhDsaKeyPair {
@@ -165,13 +149,13 @@ export interface SlhDsaKeyPair {
 }
 
 export interface SlhDsaOptions {
-  /** The parameter set without the `slh-dsa-` prefix; `sha2-128f` by default. */
-  variant?: string;
+  /** The parameter set; `slh-dsa-sha2-128f` by default. */
+  algorithm?: string;
   /** Tests choose; otherwise node:crypto where the runtime has it. */
   backend?: PqBackend;
   /**
-   * The request fields that errors name, where a route calls them otherwise (`/v2/sign` has
-   * `privateKey`). Defaults: the names of `/v2/pq/slh-dsa/*`.
+   * The request fields that errors name, where a caller calls them otherwise. Defaults: the names
+   * of `/v2/pq/slh-dsa/*` and `/v2/sign`.
    */
   fields?: Partial<SlhDsaFields>;
 }
@@ -181,15 +165,15 @@ export interface SlhDsaFields {
   publicKey: string;
   signature: string;
   context: string;
-  variant: string;
+  algorithm: string;
 }
 
 const DEFAULT_FIELDS: SlhDsaFields = {
-  secretKey: 'secretKey',
+  secretKey: 'privateKey',
   publicKey: 'publicKey',
   signature: 'signature',
   context: 'context',
-  variant: 'variant',
+  algorithm: 'algorithm',
 };
 
 function fieldsOf(options: SlhDsaOptions | undefined): SlhDsaFields {
@@ -210,11 +194,14 @@ function backendFor(options: SlhDsaOptions | undefined): PqBackend {
   return selectBackend(options?.backend, PQ_NATIVE_SUPPORT.slhDsa, 'SLH-DSA');
 }
 
-/** The identifier for a variant (`sha2-128f` … `shake-256s`); the default when none is given. */
-export function slhDsaAlgorithmForVariant(variant: string | undefined, field = 'variant'): SlhDsaAlgorithm {
-  const id = `slh-dsa-${variant ?? SLH_DSA_DEFAULT_VARIANT}`;
+/**
+ * The parameter set named by `algorithm` (an identifier of GET /v2/algorithms, slhDsa), or the
+ * default one when none is given; any other name is refused with the list of valid ones.
+ */
+export function slhDsaAlgorithm(algorithm: string | undefined, field = 'algorithm'): SlhDsaAlgorithm {
+  const id = algorithm ?? SLH_DSA_DEFAULT_ALGORITHM;
   if (!Object.hasOwn(SLH_DSA_PARAMETERS, id)) {
-    throw invalidInput(`${field} must be one of ${SLH_DSA_VARIANTS.join(', ')}`, `/${field}`);
+    throw unsupportedAlgorithm(`${field} must be one of: ${SLH_DSA_ALGORITHM_IDS.join(', ')}`, `/${field}`);
   }
   return id as SlhDsaAlgorithm;
 }
@@ -229,15 +216,15 @@ function checkContext(context: Uint8Array | undefined, field: string): void {
 }
 
 /**
- * A key pair of `variant`. With `options.seed` (SK.seed ‖ SK.prf ‖ PK.seed, 3n bytes) the key pair
+ * A key pair of `algorithm`. With `options.seed` (SK.seed ‖ SK.prf ‖ PK.seed, 3n bytes) the key pair
  * is the deterministic one of slh_keygen_internal; node:crypto takes no seed, so a seed selects
  * the noble backend.
  */
 export async function slhDsaKeygen(
-  variant?: string,
+  algorithmName?: string,
   options?: SlhDsaOptions & { seed?: Uint8Array },
 ): Promise<SlhDsaKeyPair> {
-  const algorithm = slhDsaAlgorithmForVariant(variant ?? options?.variant, fieldsOf(options).variant);
+  const algorithm = slhDsaAlgorithm(algorithmName ?? options?.algorithm, fieldsOf(options).algorithm);
   const spec: SlhDsaSpec = SLH_DSA_PARAMETERS[algorithm];
   const seed = options?.seed;
   if (seed !== undefined) {
@@ -262,14 +249,14 @@ export async function slhDsaKeygen(
   }
 }
 
-/** Signs `message` with the secret key of `variant` (hedged). */
+/** Signs `message` with a secret key of `options.algorithm` (hedged). */
 export async function slhDsaSign(
   secretKey: Uint8Array,
   message: Uint8Array,
   options?: SlhDsaSignOptions,
 ): Promise<{ algorithm: SlhDsaAlgorithm; signature: Uint8Array }> {
   const fields = fieldsOf(options);
-  const algorithm = slhDsaAlgorithmForVariant(options?.variant, fields.variant);
+  const algorithm = slhDsaAlgorithm(options?.algorithm, fields.algorithm);
   const spec: SlhDsaSpec = SLH_DSA_PARAMETERS[algorithm];
   if (secretKey.byteLength !== 4 * spec.n) {
     throw invalidInput(
@@ -298,7 +285,7 @@ export async function slhDsaSign(
 }
 
 /**
- * Verifies a signature. A public key or signature of the wrong length for `variant` is an
+ * Verifies a signature. A public key or signature of the wrong length for `algorithm` is an
  * INVALID_INPUT; a well-formed signature that does not verify is `valid: false`.
  */
 export async function slhDsaVerify(
@@ -308,7 +295,7 @@ export async function slhDsaVerify(
   options?: SlhDsaVerifyOptions,
 ): Promise<{ algorithm: SlhDsaAlgorithm; valid: boolean }> {
   const fields = fieldsOf(options);
-  const algorithm = slhDsaAlgorithmForVariant(options?.variant, fields.variant);
+  const algorithm = slhDsaAlgorithm(options?.algorithm, fields.algorithm);
   const spec: SlhDsaSpec = SLH_DSA_PARAMETERS[algorithm];
   if (publicKey.byteLength !== 2 * spec.n) {
     throw invalidInput(

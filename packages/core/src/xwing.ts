@@ -10,8 +10,8 @@
  *   ciphertext     ML-KEM-768 ct (1088) ‖ X25519 ephemeral public key (32) = 1120 bytes
  *   shared secret  SHA3-256(ss_M ‖ ss_X ‖ ct_X ‖ pk_X ‖ "\.//^\")  (label 5c2e2f2f5e5c)
  *
- * The routes also expose the parts: `x25519PrivateKey` and `mlKemSecretKey` (the 64-byte ML-KEM
- * seed) that the seed expands to, and the two halves of the public key and of the ciphertext.
+ * The routes also take the parts: a private key as `x25519PrivateKey` and `mlKemPrivateKey` (the
+ * 64-byte ML-KEM seed) that the seed expands to, and a public key as its two halves.
  *
  * Backends: X25519 (x25519.ts), SHAKE256 and SHA3-256 are node:crypto on every runtime; ML-KEM-768
  * is node:crypto on Node 24 and @noble/post-quantum on Node 22 (ml-kem.ts). The result is
@@ -92,34 +92,30 @@ export interface XWingOptions {
   /** The ML-KEM backend; tests choose, otherwise node:crypto where the runtime has ML-KEM. */
   backend?: PqBackend;
   /**
-   * The request fields that errors name, where a route calls them otherwise (the post-quantum
-   * sealed box has `x25519SecretKey`). Defaults: the names of `/v2/pq/hybrid/*`.
+   * The request fields that errors name, where a caller calls them otherwise. Defaults: the names
+   * of `/v2/pq/hybrid/*`.
    */
   fields?: Partial<XWingFields>;
 }
 
 export interface XWingFields {
   publicKey: string;
-  secretKey: string;
+  privateKey: string;
   ciphertext: string;
   x25519PublicKey: string;
   mlKemPublicKey: string;
   x25519PrivateKey: string;
-  mlKemSecretKey: string;
-  x25519EphemeralPublic: string;
-  mlKemCiphertext: string;
+  mlKemPrivateKey: string;
 }
 
 const DEFAULT_FIELDS: XWingFields = {
   publicKey: 'publicKey',
-  secretKey: 'secretKey',
+  privateKey: 'privateKey',
   ciphertext: 'ciphertext',
   x25519PublicKey: 'x25519PublicKey',
   mlKemPublicKey: 'mlKemPublicKey',
   x25519PrivateKey: 'x25519PrivateKey',
-  mlKemSecretKey: 'mlKemSecretKey',
-  x25519EphemeralPublic: 'x25519EphemeralPublic',
-  mlKemCiphertext: 'mlKemCiphertext',
+  mlKemPrivateKey: 'mlKemPrivateKey',
 };
 
 function fieldsOf(options: XWingOptions | undefined): XWingFields {
@@ -134,13 +130,25 @@ export interface XWingEncapsulateOptions extends XWingOptions {
   encapsulationSeed?: Uint8Array;
 }
 
-/** The parts form of decapsulation (`/v2/pq/hybrid/decapsulate`). */
-export interface XWingDecapsulationParts {
-  x25519PrivateKey: Uint8Array;
-  /** The 64-byte ML-KEM-768 seed (or the 2400-byte expanded decapsulation key). */
-  mlKemSecretKey: Uint8Array;
-  x25519EphemeralPublic: Uint8Array;
-  mlKemCiphertext: Uint8Array;
+/** The parts of an X-Wing private key: what expandDecapsulationKey makes of the 32-byte seed. */
+export interface XWingPrivateKeyParts {
+  readonly x25519PrivateKey: Uint8Array;
+  /** The 64-byte ML-KEM-768 seed, or its 2400-byte expanded decapsulation key. */
+  readonly mlKemPrivateKey: Uint8Array;
+}
+
+/** The private key's parts and the ciphertext's two halves, ready for decapsulation. */
+interface SplitDecapsulation extends XWingPrivateKeyParts {
+  readonly x25519EphemeralPublic: Uint8Array;
+  readonly mlKemCiphertext: Uint8Array;
+}
+
+/** ML-KEM-768 ct (1088 B) ‖ X25519 ephemeral public key (32 B): the ciphertext's two halves. */
+function splitCiphertext(ciphertext: Uint8Array): { mlKemCiphertext: Uint8Array; x25519EphemeralPublic: Uint8Array } {
+  return {
+    mlKemCiphertext: ciphertext.subarray(0, ML_KEM_CIPHERTEXT_LENGTH),
+    x25519EphemeralPublic: ciphertext.subarray(ML_KEM_CIPHERTEXT_LENGTH),
+  };
 }
 
 /** X25519(k, u), refusing a low-order u (x25519.ts) with an INVALID_INPUT that names `field`. */
@@ -168,12 +176,12 @@ export function xwingCombiner(ssM: Uint8Array, ssX: Uint8Array, ctX: Uint8Array,
  * synchronous: one SHAKE256, one ML-KEM-768 key generation, one X25519 base-point multiplication.
  */
 export function xwingKeyPairFromSeed(seed: Uint8Array, options?: XWingOptions & { field?: string }): XWingKeyPair {
-  checkLength(seed, XWING_SEED_LENGTH, options?.field ?? fieldsOf(options).secretKey);
+  checkLength(seed, XWING_SEED_LENGTH, options?.field ?? fieldsOf(options).privateKey);
   const expanded = asBytes(createHash('shake256', { outputLength: 96 }).update(seed).digest());
   try {
     const mlKem = mlKemKeyPairFromSeed(
       expanded.subarray(0, ML_KEM_SEED_LENGTH),
-      768,
+      'ml-kem-768',
       options?.backend === undefined ? {} : { backend: options.backend },
     );
     const x25519PrivateKey = expanded.slice(ML_KEM_SEED_LENGTH, 96);
@@ -307,21 +315,21 @@ export async function xwingEncapsulateParts(
 }
 
 interface DecapsulationFields {
-  mlKemSecretKey: string;
+  mlKemPrivateKey: string;
   mlKemCiphertext: string;
   x25519EphemeralPublic: string;
   x25519What: string;
 }
 
 async function decapsulateParts(
-  parts: XWingDecapsulationParts,
+  parts: SplitDecapsulation,
   x25519PublicKey: Uint8Array,
   options: XWingOptions | undefined,
   fields: DecapsulationFields,
 ): Promise<XWingDecapsulation> {
-  const mlKem = await mlKemDecapsulate(parts.mlKemSecretKey, parts.mlKemCiphertext, 768, {
+  const mlKem = await mlKemDecapsulate(parts.mlKemPrivateKey, parts.mlKemCiphertext, 'ml-kem-768', {
     ...(options?.backend === undefined ? {} : { backend: options.backend }),
-    fields: { secretKey: fields.mlKemSecretKey, ciphertext: fields.mlKemCiphertext },
+    fields: { secretKey: fields.mlKemPrivateKey, ciphertext: fields.mlKemCiphertext },
   });
   const ssX = xwingX25519(
     parts.x25519PrivateKey,
@@ -349,21 +357,20 @@ export async function xwingDecapsulate(
   options?: XWingOptions,
 ): Promise<XWingDecapsulation> {
   const fields = fieldsOf(options);
-  checkLength(secretKey, XWING_SEED_LENGTH, fields.secretKey);
+  checkLength(secretKey, XWING_SEED_LENGTH, fields.privateKey);
   checkLength(ciphertext, XWING_CIPHERTEXT_LENGTH, fields.ciphertext);
   const keys = xwingKeyPairFromSeed(secretKey, options);
   try {
     return await decapsulateParts(
       {
         x25519PrivateKey: keys.x25519PrivateKey,
-        mlKemSecretKey: keys.mlKemSecretKey,
-        x25519EphemeralPublic: ciphertext.subarray(ML_KEM_CIPHERTEXT_LENGTH),
-        mlKemCiphertext: ciphertext.subarray(0, ML_KEM_CIPHERTEXT_LENGTH),
+        mlKemPrivateKey: keys.mlKemSecretKey,
+        ...splitCiphertext(ciphertext),
       },
       keys.x25519PublicKey,
       options,
       {
-        mlKemSecretKey: fields.secretKey,
+        mlKemPrivateKey: fields.privateKey,
         mlKemCiphertext: fields.ciphertext,
         x25519EphemeralPublic: fields.ciphertext,
         x25519What: `the X25519 part of ${fields.ciphertext}`,
@@ -374,35 +381,36 @@ export async function xwingDecapsulate(
   }
 }
 
-/** Decapsulate with the secret key and the ciphertext given as their parts. */
+/**
+ * Decapsulate(ct, sk) with the private key given as its two parts and the whole 1120-byte
+ * ciphertext: the same shared secret as the seed the parts came from.
+ */
 export async function xwingDecapsulateParts(
-  parts: XWingDecapsulationParts,
+  parts: XWingPrivateKeyParts,
+  ciphertext: Uint8Array,
   options?: XWingOptions,
 ): Promise<XWingDecapsulation> {
   const fields = fieldsOf(options);
   checkLength(parts.x25519PrivateKey, X25519_KEY_LENGTH, fields.x25519PrivateKey);
-  checkLength(parts.x25519EphemeralPublic, X25519_KEY_LENGTH, fields.x25519EphemeralPublic);
-  checkLength(parts.mlKemCiphertext, ML_KEM_CIPHERTEXT_LENGTH, fields.mlKemCiphertext);
-  // The ML-KEM-768 seed, or its expanded key: never another level's (no `level` field here).
-  checkLength(parts.mlKemSecretKey, [ML_KEM_SEED_LENGTH, ML_KEM_768.expandedSecretKeyLength], fields.mlKemSecretKey);
-  return decapsulateParts(parts, x25519PublicKeyOf(parts.x25519PrivateKey), options, {
-    mlKemSecretKey: fields.mlKemSecretKey,
-    mlKemCiphertext: fields.mlKemCiphertext,
-    x25519EphemeralPublic: fields.x25519EphemeralPublic,
-    x25519What: fields.x25519EphemeralPublic,
-  });
+  // The ML-KEM-768 seed, or its expanded key: never another parameter set's.
+  checkLength(parts.mlKemPrivateKey, [ML_KEM_SEED_LENGTH, ML_KEM_768.expandedSecretKeyLength], fields.mlKemPrivateKey);
+  checkLength(ciphertext, XWING_CIPHERTEXT_LENGTH, fields.ciphertext);
+  return decapsulateParts(
+    { ...parts, ...splitCiphertext(ciphertext) },
+    x25519PublicKeyOf(parts.x25519PrivateKey),
+    options,
+    {
+      mlKemPrivateKey: fields.mlKemPrivateKey,
+      mlKemCiphertext: fields.ciphertext,
+      x25519EphemeralPublic: fields.ciphertext,
+      x25519What: `the X25519 part of ${fields.ciphertext}`,
+    },
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
 // X-Wing as an HPKE KEM (for hpke.ts: the post-quantum sealed box and the hybrid slots of the
 // multi-recipient envelope).
-
-/** The parts of an X-Wing private key: what expandDecapsulationKey makes of the 32-byte seed. */
-export interface XWingPrivateKeyParts {
-  readonly x25519PrivateKey: Uint8Array;
-  /** The 64-byte ML-KEM-768 seed, or its 2400-byte expanded decapsulation key. */
-  readonly mlKemSecretKey: Uint8Array;
-}
 
 const ML_KEM_768_DK_PKE_LENGTH = 1152;
 
@@ -432,7 +440,7 @@ function hpkePrivateKey(
   publicKey: Uint8Array,
 ): KemPrivateKey {
   const x25519PrivateKey = parts.x25519PrivateKey.slice();
-  const mlKemSecretKey = parts.mlKemSecretKey.slice();
+  const mlKemPrivateKey = parts.mlKemPrivateKey.slice();
   return {
     kemId: XWING_HPKE_KEM_ID,
     publicKey,
@@ -440,15 +448,15 @@ function hpkePrivateKey(
       if (enc.byteLength !== XWING_CIPHERTEXT_LENGTH) throw decryptionFailed();
       try {
         const { sharedSecret } = await decapsulateParts(
-          {
-            x25519PrivateKey,
-            mlKemSecretKey,
-            x25519EphemeralPublic: enc.subarray(ML_KEM_CIPHERTEXT_LENGTH),
-            mlKemCiphertext: enc.subarray(0, ML_KEM_CIPHERTEXT_LENGTH),
-          },
+          { x25519PrivateKey, mlKemPrivateKey, ...splitCiphertext(enc) },
           x25519PublicKey,
           undefined,
-          { mlKemSecretKey: 'mlKemSecretKey', mlKemCiphertext: 'enc', x25519EphemeralPublic: 'enc', x25519What: 'enc' },
+          {
+            mlKemPrivateKey: 'mlKemPrivateKey',
+            mlKemCiphertext: 'enc',
+            x25519EphemeralPublic: 'enc',
+            x25519What: 'enc',
+          },
         );
         return sharedSecret;
       } catch (error) {
@@ -457,7 +465,7 @@ function hpkePrivateKey(
       }
     },
     wipe(): void {
-      wipe(x25519PrivateKey, mlKemSecretKey);
+      wipe(x25519PrivateKey, mlKemPrivateKey);
     },
   };
 }
@@ -473,12 +481,12 @@ export function xwingHpkePrivateKeyFromParts(
   labels: { readonly x25519: string; readonly mlKem: string },
 ): KemPrivateKey {
   checkLength(parts.x25519PrivateKey, X25519_KEY_LENGTH, labels.x25519);
-  checkLength(parts.mlKemSecretKey, [ML_KEM_SEED_LENGTH, ML_KEM_768.expandedSecretKeyLength], labels.mlKem);
+  checkLength(parts.mlKemPrivateKey, [ML_KEM_SEED_LENGTH, ML_KEM_768.expandedSecretKeyLength], labels.mlKem);
   let mlKemPublicKey: Uint8Array | undefined;
-  if (parts.mlKemSecretKey.byteLength === ML_KEM_SEED_LENGTH) {
-    mlKemPublicKey = mlKemKeyPairFromSeed(parts.mlKemSecretKey, 768, { field: labels.mlKem }).publicKey;
+  if (parts.mlKemPrivateKey.byteLength === ML_KEM_SEED_LENGTH) {
+    mlKemPublicKey = mlKemKeyPairFromSeed(parts.mlKemPrivateKey, 'ml-kem-768', { field: labels.mlKem }).publicKey;
   } else {
-    mlKemPublicKey = encapsulationKeyOfExpanded(parts.mlKemSecretKey);
+    mlKemPublicKey = encapsulationKeyOfExpanded(parts.mlKemPrivateKey);
     if (mlKemPublicKey === undefined) {
       throw invalidInput(
         `${labels.mlKem} is not a valid ml-kem-768 decapsulation key: its embedded H(ek) does not match (FIPS 203 §7.3)`,
@@ -490,10 +498,14 @@ export function xwingHpkePrivateKeyFromParts(
   return hpkePrivateKey(parts, x25519PublicKey, concatBytes(mlKemPublicKey, x25519PublicKey));
 }
 
-function xwingImportHpkePrivateKey(secretKey: Uint8Array, label = 'secretKey'): KemPrivateKey {
+function xwingImportHpkePrivateKey(secretKey: Uint8Array, label = 'privateKey'): KemPrivateKey {
   const keys = xwingKeyPairFromSeed(secretKey, { field: label });
   try {
-    return hpkePrivateKey(keys, keys.x25519PublicKey, keys.publicKey);
+    return hpkePrivateKey(
+      { x25519PrivateKey: keys.x25519PrivateKey, mlKemPrivateKey: keys.mlKemSecretKey },
+      keys.x25519PublicKey,
+      keys.publicKey,
+    );
   } finally {
     wipe(keys.secretKey, keys.x25519PrivateKey, keys.mlKemSecretKey);
   }

@@ -10,35 +10,38 @@
  *   base64. A plaintext that is not valid UTF-8, asked for as utf8, is a 400 INVALID_INPUT that
  *   says to ask for base64 or hex (it is never returned mangled).
  *
- * Keys (`key`, `kek`, `keyToWrap`, X25519 keys) are hex; sealed blobs (`ciphertext`, `sealed`,
- * `wrapped`, `wrappedKey`) are standard padded base64. Key lengths are checked by
+ * Keys (`key`, `kek`, `keyToWrap`, `publicKey`, `privateKey` and their X-Wing parts) are hex;
+ * sealed blobs (`ciphertext`, `wrappedKey`) are standard padded base64. Key lengths are checked by
  * core, so that the error names the field and the length expected.
+ *
+ * Each producer's `data` (`ciphertext`, `wrappedKey` and `algorithm`) can be sent whole, with the
+ * key, to its consumer: every request takes an optional `algorithm`, one of its family's
+ * identifiers (GET /v2/algorithms).
  */
 import { Type, type Static } from 'typebox';
 import {
   AEAD_ALGORITHM_IDS,
   DEFAULT_KEY_WRAP_ALGORITHM,
   KEY_WRAP_ALGORITHM_IDS,
-  PQ_SEALED_BOX,
-  X25519_SEALED_BOX,
+  PQ_SEALED_BOX_ALGORITHM_IDS,
+  SEALED_BOX_ALGORITHM_IDS,
 } from '@crypto-service/core';
 import { Base64, Encoding, Hex, MAX_KEY_CHARS, MAX_PAYLOAD_CHARS, Text } from './common.ts';
 
 const AeadAlgorithm = Type.Enum([...AEAD_ALGORITHM_IDS], {
-  description: 'The AEAD: XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha).',
+  description: 'The AEAD (GET /v2/algorithms, aead): XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha).',
 });
-// Each sealed-box route answers with its own identifier (both are listed by GET /v2/algorithms, sealedBox).
-const SealedBoxAlgorithm = Type.Literal(X25519_SEALED_BOX, {
-  description: 'The sealed box: libsodium crypto_box_seal.',
+const SealedBoxAlgorithm = Type.Enum([...SEALED_BOX_ALGORITHM_IDS], {
+  description: 'The sealed box (GET /v2/algorithms, sealedBox): libsodium crypto_box_seal.',
 });
-const PqSealedBoxAlgorithm = Type.Literal(PQ_SEALED_BOX, {
+const PqSealedBoxAlgorithm = Type.Enum([...PQ_SEALED_BOX_ALGORITHM_IDS], {
   description:
-    'HPKE (RFC 9180) base mode: KEM X-Wing (0x647a), HKDF-SHA256, ChaCha20-Poly1305, info "crypto-service/v2/sealedbox-pq".',
+    'The post-quantum sealed box (GET /v2/algorithms, pqSealedBox): HPKE (RFC 9180) base mode, KEM X-Wing (0x647a), HKDF-SHA256, ChaCha20-Poly1305, info "crypto-service/v2/sealedbox-pq".',
 });
 const keyWrapAlgorithm = (options: { default?: string } = {}) =>
   Type.Enum([...KEY_WRAP_ALGORITHM_IDS], {
     description:
-      'aes-kw (RFC 3394; keys of 16 bytes or more, in whole 8-byte blocks) or aes-kwp (RFC 5649; any key of 1 byte or more).',
+      'GET /v2/algorithms, keyWrap: aes-kw (RFC 3394; keys of 16 bytes or more, in whole 8-byte blocks) or aes-kwp (RFC 5649; any key of 1 byte or more).',
     ...options,
   });
 
@@ -56,6 +59,7 @@ export const EncryptRequest = Type.Object(
     plaintext: Text('The message to encrypt'),
     aad: Type.Optional(Aad),
     encoding: Type.Optional(Encoding),
+    algorithm: Type.Optional(AeadAlgorithm),
   },
   { additionalProperties: false },
 );
@@ -83,6 +87,7 @@ export const DecryptRequest = Type.Object(
     ciphertext: Base64('The `ciphertext` from /v2/encrypt: nonce ‖ ciphertext ‖ tag', MAX_PAYLOAD_CHARS),
     aad: Type.Optional(Aad),
     encoding: Type.Optional(Encoding),
+    algorithm: Type.Optional(AeadAlgorithm),
   },
   { additionalProperties: false },
 );
@@ -99,6 +104,7 @@ export const SecretboxSealRequest = Type.Object(
     plaintext: Text('The message to seal'),
     aad: Type.Optional(Aad),
     encoding: Type.Optional(Encoding),
+    algorithm: Type.Optional(AeadAlgorithm),
   },
   { additionalProperties: false },
 );
@@ -108,7 +114,7 @@ export const SecretboxSealResponse = Type.Object(
   {
     data: Type.Object(
       {
-        sealed: Base64('nonce (24 B) ‖ ciphertext ‖ tag (16 B)'),
+        ciphertext: Base64('nonce (24 B) ‖ ciphertext ‖ tag (16 B)'),
         algorithm: AeadAlgorithm,
       },
       { additionalProperties: false },
@@ -123,9 +129,10 @@ export type SecretboxSealResponse = Static<typeof SecretboxSealResponse>;
 export const SecretboxOpenRequest = Type.Object(
   {
     key: AeadKey,
-    ciphertext: Base64('The `sealed` value from /v2/secretbox/seal', MAX_PAYLOAD_CHARS),
+    ciphertext: Base64('The `ciphertext` from /v2/secretbox/seal', MAX_PAYLOAD_CHARS),
     aad: Type.Optional(Aad),
     encoding: Type.Optional(Encoding),
+    algorithm: Type.Optional(AeadAlgorithm),
   },
   { additionalProperties: false },
 );
@@ -138,9 +145,10 @@ export type SecretboxOpenResponse = Static<typeof SecretboxOpenResponse>;
 
 export const SealedBoxSealRequest = Type.Object(
   {
-    recipientPublicKey: Hex("The recipient's X25519 public key, 32 bytes", MAX_KEY_CHARS),
+    publicKey: Hex("The recipient's X25519 public key, 32 bytes", MAX_KEY_CHARS),
     plaintext: Text('The message to seal'),
     encoding: Type.Optional(Encoding),
+    algorithm: Type.Optional(SealedBoxAlgorithm),
   },
   { additionalProperties: false },
 );
@@ -150,7 +158,9 @@ export const SealedBoxSealResponse = Type.Object(
   {
     data: Type.Object(
       {
-        sealed: Base64('ephemeral X25519 public key (32 B) ‖ tag (16 B) ‖ ciphertext, as libsodium crypto_box_seal'),
+        ciphertext: Base64(
+          'ephemeral X25519 public key (32 B) ‖ tag (16 B) ‖ ciphertext, as libsodium crypto_box_seal',
+        ),
         algorithm: SealedBoxAlgorithm,
       },
       { additionalProperties: false },
@@ -164,9 +174,13 @@ export type SealedBoxSealResponse = Static<typeof SealedBoxSealResponse>;
 
 export const SealedBoxOpenRequest = Type.Object(
   {
-    recipientSecretKey: Hex("The recipient's X25519 secret key, 32 bytes", MAX_KEY_CHARS),
-    sealed: Base64('The `sealed` value from /v2/sealedbox/seal (or libsodium crypto_box_seal)', MAX_PAYLOAD_CHARS),
+    privateKey: Hex("The recipient's X25519 private key, 32 bytes", MAX_KEY_CHARS),
+    ciphertext: Base64(
+      'The `ciphertext` from /v2/sealedbox/seal (or a libsodium crypto_box_seal box)',
+      MAX_PAYLOAD_CHARS,
+    ),
     encoding: Type.Optional(Encoding),
+    algorithm: Type.Optional(SealedBoxAlgorithm),
   },
   { additionalProperties: false },
 );
@@ -193,10 +207,11 @@ export const SealedBoxSealPqRequest = Type.Object(
     ),
     plaintext: Text('The message to seal'),
     encoding: Type.Optional(Encoding),
+    algorithm: Type.Optional(PqSealedBoxAlgorithm),
   },
   {
     additionalProperties: false,
-    description: 'The recipient key as x25519PublicKey and mlKemPublicKey, or as publicKey.',
+    description: 'The recipient key as publicKey, or as x25519PublicKey and mlKemPublicKey.',
   },
 );
 export type SealedBoxSealPqRequest = Static<typeof SealedBoxSealPqRequest>;
@@ -205,7 +220,9 @@ export const SealedBoxSealPqResponse = Type.Object(
   {
     data: Type.Object(
       {
-        sealed: Base64('enc (the X-Wing ciphertext, 1120 B) ‖ ciphertext ‖ tag (16 B): HPKE base mode, single shot'),
+        ciphertext: Base64(
+          'enc (the X-Wing ciphertext, 1120 B) ‖ ciphertext ‖ tag (16 B): HPKE base mode, single shot',
+        ),
         algorithm: PqSealedBoxAlgorithm,
       },
       { additionalProperties: false },
@@ -219,22 +236,26 @@ export type SealedBoxSealPqResponse = Static<typeof SealedBoxSealPqResponse>;
 
 export const SealedBoxOpenPqRequest = Type.Object(
   {
-    x25519SecretKey: Type.Optional(
-      Hex('The X25519 private key that the X-Wing seed expands to, 32 bytes (with mlKemSecretKey)', MAX_KEY_CHARS),
-    ),
-    mlKemSecretKey: Type.Optional(
+    privateKey: Type.Optional(Hex("The recipient's X-Wing private key: the 32-byte seed", MAX_KEY_CHARS)),
+    x25519PrivateKey: Type.Optional(
       Hex(
-        'The ML-KEM-768 seed that the X-Wing seed expands to, 64 bytes, or its 2400-byte expanded key (with x25519SecretKey)',
+        'Instead of privateKey: the X25519 private key that the X-Wing seed expands to, 32 bytes (with mlKemPrivateKey)',
         MAX_KEY_CHARS,
       ),
     ),
-    secretKey: Type.Optional(Hex('Instead of the two parts: the 32-byte X-Wing seed', MAX_KEY_CHARS)),
-    sealed: Base64('The `sealed` value from /v2/sealedbox/seal-pq', MAX_PAYLOAD_CHARS),
+    mlKemPrivateKey: Type.Optional(
+      Hex(
+        'Instead of privateKey: the ML-KEM-768 seed that the X-Wing seed expands to, 64 bytes, or its 2400-byte expanded key (with x25519PrivateKey)',
+        MAX_KEY_CHARS,
+      ),
+    ),
+    ciphertext: Base64('The `ciphertext` from /v2/sealedbox/seal-pq', MAX_PAYLOAD_CHARS),
     encoding: Type.Optional(Encoding),
+    algorithm: Type.Optional(PqSealedBoxAlgorithm),
   },
   {
     additionalProperties: false,
-    description: 'The secret key as x25519SecretKey and mlKemSecretKey, or as secretKey.',
+    description: 'The private key as privateKey, or as x25519PrivateKey and mlKemPrivateKey.',
   },
 );
 export type SealedBoxOpenPqRequest = Static<typeof SealedBoxOpenPqRequest>;
@@ -258,7 +279,7 @@ export const KeyWrapResponse = Type.Object(
   {
     data: Type.Object(
       {
-        wrapped: Base64('The wrapped key'),
+        wrappedKey: Base64('The wrapped key'),
         algorithm: keyWrapAlgorithm(),
       },
       { additionalProperties: false },
@@ -273,7 +294,7 @@ export type KeyWrapResponse = Static<typeof KeyWrapResponse>;
 export const KeyUnwrapRequest = Type.Object(
   {
     kek: Hex('Key-encryption key: an AES key of 16, 24 or 32 bytes', MAX_KEY_CHARS),
-    wrappedKey: Base64('The `wrapped` value from /v2/keys/wrap', MAX_KEY_CHARS),
+    wrappedKey: Base64('The `wrappedKey` from /v2/keys/wrap', MAX_KEY_CHARS),
     algorithm: Type.Optional(keyWrapAlgorithm({ default: DEFAULT_KEY_WRAP_ALGORITHM })),
   },
   { additionalProperties: false },

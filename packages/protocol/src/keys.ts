@@ -48,20 +48,12 @@ const EncodedKey = Type.Union([Type.String({ description: 'hex (raw) or PEM text
 const KeyAlgorithm = Type.Enum([...KEY_GENERATION_IDS]);
 const Format = Type.Enum([...KEY_FORMATS]);
 
-/** X-Wing's parts, in raw form only: the fields of /v2/pq/hybrid/keygen, for the routes that take the parts. */
-const part = (description: string) =>
-  Type.Optional(Type.String({ description: `${description} (hex; x25519-ml-kem-768, format raw only)` }));
-
 export const KeyPairData = Type.Object(
   {
     algorithm: KeyAlgorithm,
     format: Format,
     publicKey: EncodedKey,
     privateKey: EncodedKey,
-    x25519PublicKey: part('X25519 public key, 32 bytes'),
-    x25519PrivateKey: part('X25519 private key, 32 bytes, expanded from privateKey'),
-    mlKemPublicKey: part('ML-KEM-768 public key, 1184 bytes'),
-    mlKemSecretKey: part('ML-KEM-768 seed, 64 bytes, expanded from privateKey'),
   },
   { additionalProperties: false, description: 'An asymmetric key pair' },
 );

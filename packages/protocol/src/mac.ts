@@ -10,7 +10,7 @@ import { MAC_ALGORITHM_IDS } from '@crypto-service/core';
 import { Encoding, Hex, MAX_KEY_CHARS, Text } from './common.ts';
 
 const MacAlgorithm = Type.Enum([...MAC_ALGORITHM_IDS], {
-  description: 'The hash under HMAC: sha256, sha384, sha512, sha3-256, sha3-384 or sha3-512; see GET /v2/algorithms.',
+  description: `The HMAC (GET /v2/algorithms, mac; the names /v2/keys/generate makes keys for): ${MAC_ALGORITHM_IDS.join(', ')}.`,
 });
 
 const hmacFields = {

@@ -6,10 +6,10 @@ import {
   MAX_RECIPIENT_PUBLIC_KEY_LENGTH,
   MAX_SLOT_ENC_LENGTH,
   MIN_RECIPIENTS,
-  MULTI_RECIPIENT_ALGORITHM,
+  MULTI_RECIPIENT_ALGORITHM_IDS,
   RECIPIENT_TYPES,
-  RECIPIENT_TYPE_NAMES,
   SLOT_WRAPPED_KEY_LENGTH,
+  X25519_KEY_LENGTH,
 } from '@crypto-service/core';
 import { Base64, Encoding, Hex, MAX_PAYLOAD_CHARS, Text } from './common.ts';
 
@@ -30,27 +30,50 @@ function BoundedBase64(description: string, maxBytes: number) {
   return Type.String({ ...Base64(description), maxLength: base64Length(maxBytes) });
 }
 
-const RecipientTypeName = Type.Enum([...RECIPIENT_TYPE_NAMES], {
-  description: "Slot type: 'x25519' (alias 'classical'), or 'x25519-ml-kem-768' (alias 'pq'), the hybrid X-Wing type.",
-});
+function recipientType(description: string) {
+  return Type.Enum([...RECIPIENT_TYPES], { description });
+}
+const RecipientType = recipientType(
+  'Slot type (GET /v2/algorithms, recipientType): x25519, or x25519-ml-kem-768, the hybrid X-Wing type.',
+);
 
 const RECIPIENT_COUNT = { minItems: MIN_RECIPIENTS, maxItems: MAX_RECIPIENTS } as const;
 
+const Algorithm = Type.Enum([...MULTI_RECIPIENT_ALGORITHM_IDS], {
+  description:
+    'GET /v2/algorithms, multiRecipient: HPKE (RFC 9180) base mode slots (KEM by slot type, HKDF-SHA256, ChaCha20-Poly1305, info "crypto-service/v2/multi-recipient") around an XChaCha20-Poly1305 payload.',
+});
+
 export const MultiRecipientKey = Type.Object(
   {
-    type: RecipientTypeName,
-    publicKey: BoundedHex(
-      "The recipient's public key: the 32-byte X25519 key for x25519; for x25519-ml-kem-768 the 1216-byte X-Wing public key, or its 32-byte X25519 part given with mlKemPublicKey",
-      MAX_RECIPIENT_PUBLIC_KEY_LENGTH,
+    type: Type.Optional(
+      recipientType(
+        'Slot type (GET /v2/algorithms, recipientType), inferred from the key when absent; when given (x25519 or x25519-ml-kem-768), it must be the type of the key.',
+      ),
+    ),
+    publicKey: Type.Optional(
+      BoundedHex(
+        "The recipient's public key: the 32-byte X25519 key (type x25519) or the 1216-byte X-Wing public key (type x25519-ml-kem-768)",
+        MAX_RECIPIENT_PUBLIC_KEY_LENGTH,
+      ),
+    ),
+    x25519PublicKey: Type.Optional(
+      BoundedHex(
+        "Instead of publicKey: the X25519 part of a hybrid recipient's key, 32 bytes (with mlKemPublicKey)",
+        X25519_KEY_LENGTH,
+      ),
     ),
     mlKemPublicKey: Type.Optional(
       BoundedHex(
-        "The ML-KEM-768 part of a hybrid recipient's key (1184 bytes), with its X25519 part as publicKey",
+        "Instead of publicKey: the ML-KEM-768 part of a hybrid recipient's key, 1184 bytes (with x25519PublicKey)",
         HYBRID_ML_KEM_PUBLIC_KEY_LENGTH,
       ),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description: 'One recipient: publicKey, or a hybrid key as x25519PublicKey and mlKemPublicKey.',
+  },
 );
 export type MultiRecipientKey = Static<typeof MultiRecipientKey>;
 
@@ -62,15 +85,16 @@ export const MultiRecipientEncryptRequest = Type.Object(
       description: `The recipients, ${MIN_RECIPIENTS} to ${MAX_RECIPIENTS}; each public key at most once.`,
     }),
     encoding: Type.Optional(Encoding),
+    algorithm: Type.Optional(Algorithm),
   },
   { additionalProperties: false },
 );
 export type MultiRecipientEncryptRequest = Static<typeof MultiRecipientEncryptRequest>;
 
-/** A slot as the service writes it: always the canonical type name. */
+/** A slot as the service writes it. */
 export const MultiRecipientSlot = Type.Object(
   {
-    type: Type.Enum([...RECIPIENT_TYPES]),
+    type: RecipientType,
     enc: Base64('The HPKE encapsulated key'),
     wrappedKey: Base64('The payload key, sealed with HPKE (RFC 9180) to this recipient'),
   },
@@ -78,20 +102,15 @@ export const MultiRecipientSlot = Type.Object(
 );
 export type MultiRecipientSlot = Static<typeof MultiRecipientSlot>;
 
-/** A slot as a request carries it back: aliases accepted, sizes bounded. */
+/** A slot as a request carries it back: sizes bounded. */
 const MultiRecipientSlotInput = Type.Object(
   {
-    type: RecipientTypeName,
+    type: RecipientType,
     enc: BoundedBase64('The HPKE encapsulated key', MAX_SLOT_ENC_LENGTH),
     wrappedKey: BoundedBase64('The sealed payload key', SLOT_WRAPPED_KEY_LENGTH),
   },
   { additionalProperties: false },
 );
-
-const Algorithm = Type.Literal(MULTI_RECIPIENT_ALGORITHM, {
-  description:
-    'HPKE (RFC 9180) base mode slots (KEM by slot type, HKDF-SHA256, ChaCha20-Poly1305, info "crypto-service/v2/multi-recipient") around an XChaCha20-Poly1305 payload.',
-});
 
 export const MultiRecipientEnvelopeData = Type.Object(
   {
@@ -111,7 +130,7 @@ export type MultiRecipientEncryptResponse = Static<typeof MultiRecipientEncryptR
 
 /**
  * The envelope fields of a decryption request: the encrypt response's `data`, sent back as it is
- * (`algorithm` optional). The recipient's credential comes beside them, in one of three forms.
+ * (`algorithm` optional). The recipient's credential comes beside them, in one of two forms.
  */
 export const MultiRecipientEnvelopeFields = {
   ciphertext: Base64('The payload, as encrypt returned it', MAX_PAYLOAD_CHARS),
@@ -126,14 +145,21 @@ export const MultiRecipientEnvelopeFields = {
 export const MultiRecipientDecryptRequest = Type.Object(
   {
     ...MultiRecipientEnvelopeFields,
-    recipientSecretKey: Type.Optional(BoundedHex("An x25519 recipient's secret key (32 bytes)", 32)),
-    secretKey: Type.Optional(BoundedHex("A hybrid (x25519-ml-kem-768) recipient's 32-byte X-Wing seed", 32)),
-    x25519SecretKey: Type.Optional(
-      BoundedHex("A hybrid recipient's X25519 private key, 32 bytes (with mlKemSecretKey)", 32),
-    ),
-    mlKemSecretKey: Type.Optional(
+    privateKey: Type.Optional(
       BoundedHex(
-        "A hybrid recipient's ML-KEM-768 seed, 64 bytes, or its 2400-byte expanded key (with x25519SecretKey)",
+        "The recipient's 32-byte private key: the X25519 private key (x25519) or the X-Wing seed (x25519-ml-kem-768); it is tried against the slots of both types",
+        X25519_KEY_LENGTH,
+      ),
+    ),
+    x25519PrivateKey: Type.Optional(
+      BoundedHex(
+        "Instead of privateKey: a hybrid recipient's X25519 private key, 32 bytes (with mlKemPrivateKey)",
+        X25519_KEY_LENGTH,
+      ),
+    ),
+    mlKemPrivateKey: Type.Optional(
+      BoundedHex(
+        "Instead of privateKey: a hybrid recipient's ML-KEM-768 seed, 64 bytes, or its 2400-byte expanded key (with x25519PrivateKey)",
         HYBRID_ML_KEM_SECRET_KEY_MAX_LENGTH,
       ),
     ),
@@ -141,7 +167,7 @@ export const MultiRecipientDecryptRequest = Type.Object(
   {
     additionalProperties: false,
     description:
-      'The envelope, and the credential of one recipient: recipientSecretKey (x25519), or x25519SecretKey and mlKemSecretKey, or secretKey (x25519-ml-kem-768).',
+      'The envelope, and the credential of one recipient: privateKey, or a hybrid key as x25519PrivateKey and mlKemPrivateKey.',
   },
 );
 export type MultiRecipientDecryptRequest = Static<typeof MultiRecipientDecryptRequest>;

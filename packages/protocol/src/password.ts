@@ -18,14 +18,16 @@ import {
   ARGON2_MAX,
   ARGON2_MIN,
   PASSWORD_ALGORITHM_IDS,
-  PASSWORD_ENCRYPTION_ALGORITHM,
+  PASSWORD_ENCRYPTION_ALGORITHM_IDS,
   PHC_MAX_LENGTH,
 } from '@crypto-service/core';
 import { Base64, Encoding, MAX_PASSWORD_CHARS, MAX_PAYLOAD_CHARS, Text } from './common.ts';
 
-const PasswordAlgorithm = Type.Enum([...PASSWORD_ALGORITHM_IDS], { description: 'Argon2id (RFC 9106), version 19.' });
-const PasswordEncryptionAlgorithm = Type.Enum([PASSWORD_ENCRYPTION_ALGORITHM], {
-  description: 'Argon2id key derivation, then XChaCha20-Poly1305.',
+const PasswordAlgorithm = Type.Enum([...PASSWORD_ALGORITHM_IDS], {
+  description: 'GET /v2/algorithms, password: Argon2id (RFC 9106), version 19.',
+});
+const PasswordEncryptionAlgorithm = Type.Enum([...PASSWORD_ENCRYPTION_ALGORITHM_IDS], {
+  description: 'GET /v2/algorithms, passwordEncryption: Argon2id key derivation, then XChaCha20-Poly1305.',
 });
 
 /** A password for a new hash or a new encryption: not empty. */
@@ -40,14 +42,16 @@ const CandidatePassword = Type.String({
   description: 'The password to check: UTF-8 text, used exactly as sent (no Unicode normalisation).',
 });
 
-const Argon2Params = Type.Object(
-  {
-    t: Type.Integer({ description: 'Passes (time cost).' }),
-    m: Type.Integer({ description: 'Memory in KiB.' }),
-    p: Type.Integer({ description: 'Lanes (parallelism).' }),
-  },
-  { additionalProperties: false },
-);
+function argon2Params(description?: string) {
+  return Type.Object(
+    {
+      t: Type.Integer({ description: 'Passes (time cost).' }),
+      m: Type.Integer({ description: 'Memory in KiB.' }),
+      p: Type.Integer({ description: 'Lanes (parallelism).' }),
+    },
+    { additionalProperties: false, ...(description === undefined ? {} : { description }) },
+  );
+}
 
 // POST /v2/password/hash
 
@@ -67,6 +71,7 @@ export const PasswordHashRequest = Type.Object(
     parallelism: Type.Optional(
       Type.Integer({ minimum: ARGON2_MIN.p, maximum: ARGON2_MAX.p, description: 'Lanes p (default 4).' }),
     ),
+    algorithm: Type.Optional(PasswordAlgorithm),
   },
   { additionalProperties: false },
 );
@@ -81,7 +86,7 @@ export const PasswordHashResponse = Type.Object(
             'PHC string: $argon2id$v=19$m=<KiB>,t=<passes>,p=<lanes>$<salt>$<hash> (unpadded base64; 16-byte salt, 32-byte hash).',
         }),
         algorithm: PasswordAlgorithm,
-        params: Argon2Params,
+        params: argon2Params(),
       },
       { additionalProperties: false },
     ),
@@ -100,6 +105,12 @@ export const PasswordVerifyRequest = Type.Object(
       description:
         'An Argon2 PHC string, version 19 (argon2id; argon2i and argon2d are verified too, with needsRehash true), within the caps.',
     }),
+    algorithm: Type.Optional(PasswordAlgorithm),
+    params: Type.Optional(
+      argon2Params(
+        "Accepted so that /v2/password/hash's data can be sent whole, and ignored: the PHC string in `hash` carries the parameters.",
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -129,6 +140,7 @@ export const PasswordEncryptRequest = Type.Object(
     password: NewPassword,
     plaintext: Text('The data to encrypt'),
     encoding: Type.Optional(Encoding),
+    algorithm: Type.Optional(PasswordEncryptionAlgorithm),
   },
   { additionalProperties: false },
 );
@@ -138,7 +150,7 @@ export const PasswordEncryptResponse = Type.Object(
   {
     data: Type.Object(
       {
-        encrypted: Base64(
+        ciphertext: Base64(
           'header (version 1, Argon2id t, m, p, 16-byte salt, 24-byte nonce: 53 bytes, authenticated) ‖ ciphertext ‖ tag (16 B)',
         ),
         algorithm: PasswordEncryptionAlgorithm,
@@ -155,8 +167,9 @@ export type PasswordEncryptResponse = Static<typeof PasswordEncryptResponse>;
 export const PasswordDecryptRequest = Type.Object(
   {
     password: CandidatePassword,
-    ciphertext: Base64('The `encrypted` value from /v2/password/encrypt', MAX_PAYLOAD_CHARS),
+    ciphertext: Base64('The `ciphertext` from /v2/password/encrypt', MAX_PAYLOAD_CHARS),
     encoding: Type.Optional(Encoding),
+    algorithm: Type.Optional(PasswordEncryptionAlgorithm),
   },
   { additionalProperties: false },
 );

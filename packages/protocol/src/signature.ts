@@ -30,7 +30,7 @@ export const SignRequest = Type.Object(
     algorithm: Type.Optional(SignatureAlgorithm),
     privateKey: KeyField(
       'Private key as hex: the 32-byte Ed25519 seed, the 57-byte Ed448 seed, the ECDSA scalar (32 / 48 bytes), ' +
-        'the 32-byte ML-DSA seed or the expanded key of the level (2560 / 4032 / 4896 bytes), or the SLH-DSA secret key (4n: 64 / 96 / 128 bytes). ' +
+        'the 32-byte ML-DSA seed or the expanded key of its parameter set (2560 / 4032 / 4896 bytes), or the SLH-DSA private key (4n: 64 / 96 / 128 bytes). ' +
         'PEM text (-----BEGIN PRIVATE KEY-----, unencrypted PKCS#8) is accepted too.',
     ),
     message: Text('The message to sign'),

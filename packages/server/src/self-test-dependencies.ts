@@ -6,13 +6,13 @@
  * The rule: a request depends on the pair of every registry algorithm whose code it runs, defaults
  * included (`/v2/sign` without `algorithm` is Ed25519). Composite operations list their parts when
  * those are registry algorithms in their own right: the password envelope (Argon2id and
- * XChaCha20-Poly1305), the sealed boxes (X25519, X-Wing), the multi-recipient envelope (the payload
- * AEAD and the KEM of each slot type it touches). A key-generation request depends on the
+ * XChaCha20-Poly1305), the post-quantum sealed box (X-Wing), the multi-recipient envelope (the
+ * payload AEAD and each slot type it touches). A key-generation request depends on the
  * `keyGeneration` pair and on the algorithm the key is for (a key for a disabled algorithm could
  * not be used here anyway).
  *
- * Where the body does not name a known algorithm (a malformed key length, a level the schema lets
- * through but core refuses), nothing is listed: the handler answers the 400 as it always does.
+ * Where the body does not name a known algorithm (a malformed key length, an identifier that
+ * disagrees with the key), nothing is listed: the handler answers the 400 as it always does.
  *
  * Not listed, on purpose: the `/v1` routes run OpenPGP.js, which carries its own implementations
  * (its AES, SHA-2, curve25519 and RSA, in its worker threads), not the core functions these
@@ -25,18 +25,22 @@ import {
   DEFAULT_KEY_GENERATION_ALGORITHM,
   DEFAULT_KEY_WRAP_ALGORITHM,
   DEFAULT_SIGNATURE_ALGORITHM,
+  MULTI_RECIPIENT_ALGORITHM,
+  PASSWORD_ENCRYPTION_ALGORITHM,
   PQ_SEALED_BOX,
   X25519_SEALED_BOX,
   XWING_ALGORITHM,
-  canonicalRecipientType,
-  mlDsaAlgorithmForLevel,
+  isRecipientType,
+  mlDsaAlgorithm,
   mlDsaAlgorithmForPublicKey,
   mlDsaAlgorithmForSecretKey,
-  mlKemAlgorithmForLevel,
+  mlKemAlgorithm,
   mlKemAlgorithmForPublicKey,
   mlKemAlgorithmForSecretKey,
-  slhDsaAlgorithmForVariant,
+  recipientTypeForPublicKeyLength,
+  slhDsaAlgorithm,
   type AlgorithmFamily,
+  type RecipientType,
 } from '@crypto-service/core';
 
 type Body = Readonly<Record<string, unknown>>;
@@ -44,16 +48,12 @@ type Resolver = (body: Body) => readonly (string | undefined)[];
 
 const AEAD = 'aead/xchacha20-poly1305';
 const ARGON2ID = 'password/argon2id';
-const XWING = `kem/${XWING_ALGORITHM}`;
+const XWING = `hybridKem/${XWING_ALGORITHM}`;
+const MULTI_RECIPIENT = `multiRecipient/${MULTI_RECIPIENT_ALGORITHM}`;
 
 function field(body: Body, name: string): string | undefined {
   const value = body[name];
   return typeof value === 'string' ? value : undefined;
-}
-
-function numberField(body: Body, name: string): number | undefined {
-  const value = body[name];
-  return typeof value === 'number' ? value : undefined;
 }
 
 /** Bytes in a hex field, where it is hex-shaped; the handler refuses anything else. */
@@ -66,7 +66,7 @@ function pair(family: AlgorithmFamily, algorithm: string | undefined): string | 
   return algorithm === undefined ? undefined : `${family}/${algorithm}`;
 }
 
-/** Core's resolvers throw a 400 for a bad level or variant: here that means "no algorithm". */
+/** Core's resolvers throw a 400 for an unknown identifier: here that means "no algorithm". */
 function resolved(resolve: () => string | undefined): string | undefined {
   try {
     return resolve();
@@ -89,21 +89,37 @@ function hasAny(body: Body, names: readonly string[]): boolean {
 }
 
 const aead: Resolver = () => [AEAD];
-const classicalSealedBox: Resolver = () => [`sealedBox/${X25519_SEALED_BOX}`, 'kem/x25519'];
-const pqSealedBox: Resolver = () => [`sealedBox/${PQ_SEALED_BOX}`, XWING];
+const classicalSealedBox: Resolver = () => [`sealedBox/${X25519_SEALED_BOX}`];
+const pqSealedBox: Resolver = () => [`pqSealedBox/${PQ_SEALED_BOX}`, XWING];
 const keyWrap: Resolver = (body) => [pair('keyWrap', field(body, 'algorithm') ?? DEFAULT_KEY_WRAP_ALGORITHM)];
 const signature: Resolver = (body) => [pair('signature', field(body, 'algorithm') ?? DEFAULT_SIGNATURE_ALGORITHM)];
 const hmac: Resolver = (body) => [pair('mac', field(body, 'algorithm'))];
 const password: Resolver = () => [ARGON2ID];
-const passwordEnvelope: Resolver = () => [ARGON2ID, AEAD];
+const passwordEnvelope: Resolver = () => [`passwordEncryption/${PASSWORD_ENCRYPTION_ALGORITHM}`, ARGON2ID, AEAD];
 const hybrid: Resolver = () => [XWING];
 
-const slhDsaAlgorithm = (body: Body) => resolved(() => slhDsaAlgorithmForVariant(field(body, 'variant')));
-const slhDsaKeygen: Resolver = (body) => [
-  pair('signature', slhDsaAlgorithm(body)),
-  pair('keyGeneration', slhDsaAlgorithm(body)),
-];
-const slhDsaUse: Resolver = (body) => [pair('signature', slhDsaAlgorithm(body))];
+const slhDsaOf = (body: Body) => resolved(() => slhDsaAlgorithm(field(body, 'algorithm')));
+const slhDsaKeygen: Resolver = (body) => [pair('slhDsa', slhDsaOf(body)), pair('keyGeneration', slhDsaOf(body))];
+const slhDsaUse: Resolver = (body) => [pair('slhDsa', slhDsaOf(body))];
+
+/** The type of a multi-recipient entry: given, or inferred from its key as core does. */
+function recipientTypeOf(entry: Body): RecipientType | undefined {
+  const type = field(entry, 'type');
+  if (type !== undefined) return isRecipientType(type) ? type : undefined;
+  if (entry.x25519PublicKey !== undefined || entry.mlKemPublicKey !== undefined) return 'x25519-ml-kem-768';
+  const length = hexLength(entry, 'publicKey');
+  return length === undefined ? undefined : recipientTypeForPublicKeyLength(length);
+}
+
+function entries(body: Body): Body[] {
+  const list = Array.isArray(body.recipients) ? (body.recipients as unknown[]) : [];
+  return list.map((entry) => (typeof entry === 'object' && entry !== null ? (entry as Body) : {}));
+}
+
+/** The multi-recipient pairs: the envelope, its payload AEAD, and each slot type given. */
+function multiRecipient(types: Iterable<RecipientType | undefined>): (string | undefined)[] {
+  return [MULTI_RECIPIENT, AEAD, ...[...new Set(types)].map((type) => pair('recipientType', type))];
+}
 
 /** Every POST route that runs core cryptography, by route template. */
 export const SELF_TESTS_BY_ROUTE: Readonly<Record<string, Resolver>> = {
@@ -128,59 +144,49 @@ export const SELF_TESTS_BY_ROUTE: Readonly<Record<string, Resolver>> = {
   '/v2/password/verify': password,
   '/v2/password/encrypt': passwordEnvelope,
   '/v2/password/decrypt': passwordEnvelope,
-  '/v2/multi-recipient/encrypt': (body) => {
-    const recipients = Array.isArray(body.recipients) ? (body.recipients as unknown[]) : [];
-    const types = new Set(
-      recipients.map((recipient) => {
-        const type = (recipient as Body | null)?.type;
-        return typeof type === 'string' ? canonicalRecipientType(type) : undefined;
-      }),
-    );
-    return [AEAD, ...[...types].map((type) => pair('kem', type))];
-  },
-  '/v2/multi-recipient/decrypt': (body) => [
-    AEAD,
-    // The credential's form says which slots it opens (the handler refuses a mix of forms).
-    hasAny(body, ['recipientSecretKey']) ? 'kem/x25519' : undefined,
-    hasAny(body, ['secretKey', 'x25519SecretKey', 'mlKemSecretKey']) ? XWING : undefined,
-  ],
+  '/v2/multi-recipient/encrypt': (body) => multiRecipient(entries(body).map(recipientTypeOf)),
+  // A privateKey opens the slots of either type, so the envelope's slot types say what runs; the
+  // parts open hybrid slots only.
+  '/v2/multi-recipient/decrypt': (body) =>
+    multiRecipient(
+      hasAny(body, ['x25519PrivateKey', 'mlKemPrivateKey'])
+        ? ['x25519-ml-kem-768']
+        : entries(body).map((slot) => {
+            const type = field(slot, 'type');
+            return type !== undefined && isRecipientType(type) ? type : undefined;
+          }),
+    ),
   '/v2/pq/keygen': (body) => {
-    const algorithm = resolved(() => mlKemAlgorithmForLevel(numberField(body, 'level')));
-    return [pair('kem', algorithm), pair('keyGeneration', algorithm)];
+    const algorithm = resolved(() => mlKemAlgorithm(field(body, 'algorithm')));
+    return [pair('mlKem', algorithm), pair('keyGeneration', algorithm)];
   },
   '/v2/pq/encapsulate': (body) => {
     const length = hexLength(body, 'publicKey');
-    return [pair('kem', length === undefined ? undefined : mlKemAlgorithmForPublicKey(length))];
+    return [pair('mlKem', length === undefined ? undefined : mlKemAlgorithmForPublicKey(length))];
   },
   '/v2/pq/decapsulate': (body) => {
-    const length = hexLength(body, 'secretKey');
+    const length = hexLength(body, 'privateKey');
     return [
-      pair('kem', length === undefined ? undefined : mlKemAlgorithmForSecretKey(length, numberField(body, 'level'))),
+      pair('mlKem', length === undefined ? undefined : mlKemAlgorithmForSecretKey(length, field(body, 'algorithm'))),
     ];
   },
   '/v2/pq/hybrid/keygen': () => [XWING, `keyGeneration/${XWING_ALGORITHM}`],
   '/v2/pq/hybrid/encapsulate': hybrid,
   '/v2/pq/hybrid/decapsulate': hybrid,
   '/v2/pq/dsa/keygen': (body) => {
-    const algorithm = resolved(() => mlDsaAlgorithmForLevel(numberField(body, 'level')));
-    return [pair('signature', algorithm), pair('keyGeneration', algorithm)];
+    const algorithm = resolved(() => mlDsaAlgorithm(field(body, 'algorithm')));
+    return [pair('mlDsa', algorithm), pair('keyGeneration', algorithm)];
   },
   '/v2/pq/dsa/sign': (body) => {
-    const length = hexLength(body, 'secretKey');
+    const length = hexLength(body, 'privateKey');
     return [
-      pair(
-        'signature',
-        length === undefined ? undefined : mlDsaAlgorithmForSecretKey(length, numberField(body, 'level')),
-      ),
+      pair('mlDsa', length === undefined ? undefined : mlDsaAlgorithmForSecretKey(length, field(body, 'algorithm'))),
     ];
   },
   '/v2/pq/dsa/verify': (body) => {
     const length = hexLength(body, 'publicKey');
     return [
-      pair(
-        'signature',
-        length === undefined ? undefined : mlDsaAlgorithmForPublicKey(length, numberField(body, 'level')),
-      ),
+      pair('mlDsa', length === undefined ? undefined : mlDsaAlgorithmForPublicKey(length, field(body, 'algorithm'))),
     ];
   },
   '/v2/pq/slh-dsa/keygen': slhDsaKeygen,

@@ -18,7 +18,6 @@ import {
   PBKDF2_DEFAULT_ITERATIONS,
   SCRYPT_DEFAULTS,
   X25519_KEY_LENGTH,
-  canonicalRecipientType,
   type Argon2Params,
   type KdfPlan,
   type SlhDsaAlgorithm,
@@ -128,7 +127,7 @@ export function isHybridRecipient(entry: {
   publicKey?: string | undefined;
   mlKemPublicKey?: string | undefined;
 }): boolean {
-  if (entry.type !== undefined) return canonicalRecipientType(entry.type) !== 'x25519';
+  if (entry.type !== undefined) return entry.type !== 'x25519';
   return entry.mlKemPublicKey !== undefined || (entry.publicKey?.length ?? 0) > 2 * X25519_KEY_LENGTH;
 }
 

@@ -274,7 +274,7 @@ export const derivationRoutes = fp(
             );
           }),
         );
-        return { data: { encrypted: bytesToBase64(blob), algorithm: PASSWORD_ENCRYPTION_ALGORITHM } };
+        return { data: { ciphertext: bytesToBase64(blob), algorithm: PASSWORD_ENCRYPTION_ALGORITHM } };
       },
     );
 

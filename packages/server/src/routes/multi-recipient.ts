@@ -11,7 +11,8 @@ import {
   multiRecipientDecrypt,
   multiRecipientEncrypt,
   wipe,
-  type RecipientSecret,
+  type RecipientCredential,
+  type RecipientPublicKey,
 } from '@crypto-service/core';
 import {
   MultiRecipientDecryptRequest,
@@ -61,14 +62,17 @@ export const multiRecipientRoutes = fp(
         await admitSlots(reply, recipients, false);
         // Decoding runs inside operations.run, so that a refused key counts as a rejected operation.
         const envelope = await app.operations.run(request, MULTI_RECIPIENT_ALGORITHM, async () => {
-          const keys = recipients.map((recipient, index) => ({
-            type: recipient.type,
-            publicKey: hexToBytes(recipient.publicKey, `/recipients/${index}/publicKey`),
-            mlKemPublicKey:
-              recipient.mlKemPublicKey === undefined
-                ? undefined
-                : hexToBytes(recipient.mlKemPublicKey, `/recipients/${index}/mlKemPublicKey`),
-          }));
+          const keys = recipients.map((recipient, index): RecipientPublicKey => {
+            const at = `/recipients/${index}`;
+            const form = chooseForm(recipient, [['publicKey'], ['x25519PublicKey', 'mlKemPublicKey']], at);
+            return form === 0
+              ? { type: recipient.type, publicKey: hexToBytes(recipient.publicKey ?? '', `${at}/publicKey`) }
+              : {
+                  type: recipient.type,
+                  x25519PublicKey: hexToBytes(recipient.x25519PublicKey ?? '', `${at}/x25519PublicKey`),
+                  mlKemPublicKey: hexToBytes(recipient.mlKemPublicKey ?? '', `${at}/mlKemPublicKey`),
+                };
+          });
           const data = decodeText(plaintext, encoding, '/plaintext');
           try {
             return await multiRecipientEncrypt(data, keys);
@@ -97,7 +101,7 @@ export const multiRecipientRoutes = fp(
         schema: {
           tags: ['multi-recipient'],
           summary:
-            "Decrypt a multi-recipient envelope with one recipient's secret key: recipientSecretKey (x25519), or x25519SecretKey + mlKemSecretKey, or secretKey (x25519-ml-kem-768)",
+            "Decrypt a multi-recipient envelope with one recipient's privateKey (either slot type), or a hybrid key's parts x25519PrivateKey + mlKemPrivateKey",
           body: MultiRecipientDecryptRequest,
           response: { 200: MultiRecipientDecryptResponse, ...problemResponses },
         },
@@ -105,9 +109,9 @@ export const multiRecipientRoutes = fp(
       async (request, reply) => {
         const { ciphertext, recipients, encoding = 'utf8' } = request.body;
         const body = request.body;
-        await admitSlots(reply, recipients, body.secretKey !== undefined || body.mlKemSecretKey !== undefined);
+        await admitSlots(reply, recipients, body.mlKemPrivateKey !== undefined);
         const plaintext = await app.operations.run(request, MULTI_RECIPIENT_ALGORITHM, async () => {
-          const form = chooseForm(body, [['recipientSecretKey'], ['x25519SecretKey', 'mlKemSecretKey'], ['secretKey']]);
+          const form = chooseForm(body, [['privateKey'], ['x25519PrivateKey', 'mlKemPrivateKey']]);
           const envelope = {
             ciphertext: base64ToBytes(ciphertext, '/ciphertext'),
             recipients: recipients.map((slot, index) => ({
@@ -123,18 +127,13 @@ export const multiRecipientRoutes = fp(
             return bytes;
           };
           try {
-            let credential: RecipientSecret;
-            if (form === 0) {
-              credential = { type: 'x25519', secretKey: secret(body.recipientSecretKey, '/recipientSecretKey') };
-            } else if (form === 1) {
-              credential = {
-                type: 'x25519-ml-kem-768',
-                x25519SecretKey: secret(body.x25519SecretKey, '/x25519SecretKey'),
-                mlKemSecretKey: secret(body.mlKemSecretKey, '/mlKemSecretKey'),
-              };
-            } else {
-              credential = { type: 'x25519-ml-kem-768', secretKey: secret(body.secretKey, '/secretKey') };
-            }
+            const credential: RecipientCredential =
+              form === 0
+                ? { privateKey: secret(body.privateKey, '/privateKey') }
+                : {
+                    x25519PrivateKey: secret(body.x25519PrivateKey, '/x25519PrivateKey'),
+                    mlKemPrivateKey: secret(body.mlKemPrivateKey, '/mlKemPrivateKey'),
+                  };
             return await multiRecipientDecrypt(envelope, credential);
           } finally {
             wipe(...secrets);

@@ -35,9 +35,9 @@ import {
   PqSlhDsaVerifyRequest,
   PqSlhDsaVerifyResponse,
 } from '@crypto-service/protocol';
-import { mlKemAlgorithmForLevel, mlKemAlgorithmForPublicKey, mlKemAlgorithmForSecretKey } from '@crypto-service/core';
-import { mlDsaAlgorithmForLevel, mlDsaAlgorithmForPublicKey, mlDsaAlgorithmForSecretKey } from '@crypto-service/core';
-import { slhDsaAlgorithmForVariant } from '@crypto-service/core';
+import { mlKemAlgorithm, mlKemAlgorithmForPublicKey, mlKemAlgorithmForSecretKey } from '@crypto-service/core';
+import { mlDsaAlgorithm, mlDsaAlgorithmForPublicKey, mlDsaAlgorithmForSecretKey } from '@crypto-service/core';
+import { slhDsaAlgorithm } from '@crypto-service/core';
 import { XWING_ALGORITHM } from '@crypto-service/core';
 import { chargeHeavyJob } from '../heavy-job.ts';
 import { keyGenerationCost, PQ_RATE_LIMIT_COSTS, signingCost } from '../rate-limit/costs.ts';
@@ -62,21 +62,21 @@ export const pqRoutes = fp(
         config: { scope: SCOPE, operation: 'ml-kem.keygen' },
         schema: {
           tags: TAGS,
-          summary: 'ML-KEM key pair (FIPS 203); the secret key is the 64-byte seed',
+          summary: 'ML-KEM key pair (FIPS 203); the private key is the 64-byte seed',
           body: PqKeygenRequest,
           response: { 200: PqKeygenResponse, ...problemResponses },
         },
       },
       async (request) => {
-        const { level } = request.body;
-        const keys = await app.operations.run(request, mlKemAlgorithmForLevel(level), () =>
-          offload.run('ml-kem.keygen', level),
+        const { algorithm } = request.body;
+        const keys = await app.operations.run(request, mlKemAlgorithm(algorithm), () =>
+          offload.run('ml-kem.keygen', algorithm),
         );
         try {
           return {
             data: {
               publicKey: bytesToHex(keys.publicKey),
-              secretKey: bytesToHex(keys.secretKey),
+              privateKey: bytesToHex(keys.secretKey),
               algorithm: keys.algorithm,
             },
           };
@@ -92,15 +92,18 @@ export const pqRoutes = fp(
         config: { scope: SCOPE, operation: 'ml-kem.encapsulate' },
         schema: {
           tags: TAGS,
-          summary: 'ML-KEM encapsulation to a public key (its length gives the level)',
+          summary: 'ML-KEM encapsulation to a public key (its length gives the parameter set)',
           body: PqEncapsulateRequest,
           response: { 200: PqEncapsulateResponse, ...problemResponses },
         },
       },
       async (request) => {
+        const { algorithm } = request.body;
         const publicKey = hexToBytes(request.body.publicKey, '/publicKey');
         const label = mlKemAlgorithmForPublicKey(publicKey.byteLength) ?? 'ml-kem';
-        const result = await app.operations.run(request, label, () => offload.run('ml-kem.encapsulate', publicKey));
+        const result = await app.operations.run(request, label, () =>
+          offload.run('ml-kem.encapsulate', publicKey, { algorithm }),
+        );
         try {
           return {
             data: {
@@ -121,25 +124,25 @@ export const pqRoutes = fp(
         config: { scope: SCOPE, operation: 'ml-kem.decapsulate' },
         schema: {
           tags: TAGS,
-          summary: 'ML-KEM decapsulation with the seed or the expanded key',
+          summary: 'ML-KEM decapsulation with the seed or the expanded key; a sharedSecret sent along is ignored',
           body: PqDecapsulateRequest,
           response: { 200: PqDecapsulateResponse, ...problemResponses },
         },
       },
       async (request) => {
-        const { level } = request.body;
-        const secretKey = hexToBytes(request.body.secretKey, '/secretKey');
+        const { algorithm } = request.body;
+        const privateKey = hexToBytes(request.body.privateKey, '/privateKey');
         try {
           const ciphertext = hexToBytes(request.body.ciphertext, '/ciphertext');
-          const label = mlKemAlgorithmForSecretKey(secretKey.byteLength, level) ?? 'ml-kem';
+          const label = mlKemAlgorithmForSecretKey(privateKey.byteLength, algorithm) ?? 'ml-kem';
           const result = await app.operations.run(request, label, () =>
-            offload.run('ml-kem.decapsulate', secretKey, ciphertext, level),
+            offload.run('ml-kem.decapsulate', privateKey, ciphertext, algorithm),
           );
           const sharedSecret = bytesToHex(result.sharedSecret);
           wipe(result.sharedSecret);
           return { data: { sharedSecret, algorithm: result.algorithm } };
         } finally {
-          wipe(secretKey);
+          wipe(privateKey);
         }
       },
     );
@@ -152,7 +155,8 @@ export const pqRoutes = fp(
         config: { scope: SCOPE, operation: 'x-wing.keygen' },
         schema: {
           tags: TAGS,
-          summary: 'X-Wing (X25519 + ML-KEM-768) key pair, with its parts; the body may be omitted',
+          summary:
+            'X-Wing (X25519 + ML-KEM-768) key pair; the private key is the 32-byte seed; the body may be omitted',
           body: PqHybridKeygenRequest,
           response: { 200: PqHybridKeygenResponse, ...problemResponses },
         },
@@ -162,12 +166,8 @@ export const pqRoutes = fp(
         try {
           return {
             data: {
-              x25519PublicKey: bytesToHex(keys.x25519PublicKey),
-              x25519PrivateKey: bytesToHex(keys.x25519PrivateKey),
-              mlKemPublicKey: bytesToHex(keys.mlKemPublicKey),
-              mlKemSecretKey: bytesToHex(keys.mlKemSecretKey),
               publicKey: bytesToHex(keys.publicKey),
-              secretKey: bytesToHex(keys.secretKey),
+              privateKey: bytesToHex(keys.secretKey),
               algorithm: keys.algorithm,
             },
           };
@@ -183,29 +183,27 @@ export const pqRoutes = fp(
         config: { scope: SCOPE, operation: 'x-wing.encapsulate' },
         schema: {
           tags: TAGS,
-          summary: 'X-Wing encapsulation to x25519PublicKey + mlKemPublicKey, or to the combined publicKey',
+          summary: 'X-Wing encapsulation to publicKey, or to its parts x25519PublicKey + mlKemPublicKey',
           body: PqHybridEncapsulateRequest,
           response: { 200: PqHybridEncapsulateResponse, ...problemResponses },
         },
       },
       async (request) => {
         const body = request.body;
-        const form = chooseForm(body, [['x25519PublicKey', 'mlKemPublicKey'], ['publicKey']]);
+        const form = chooseForm(body, [['publicKey'], ['x25519PublicKey', 'mlKemPublicKey']]);
         let start;
         if (form === 0) {
+          const publicKey = hexToBytes(body.publicKey ?? '', '/publicKey');
+          start = () => offload.run('x-wing.encapsulate', publicKey);
+        } else {
           const x25519PublicKey = hexToBytes(body.x25519PublicKey ?? '', '/x25519PublicKey');
           const mlKemPublicKey = hexToBytes(body.mlKemPublicKey ?? '', '/mlKemPublicKey');
           start = () => offload.run('x-wing.encapsulate-parts', x25519PublicKey, mlKemPublicKey);
-        } else {
-          const publicKey = hexToBytes(body.publicKey ?? '', '/publicKey');
-          start = () => offload.run('x-wing.encapsulate', publicKey);
         }
         const result = await app.operations.run(request, XWING_ALGORITHM, start);
         try {
           return {
             data: {
-              x25519EphemeralPublic: bytesToHex(result.x25519EphemeralPublic),
-              mlKemCiphertext: bytesToHex(result.mlKemCiphertext),
               ciphertext: bytesToHex(result.ciphertext),
               sharedSecret: bytesToHex(result.sharedSecret),
               algorithm: result.algorithm,
@@ -223,17 +221,15 @@ export const pqRoutes = fp(
         config: { scope: SCOPE, operation: 'x-wing.decapsulate' },
         schema: {
           tags: TAGS,
-          summary: 'X-Wing decapsulation with the four parts, or with secretKey + ciphertext',
+          summary:
+            'X-Wing decapsulation of the whole ciphertext with privateKey, or with its parts x25519PrivateKey + mlKemPrivateKey',
           body: PqHybridDecapsulateRequest,
           response: { 200: PqHybridDecapsulateResponse, ...problemResponses },
         },
       },
       async (request) => {
         const body = request.body;
-        const form = chooseForm(body, [
-          ['x25519PrivateKey', 'mlKemSecretKey', 'x25519EphemeralPublic', 'mlKemCiphertext'],
-          ['secretKey', 'ciphertext'],
-        ]);
+        const form = chooseForm(body, [['privateKey'], ['x25519PrivateKey', 'mlKemPrivateKey']]);
         const secrets: Uint8Array[] = [];
         const secret = (value: string | undefined, field: string) => {
           const bytes = hexToBytes(value ?? '', field);
@@ -243,17 +239,16 @@ export const pqRoutes = fp(
         try {
           let start;
           if (form === 0) {
+            const privateKey = secret(body.privateKey, '/privateKey');
+            const ciphertext = hexToBytes(body.ciphertext, '/ciphertext');
+            start = () => offload.run('x-wing.decapsulate', privateKey, ciphertext);
+          } else {
             const parts = {
               x25519PrivateKey: secret(body.x25519PrivateKey, '/x25519PrivateKey'),
-              mlKemSecretKey: secret(body.mlKemSecretKey, '/mlKemSecretKey'),
-              x25519EphemeralPublic: hexToBytes(body.x25519EphemeralPublic ?? '', '/x25519EphemeralPublic'),
-              mlKemCiphertext: hexToBytes(body.mlKemCiphertext ?? '', '/mlKemCiphertext'),
+              mlKemPrivateKey: secret(body.mlKemPrivateKey, '/mlKemPrivateKey'),
             };
-            start = () => offload.run('x-wing.decapsulate-parts', parts);
-          } else {
-            const secretKey = secret(body.secretKey, '/secretKey');
-            const ciphertext = hexToBytes(body.ciphertext ?? '', '/ciphertext');
-            start = () => offload.run('x-wing.decapsulate', secretKey, ciphertext);
+            const ciphertext = hexToBytes(body.ciphertext, '/ciphertext');
+            start = () => offload.run('x-wing.decapsulate-parts', parts, ciphertext);
           }
           const result = await app.operations.run(request, XWING_ALGORITHM, start);
           const sharedSecret = bytesToHex(result.sharedSecret);
@@ -278,21 +273,21 @@ export const pqRoutes = fp(
         },
         schema: {
           tags: TAGS,
-          summary: 'ML-DSA key pair (FIPS 204); the secret key is the 32-byte seed',
+          summary: 'ML-DSA key pair (FIPS 204); the private key is the 32-byte seed',
           body: PqDsaKeygenRequest,
           response: { 200: PqDsaKeygenResponse, ...problemResponses },
         },
       },
       async (request) => {
-        const { level } = request.body;
-        const keys = await app.operations.run(request, mlDsaAlgorithmForLevel(level), () =>
-          offload.run('ml-dsa.keygen', level),
+        const { algorithm } = request.body;
+        const keys = await app.operations.run(request, mlDsaAlgorithm(algorithm), () =>
+          offload.run('ml-dsa.keygen', algorithm),
         );
         try {
           return {
             data: {
               publicKey: bytesToHex(keys.publicKey),
-              secretKey: bytesToHex(keys.secretKey),
+              privateKey: bytesToHex(keys.secretKey),
               algorithm: keys.algorithm,
             },
           };
@@ -319,19 +314,19 @@ export const pqRoutes = fp(
         },
       },
       async (request) => {
-        const { level, encoding = 'utf8' } = request.body;
-        const secretKey = hexToBytes(request.body.secretKey, '/secretKey');
+        const { algorithm, encoding = 'utf8' } = request.body;
+        const privateKey = hexToBytes(request.body.privateKey, '/privateKey');
         try {
           const message = decodeText(request.body.message, encoding, '/message');
           const context =
             request.body.context === undefined ? undefined : utf8ToBytes(request.body.context, '/context');
-          const label = mlDsaAlgorithmForSecretKey(secretKey.byteLength, level) ?? 'ml-dsa';
+          const label = mlDsaAlgorithmForSecretKey(privateKey.byteLength, algorithm) ?? 'ml-dsa';
           const result = await app.operations.run(request, label, () =>
-            offload.run('ml-dsa.sign', secretKey, message, { level, context }),
+            offload.run('ml-dsa.sign', privateKey, message, { algorithm, context }),
           );
           return { data: { signature: bytesToHex(result.signature), algorithm: result.algorithm } };
         } finally {
-          wipe(secretKey);
+          wipe(privateKey);
         }
       },
     );
@@ -348,14 +343,14 @@ export const pqRoutes = fp(
         },
       },
       async (request) => {
-        const { level, encoding = 'utf8' } = request.body;
+        const { algorithm, encoding = 'utf8' } = request.body;
         const publicKey = hexToBytes(request.body.publicKey, '/publicKey');
         const message = decodeText(request.body.message, encoding, '/message');
         const signature = hexToBytes(request.body.signature, '/signature');
         const context = request.body.context === undefined ? undefined : utf8ToBytes(request.body.context, '/context');
-        const label = mlDsaAlgorithmForPublicKey(publicKey.byteLength, level) ?? 'ml-dsa';
+        const label = mlDsaAlgorithmForPublicKey(publicKey.byteLength, algorithm) ?? 'ml-dsa';
         const result = await app.operations.run(request, label, () =>
-          offload.run('ml-dsa.verify', publicKey, message, signature, { level, context }),
+          offload.run('ml-dsa.verify', publicKey, message, signature, { algorithm, context }),
         );
         return { data: { valid: result.valid, algorithm: result.algorithm } };
       },
@@ -383,16 +378,16 @@ export const pqRoutes = fp(
           },
         },
         async (request, reply) => {
-          const { variant } = request.body;
-          const job = await chargeHeavyJob(reply, keyGenerationCost(slhDsaAlgorithmForVariant(variant)));
-          const keys = await app.operations.run(request, slhDsaAlgorithmForVariant(variant), () =>
-            offload.runWhile(job, 'slh-dsa.keygen', variant),
+          const { algorithm } = request.body;
+          const job = await chargeHeavyJob(reply, keyGenerationCost(slhDsaAlgorithm(algorithm)));
+          const keys = await app.operations.run(request, slhDsaAlgorithm(algorithm), () =>
+            offload.runWhile(job, 'slh-dsa.keygen', algorithm),
           );
           try {
             return {
               data: {
                 publicKey: bytesToHex(keys.publicKey),
-                secretKey: bytesToHex(keys.secretKey),
+                privateKey: bytesToHex(keys.secretKey),
                 algorithm: keys.algorithm,
               },
             };
@@ -419,20 +414,20 @@ export const pqRoutes = fp(
           },
         },
         async (request, reply) => {
-          const { variant, encoding = 'utf8' } = request.body;
-          const secretKey = hexToBytes(request.body.secretKey, '/secretKey');
+          const { encoding = 'utf8' } = request.body;
+          const privateKey = hexToBytes(request.body.privateKey, '/privateKey');
           try {
             const message = decodeText(request.body.message, encoding, '/message');
             const context =
               request.body.context === undefined ? undefined : utf8ToBytes(request.body.context, '/context');
-            const algorithm = slhDsaAlgorithmForVariant(variant);
+            const algorithm = slhDsaAlgorithm(request.body.algorithm);
             const job = await chargeHeavyJob(reply, signingCost(algorithm));
             const result = await app.operations.run(request, algorithm, () =>
-              offload.runWhile(job, 'slh-dsa.sign', secretKey, message, { variant, context }),
+              offload.runWhile(job, 'slh-dsa.sign', privateKey, message, { algorithm, context }),
             );
             return { data: { signature: bytesToHex(result.signature), algorithm: result.algorithm } };
           } finally {
-            wipe(secretKey);
+            wipe(privateKey);
           }
         },
       );
@@ -449,15 +444,15 @@ export const pqRoutes = fp(
           },
         },
         async (request) => {
-          const { variant, encoding = 'utf8' } = request.body;
+          const { encoding = 'utf8' } = request.body;
           const publicKey = hexToBytes(request.body.publicKey, '/publicKey');
           const message = decodeText(request.body.message, encoding, '/message');
           const signature = hexToBytes(request.body.signature, '/signature');
           const context =
             request.body.context === undefined ? undefined : utf8ToBytes(request.body.context, '/context');
-          const algorithm = slhDsaAlgorithmForVariant(variant);
+          const algorithm = slhDsaAlgorithm(request.body.algorithm);
           const result = await app.operations.run(request, algorithm, () =>
-            offload.run('slh-dsa.verify', publicKey, message, signature, { variant, context }),
+            offload.run('slh-dsa.verify', publicKey, message, signature, { algorithm, context }),
           );
           return { data: { valid: result.valid, algorithm: result.algorithm } };
         },

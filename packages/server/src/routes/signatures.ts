@@ -133,7 +133,6 @@ export const signatureRoutes = fp(
         if (generated.kind === 'secret') {
           return { data: { algorithm, format, key: encodeKey(generated.key) } };
         }
-        const { parts } = generated;
         try {
           return {
             data: {
@@ -141,21 +140,11 @@ export const signatureRoutes = fp(
               format,
               publicKey: encodeKey(generated.publicKey),
               privateKey: encodeKey(generated.privateKey),
-              // X-Wing in raw form: the parts too, named as /v2/pq/hybrid/keygen names them.
-              ...(parts === undefined
-                ? {}
-                : {
-                    x25519PublicKey: bytesToHex(parts.x25519PublicKey),
-                    x25519PrivateKey: bytesToHex(parts.x25519PrivateKey),
-                    mlKemPublicKey: bytesToHex(parts.mlKemPublicKey),
-                    mlKemSecretKey: bytesToHex(parts.mlKemSecretKey),
-                  }),
             },
           };
         } finally {
           // The hex copies are the response's; these bytes are ours.
           if (generated.privateKey instanceof Uint8Array) wipe(generated.privateKey);
-          if (parts !== undefined) wipe(parts.x25519PrivateKey, parts.mlKemSecretKey);
         }
       },
     );

@@ -152,7 +152,7 @@ export const symmetricRoutes = fp(
             xchachaSeal(keyBytes, decodeText(plaintext, encoding, '/plaintext'), decodeAad(aad, encoding)),
           ),
         );
-        return { data: { sealed: bytesToBase64(sealed), algorithm: AEAD } };
+        return { data: { ciphertext: bytesToBase64(sealed), algorithm: AEAD } };
       },
     );
 
@@ -193,11 +193,11 @@ export const symmetricRoutes = fp(
         },
       },
       async (request) => {
-        const { recipientPublicKey, plaintext, encoding = 'utf8' } = request.body;
+        const { publicKey, plaintext, encoding = 'utf8' } = request.body;
         const sealed = app.operations.run(request, SEALED_BOX, () =>
-          sealBox(hexToBytes(recipientPublicKey, '/recipientPublicKey'), decodeText(plaintext, encoding, '/plaintext')),
+          sealBox(hexToBytes(publicKey, '/publicKey'), decodeText(plaintext, encoding, '/plaintext')),
         );
-        return { data: { sealed: bytesToBase64(sealed), algorithm: SEALED_BOX } };
+        return { data: { ciphertext: bytesToBase64(sealed), algorithm: SEALED_BOX } };
       },
     );
 
@@ -207,17 +207,17 @@ export const symmetricRoutes = fp(
         config: { scope: 'crypto:decrypt', operation: 'sealedbox.open' },
         schema: {
           tags: ['sealed-box'],
-          summary: "Open a sealed box with the recipient's X25519 secret key (libsodium crypto_box_seal_open)",
+          summary: "Open a sealed box with the recipient's X25519 private key (libsodium crypto_box_seal_open)",
           body: SealedBoxOpenRequest,
           response: { 200: SealedBoxOpenResponse, ...problemResponses },
         },
       },
       async (request) => {
-        const { recipientSecretKey, sealed, encoding = 'utf8' } = request.body;
+        const { privateKey, ciphertext, encoding = 'utf8' } = request.body;
         const data = app.operations.run(request, SEALED_BOX, () => {
-          const box = base64ToBytes(sealed, '/sealed');
+          const box = base64ToBytes(ciphertext, '/ciphertext');
           return encodePlaintext(
-            withHexSecret(recipientSecretKey, '/recipientSecretKey', (secretKey) => openBox(secretKey, box)),
+            withHexSecret(privateKey, '/privateKey', (keyBytes) => openBox(keyBytes, box)),
             encoding,
           );
         });
@@ -243,17 +243,17 @@ export const symmetricRoutes = fp(
         const { plaintext, encoding = 'utf8' } = request.body;
         const body = request.body;
         const sealed = await app.operations.run(request, PQ_SEALED_BOX, () => {
-          const form = chooseForm(body, [['x25519PublicKey', 'mlKemPublicKey'], ['publicKey']]);
+          const form = chooseForm(body, [['publicKey'], ['x25519PublicKey', 'mlKemPublicKey']]);
           const recipient =
             form === 0
-              ? {
+              ? { publicKey: hexToBytes(body.publicKey ?? '', '/publicKey') }
+              : {
                   x25519PublicKey: hexToBytes(body.x25519PublicKey ?? '', '/x25519PublicKey'),
                   mlKemPublicKey: hexToBytes(body.mlKemPublicKey ?? '', '/mlKemPublicKey'),
-                }
-              : { publicKey: hexToBytes(body.publicKey ?? '', '/publicKey') };
+                };
           return sealBoxPq(recipient, decodeText(plaintext, encoding, '/plaintext'));
         });
-        return { data: { sealed: bytesToBase64(sealed), algorithm: PQ_SEALED_BOX } };
+        return { data: { ciphertext: bytesToBase64(sealed), algorithm: PQ_SEALED_BOX } };
       },
     );
 
@@ -264,18 +264,18 @@ export const symmetricRoutes = fp(
         schema: {
           tags: ['sealed-box'],
           summary:
-            'Open a post-quantum sealed box with the X-Wing secret key (the seed, or its X25519 and ML-KEM-768 parts)',
+            'Open a post-quantum sealed box with the X-Wing private key (the seed, or its X25519 and ML-KEM-768 parts)',
           body: SealedBoxOpenPqRequest,
           response: { 200: SealedBoxOpenPqResponse, ...problemResponses },
         },
       },
       async (request) => {
         requirePostQuantumScope(request, PQ_SEALED_BOX);
-        const { sealed, encoding = 'utf8' } = request.body;
+        const { ciphertext, encoding = 'utf8' } = request.body;
         const body = request.body;
         const data = await app.operations.run(request, PQ_SEALED_BOX, async () => {
-          const form = chooseForm(body, [['x25519SecretKey', 'mlKemSecretKey'], ['secretKey']]);
-          const box = base64ToBytes(sealed, '/sealed');
+          const form = chooseForm(body, [['privateKey'], ['x25519PrivateKey', 'mlKemPrivateKey']]);
+          const box = base64ToBytes(ciphertext, '/ciphertext');
           const secrets: Uint8Array[] = [];
           const secret = (value: string | undefined, field: string) => {
             const bytes = hexToBytes(value ?? '', field);
@@ -285,11 +285,11 @@ export const symmetricRoutes = fp(
           try {
             const key =
               form === 0
-                ? {
-                    x25519SecretKey: secret(body.x25519SecretKey, '/x25519SecretKey'),
-                    mlKemSecretKey: secret(body.mlKemSecretKey, '/mlKemSecretKey'),
-                  }
-                : { secretKey: secret(body.secretKey, '/secretKey') };
+                ? { privateKey: secret(body.privateKey, '/privateKey') }
+                : {
+                    x25519PrivateKey: secret(body.x25519PrivateKey, '/x25519PrivateKey'),
+                    mlKemPrivateKey: secret(body.mlKemPrivateKey, '/mlKemPrivateKey'),
+                  };
             return encodePlaintext(await openBoxPq(key, box), encoding);
           } finally {
             wipe(...secrets);
@@ -317,7 +317,7 @@ export const symmetricRoutes = fp(
             withHexSecret(keyToWrap, '/keyToWrap', (keyBytes) => wrapKey(algorithm, kekBytes, keyBytes)),
           ),
         );
-        return { data: { wrapped: bytesToBase64(wrapped), algorithm } };
+        return { data: { wrappedKey: bytesToBase64(wrapped), algorithm } };
       },
     );
 
