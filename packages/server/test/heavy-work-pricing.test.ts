@@ -75,7 +75,7 @@ describe('prices follow the parameters', () => {
     assert.equal(remaining(encrypted), (expected -= 10));
     const decrypted = await inject(app, '/v2/password/decrypt', {
       password: 'x',
-      ciphertext: encrypted.json().data.encrypted,
+      ciphertext: encrypted.json().data.ciphertext,
     });
     assert.deepEqual(decrypted.json(), { data: 'p' });
     assert.equal(remaining(decrypted), expected - 10);

@@ -597,20 +597,20 @@ describe('post-quantum routes', () => {
     t.after(() => limited.close());
     const remaining = (response: { headers: Record<string, unknown> }) =>
       Number(/;r=(\d+);/.exec(String(response.headers.ratelimit))?.[1]);
-    const keygen = await postJson(limited, '/v2/pq/slh-dsa/keygen', { variant: 'sha2-128s' });
+    const keygen = await postJson(limited, '/v2/pq/slh-dsa/keygen', { algorithm: 'slh-dsa-sha2-128s' });
     let expected = 1000 - keyGenerationCost('slh-dsa-sha2-128s');
     assert.equal(remaining(keygen), expected);
     const sign = await postJson(limited, '/v2/pq/hash-sign/sign', {
-      secretKey: keygen.json().data.secretKey,
+      privateKey: keygen.json().data.privateKey,
       message: 'm',
-      variant: 'sha2-128s',
+      algorithm: 'slh-dsa-sha2-128s',
     });
     assert.equal(remaining(sign), (expected -= signingCost('slh-dsa-sha2-128s')));
     const verify = await postJson(limited, '/v2/pq/slh-dsa/verify', {
       publicKey: keygen.json().data.publicKey,
       message: 'm',
       signature: sign.json().data.signature,
-      variant: 'sha2-128s',
+      algorithm: 'slh-dsa-sha2-128s',
     });
     assert.equal(remaining(verify), expected - 1);
     // The small ('s') sets hash far more than the fast ('f') ones, and are priced so.

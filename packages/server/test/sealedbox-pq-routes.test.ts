@@ -352,7 +352,7 @@ describe('sealed-box PQ scopes', () => {
     assert.equal((await postJson(app, SEAL, sealBody, await bearer('crypto:encrypt'))).statusCode, 403);
     const sealed = await postJson(app, SEAL, sealBody, await bearer('crypto:encrypt crypto:pq'));
     assert.equal(sealed.statusCode, 200);
-    const openBody = { secretKey: keys.secretKey, sealed: sealed.json().data.sealed };
+    const openBody = { privateKey: keys.privateKey, ciphertext: sealed.json().data.ciphertext };
     assert.equal((await postJson(app, OPEN, openBody, await bearer('crypto:encrypt crypto:pq'))).statusCode, 403);
     assert.equal((await postJson(app, OPEN, openBody, await bearer('crypto:decrypt'))).statusCode, 403);
     assert.deepEqual((await postJson(app, OPEN, openBody, await bearer('crypto:decrypt crypto:pq'))).json(), {

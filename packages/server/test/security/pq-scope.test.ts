@@ -36,7 +36,7 @@ describe('crypto:pq on every route that reaches a post-quantum algorithm', () =>
     const x25519 = await make('/v2/keys/generate', { algorithm: 'x25519' });
     const dsaSignature = (await make('/v2/sign', { algorithm: 'ml-dsa-44', privateKey: dsa.privateKey, message: 'm' }))
       .signature;
-    const sealed = (await make('/v2/sealedbox/seal-pq', { publicKey: xwing.publicKey, plaintext: 'p' })).sealed;
+    const sealed = (await make('/v2/sealedbox/seal-pq', { publicKey: xwing.publicKey, plaintext: 'p' })).ciphertext;
     const hybridEnvelope = await make('/v2/multi-recipient/encrypt', {
       plaintext: 'p',
       recipients: [{ type: 'x25519-ml-kem-768', publicKey: xwing.publicKey }],
@@ -51,7 +51,7 @@ describe('crypto:pq on every route that reaches a post-quantum algorithm', () =>
         { algorithm },
       ]),
       ['/v2/sealedbox/seal-pq', { publicKey: xwing.publicKey, plaintext: 'p' }],
-      ['/v2/sealedbox/open-pq', { secretKey: xwing.secretKey, sealed }],
+      ['/v2/sealedbox/open-pq', { privateKey: xwing.privateKey, ciphertext: sealed }],
       [
         '/v2/multi-recipient/encrypt',
         {
@@ -62,7 +62,7 @@ describe('crypto:pq on every route that reaches a post-quantum algorithm', () =>
           ],
         },
       ],
-      ['/v2/multi-recipient/decrypt', { ...hybridEnvelope, secretKey: xwing.secretKey }],
+      ['/v2/multi-recipient/decrypt', { ...hybridEnvelope, privateKey: xwing.privateKey }],
     ];
     const without = await bearer(ROUTE_SCOPES);
     const withPq = await bearer(`${ROUTE_SCOPES} crypto:pq`);
