@@ -211,7 +211,8 @@ export class WorkQueue {
   /**
    * Runs `job` when a slot and `memoryBytes` of the budget are free, and settles as it does. Refuses
    * with a 503 ApiError when the job can never fit (at once) or the queue is full (after
-   * `refusalDelayMs`), with a 429 when its client already has its most jobs in flight.
+   * `refusalDelayMs`), with a 429 when its client already has its most jobs in flight (after
+   * `refusalDelayMs` too).
    *
    * `terms.stillWanted` (or `terms` itself, as a function), asked while the job waits: once it
    * answers false (the request timed out, or its client went away), the job is dropped without
@@ -239,8 +240,9 @@ export class WorkQueue {
     if (cap !== undefined && client !== undefined) {
       const capped = cap.acquire(client);
       if (capped !== undefined) {
+        // Held back like a full queue's refusal: a client retrying at once would flood the loop.
         this.#hooks.onCapped?.();
-        return Promise.reject(capped);
+        return this.#refuseWhenDue(capped);
       }
     }
     // The client's count comes back once, however the job ends.
