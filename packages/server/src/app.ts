@@ -42,6 +42,7 @@ import type { RateLimitStore } from './rate-limit/store.ts';
 import handlerTimeout from './plugins/handler-timeout.ts';
 import pqOffload from './plugins/pq-offload.ts';
 import workQueues from './plugins/work-queues.ts';
+import { ClientJobCap } from './client-job-cap.ts';
 import { createRateLimitStore } from './rate-limit/create-store.ts';
 import selfTests, { type SelfTestPluginOptions } from './plugins/self-tests.ts';
 import { SERVICE_VERSION } from './version.ts';
@@ -189,11 +190,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   // Shared infrastructure: named plugins that the route plugins below declare as dependencies.
   const refusalDelayMs = config.busyRefusalDelayMs;
+  // One count of each client's heavy jobs for all the heavy queues (client-job-cap.ts).
+  const clientCap = new ClientJobCap(config.maxHeavyJobsPerClient);
   await app.register(handlerTimeout, { timeoutMs: config.timeouts.handlerMs });
-  await app.register(pqOffload, { queue: { threadNice: config.heavyWorkNice, refusalDelayMs } });
+  await app.register(pqOffload, { queue: { threadNice: config.heavyWorkNice, refusalDelayMs, clientCap } });
   await app.register(workQueues, {
     password: { ...config.workQueues.password, refusalDelayMs },
     kdf: { ...config.workQueues.kdf, refusalDelayMs },
+    clientCap,
   });
 
   // In the order of the OpenAPI document's paths.

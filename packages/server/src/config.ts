@@ -120,6 +120,8 @@ export interface Config {
   heavyWorkNice: number;
   /** Argon2id (password routes) and scrypt/PBKDF2 (`/v2/kdf`) queues. */
   workQueues: { password: QueueConfig; kdf: QueueConfig };
+  /** Heavy jobs (Argon2id, scrypt, PBKDF2, queued post-quantum work) one client may have in flight at once. */
+  maxHeavyJobsPerClient: number;
   /**
    * How long a request refused because a work queue is full (Argon2id, scrypt/PBKDF2,
    * post-quantum, OpenPGP) waits before its 503 goes out, in ms (work-queue.ts says why).
@@ -524,9 +526,10 @@ export function loadConfig(env: Env = process.env): Config {
     timeouts,
     heavyWorkNice: readInteger(env, 'HEAVY_WORK_NICE', 10, 0, 19),
     workQueues: {
-      password: readQueue(env, 'PASSWORD', { concurrency: 2, maxQueued: 32, budgetMib: 256 }),
+      password: readQueue(env, 'PASSWORD', { concurrency: 2, maxQueued: 32, budgetMib: 320 }),
       kdf: readQueue(env, 'KDF', { concurrency: 1, maxQueued: 16, budgetMib: 256 }),
     },
+    maxHeavyJobsPerClient: readInteger(env, 'MAX_HEAVY_JOBS_PER_CLIENT', 8, 1, 10_000),
     busyRefusalDelayMs: readRefusalDelay(env, timeouts.handlerMs),
     tls:
       protocol === 'https' ? { cert: readFile(env, 'TLS_CERT_FILE'), key: readFile(env, 'TLS_KEY_FILE') } : undefined,

@@ -19,7 +19,9 @@
  */
 import { availableParallelism } from 'node:os';
 import { PQ_NATIVE_SUPPORT, type PostQuantumRunner } from '@crypto-service/core';
-import { WorkQueue, type WorkQueueOptions } from './work-queue.ts';
+import type { ClientJobCap } from './client-job-cap.ts';
+import { DEFAULT_PASSWORD_HASH_UNITS } from './rate-limit/costs.ts';
+import { WorkQueue, type JobTerms, type WorkQueueOptions } from './work-queue.ts';
 import { runPqJob, type PqJob, type PqJobArgs, type PqJobName, type PqJobResult } from './workers/pq-jobs.ts';
 import { WorkerPool } from './workers/pool.ts';
 
@@ -64,6 +66,8 @@ export interface PqOffloadOptions {
   retryAfterSeconds?: number;
   /** How long a refusal because the queue is full waits before it is sent, in ms (work-queue.ts). Default 0. */
   refusalDelayMs?: number;
+  /** The per-client cap shared with the other heavy queues (MAX_HEAVY_JOBS_PER_CLIENT); none: no cap. */
+  clientCap?: ClientJobCap | undefined;
   /**
    * Inline mode: what runs a job (the job table by default). Tests substitute a function that
    * waits on a gate they open, so that a queue can be filled without any race.
@@ -110,7 +114,8 @@ export class PqOffload {
       concurrency = options.maxConcurrentHeavy ?? DEFAULT_PQ_MAX_CONCURRENT_HEAVY;
     }
     // The work-queue of the KDF and password routes, shared code: a job here holds a few hundred
-    // kilobytes at most, so it declares no memory cost and only the counts bound it.
+    // kilobytes at most, so it declares no memory cost and only the counts bound it. Its small-job
+    // lane keeps a slot for signatures no longer than a default password hash (the 'f' sets).
     this.queue = new WorkQueue({
       name: 'post-quantum',
       concurrency,
@@ -118,15 +123,17 @@ export class PqOffload {
       memoryBudgetBytes: 1,
       retryAfterSeconds: options.retryAfterSeconds ?? 1,
       refusalDelayMs: options.refusalDelayMs,
+      smallJobLane: { memoryBytes: 0, work: DEFAULT_PASSWORD_HASH_UNITS },
+      clientCap: options.clientCap,
     });
     this.runner = this.runnerWhile(alwaysWanted);
   }
 
   /**
    * Core's post-quantum functions for one request: as `runner`, but a queued job is dropped once
-   * `stillWanted` says its request has ended (see runWhile).
+   * `stillWanted` says its request has ended, and waits its client's turn (see runWhile).
    */
-  runnerWhile(stillWanted: () => boolean): PostQuantumRunner {
+  runnerWhile(stillWanted: JobTerms | (() => boolean)): PostQuantumRunner {
     return Object.freeze({
       mlKemKeygen: (...args) => this.runWhile(stillWanted, 'ml-kem.keygen', ...args),
       xwingKeygen: (...args) => this.runWhile(stillWanted, 'x-wing.keygen', ...args),
@@ -172,9 +179,14 @@ export class PqOffload {
   /**
    * As `run`, for a route: while the job waits in the queue, `stillWanted` is asked whether its
    * request still waits for the answer (handler-timeout.ts); once it says no, the job is dropped
-   * without running (an SLH-DSA signature is up to seconds of a core).
+   * without running (an SLH-DSA signature is up to seconds of a core). Given as JobTerms, it also
+   * names the client, whose jobs take turns with other clients' and count towards its cap.
    */
-  runWhile<N extends PqJobName>(stillWanted: () => boolean, name: N, ...args: PqJobArgs<N>): Promise<PqJobResult<N>> {
+  runWhile<N extends PqJobName>(
+    stillWanted: JobTerms | (() => boolean),
+    name: N,
+    ...args: PqJobArgs<N>
+  ): Promise<PqJobResult<N>> {
     const jobClass = JOB_CLASS[name];
     const inline = () => this.execute(name, args) as Promise<PqJobResult<N>>;
     if (jobClass === 'light' || (jobClass === 'cpu' && this.mode === 'inline')) return inline();

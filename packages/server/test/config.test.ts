@@ -43,9 +43,10 @@ describe('configuration', () => {
     assert.equal(config.heavyWorkNice, 10);
     assert.equal(config.busyRefusalDelayMs, 25);
     assert.deepEqual(config.workQueues, {
-      password: { concurrency: 2, maxQueued: 32, memoryBudgetBytes: 256 * 1024 * 1024 },
+      password: { concurrency: 2, maxQueued: 32, memoryBudgetBytes: 320 * 1024 * 1024 },
       kdf: { concurrency: 1, maxQueued: 16, memoryBudgetBytes: 256 * 1024 * 1024 },
     });
+    assert.equal(config.maxHeavyJobsPerClient, 8);
     assert.equal(config.tls, undefined);
     assert.equal(config.keyDir, undefined);
     assert.deepEqual(config.rateLimitKey, { by: 'address', ipv6PrefixLength: 64 });
@@ -176,6 +177,7 @@ describe('configuration', () => {
     failsOn({ PASSWORD_CONCURRENCY: '0' }, 'PASSWORD_CONCURRENCY');
     failsOn({ PASSWORD_MEMORY_BUDGET_MIB: '128' }, 'PASSWORD_MEMORY_BUDGET_MIB');
     failsOn({ KDF_QUEUE_LIMIT: '-1' }, 'KDF_QUEUE_LIMIT');
+    failsOn({ MAX_HEAVY_JOBS_PER_CLIENT: '0' }, 'MAX_HEAVY_JOBS_PER_CLIENT');
     failsOn({ KDF_MEMORY_BUDGET_MIB: 'lots' }, 'KDF_MEMORY_BUDGET_MIB');
     failsOn({ CORS_ORIGIN: 'not a url' }, 'CORS_ORIGIN');
     failsOn({ CORS_ORIGIN: 'https://a.example/path' }, 'CORS_ORIGIN');

@@ -12,7 +12,7 @@ import { ApiError, handleError } from '../src/errors.ts';
 import metrics from '../src/plugins/metrics.ts';
 import jsonBody from '../src/plugins/json-body.ts';
 import { pqRoutes } from '../src/routes/pq.ts';
-import { PQ_RATE_LIMIT_COSTS } from '../src/rate-limit/costs.ts';
+import { keyGenerationCost, signingCost } from '../src/rate-limit/costs.ts';
 import { PqOffload } from '../src/pq-offload.ts';
 import pqOffloadPlugin from '../src/plugins/pq-offload.ts';
 import handlerTimeout from '../src/plugins/handler-timeout.ts';
@@ -592,25 +592,30 @@ describe('post-quantum routes', () => {
     }
   });
 
-  test('SLH-DSA signing and key generation cost more units of the rate limit', async (t) => {
+  test('SLH-DSA signing and key generation cost the units of their parameter set; verification 1', async (t) => {
     const limited = await testApp({ RATE_LIMIT_MAX: '1000' });
     t.after(() => limited.close());
     const remaining = (response: { headers: Record<string, unknown> }) =>
       Number(/;r=(\d+);/.exec(String(response.headers.ratelimit))?.[1]);
-    const keygen = await postJson(limited, '/v2/pq/slh-dsa/keygen', {});
-    assert.equal(remaining(keygen), 1000 - PQ_RATE_LIMIT_COSTS.slhDsaKeygen);
+    const keygen = await postJson(limited, '/v2/pq/slh-dsa/keygen', { algorithm: 'slh-dsa-sha2-128s' });
+    let expected = 1000 - keyGenerationCost('slh-dsa-sha2-128s');
+    assert.equal(remaining(keygen), expected);
     const sign = await postJson(limited, '/v2/pq/hash-sign/sign', {
-      secretKey: keygen.json().data.secretKey,
+      privateKey: keygen.json().data.privateKey,
       message: 'm',
+      algorithm: 'slh-dsa-sha2-128s',
     });
-    assert.equal(remaining(sign), 1000 - PQ_RATE_LIMIT_COSTS.slhDsaKeygen - PQ_RATE_LIMIT_COSTS.slhDsaSign);
+    assert.equal(remaining(sign), (expected -= signingCost('slh-dsa-sha2-128s')));
     const verify = await postJson(limited, '/v2/pq/slh-dsa/verify', {
       publicKey: keygen.json().data.publicKey,
       message: 'm',
       signature: sign.json().data.signature,
+      algorithm: 'slh-dsa-sha2-128s',
     });
-    assert.equal(remaining(verify), remaining(sign) - 1);
-    assert.ok(PQ_RATE_LIMIT_COSTS.slhDsaSign > 1 && PQ_RATE_LIMIT_COSTS.slhDsaKeygen > 1);
+    assert.equal(remaining(verify), expected - 1);
+    // The small ('s') sets hash far more than the fast ('f') ones, and are priced so.
+    assert.ok(signingCost('slh-dsa-sha2-128s') >= 5 * signingCost('slh-dsa-sha2-128f'));
+    assert.ok(keyGenerationCost('slh-dsa-sha2-128s') > keyGenerationCost('slh-dsa-sha2-128f'));
   });
 
   test('the app carries its offload: inline where node:crypto has ML-DSA and SLH-DSA, worker threads otherwise', () => {

@@ -16,7 +16,7 @@ import { slh_dsa_sha2_128f, slh_dsa_sha2_256f } from '@noble/post-quantum/slh-ds
 import { ml_kem512, ml_kem768, ml_kem1024 } from '@noble/post-quantum/ml-kem.js';
 import { ml_kem768_x25519 } from '@noble/post-quantum/hybrid.js';
 import { postJson, testApp, TEST_JWT_SECRET } from './helpers.ts';
-import { PQ_RATE_LIMIT_COSTS } from '../src/rate-limit/costs.ts';
+import { keyGenerationCost, PQ_RATE_LIMIT_COSTS, signingCost } from '../src/rate-limit/costs.ts';
 import type { PqOffload } from '../src/pq-offload.ts';
 import { onNode24 } from '../../core/test/node24.ts';
 
@@ -393,11 +393,11 @@ describe('post-quantum key generation through /v2/keys/generate', () => {
 });
 
 describe('rate-limit units: the same totals as the /v2/pq routes', () => {
-  test('SLH-DSA signing 25, ML-DSA signing 2, verification 1; SLH-DSA keygen 10, ML-DSA keygen 2, ML-KEM / X-Wing keygen 1', async (t) => {
+  test('SLH-DSA by parameter set, ML-DSA signing 2, verification 1; ML-DSA keygen 2, ML-KEM / X-Wing keygen 1', async (t) => {
     const app = await testApp({ RATE_LIMIT_MAX: '1000' });
     t.after(() => app.close());
     const slh = await postJson(app, '/v2/keys/generate', { algorithm: 'slh-dsa-sha2-128f' });
-    let expected = 1000 - PQ_RATE_LIMIT_COSTS.slhDsaKeygen;
+    let expected = 1000 - keyGenerationCost('slh-dsa-sha2-128f');
     assert.equal(remaining(slh), expected);
     const dsa = await postJson(app, '/v2/keys/generate', { algorithm: 'ml-dsa-44' });
     assert.equal(remaining(dsa), (expected -= PQ_RATE_LIMIT_COSTS.mlDsaKeygen));
@@ -409,7 +409,7 @@ describe('rate-limit units: the same totals as the /v2/pq routes', () => {
       privateKey: slh.json().data.privateKey,
       message: 'm',
     });
-    assert.equal(remaining(slhSigned), (expected -= PQ_RATE_LIMIT_COSTS.slhDsaSign));
+    assert.equal(remaining(slhSigned), (expected -= signingCost('slh-dsa-sha2-128f')));
     const dsaSigned = await postJson(app, '/v2/sign', {
       algorithm: 'ml-dsa-44',
       privateKey: dsa.json().data.privateKey,
@@ -427,13 +427,14 @@ describe('rate-limit units: the same totals as the /v2/pq routes', () => {
     // As on /v2/pq/slh-dsa/sign, whose cost is charged before the body is read, a refused request costs the same.
     const refused = await postJson(app, '/v2/sign', { algorithm: 'slh-dsa-sha2-128f', privateKey: '00', message: 'm' });
     assert.equal(refused.statusCode, 400);
-    assert.equal(remaining(refused), (expected -= PQ_RATE_LIMIT_COSTS.slhDsaSign));
+    assert.equal(remaining(refused), (expected -= signingCost('slh-dsa-sha2-128f')));
     const ed = await postJson(app, '/v2/sign', { privateKey: '11'.repeat(32), message: 'm' });
     assert.equal(remaining(ed), expected - 1);
   });
 
   test('a signature the client cannot afford is a 429 with Retry-After, and no signing work starts', async (t) => {
-    const app = await testApp({ RATE_LIMIT_MAX: '30' });
+    // Room for one signature and not two.
+    const app = await testApp({ RATE_LIMIT_MAX: String(2 * signingCost('slh-dsa-sha2-128f') - 1) });
     t.after(() => app.close());
     const { jobs } = recordJobs(app.pqOffload);
     const body = { algorithm: 'slh-dsa-sha2-128f', privateKey: '00'.repeat(64), message: 'm' };
@@ -584,21 +585,29 @@ describe('wrong inputs for the post-quantum ids are 4xx problems naming the fiel
 });
 
 describe('scopes', () => {
-  test('post-quantum signing on /v2/sign needs crypto:sign (not crypto:pq); /v2/keys/generate needs crypto:keys', async (t) => {
+  test('post-quantum signing on /v2/sign needs crypto:sign and crypto:pq; /v2/keys/generate needs crypto:keys and crypto:pq', async (t) => {
     const app = await testApp({ JWT_SECRET: TEST_JWT_SECRET });
     t.after(() => app.close());
     const secret = new TextEncoder().encode(TEST_JWT_SECRET);
     const bearer = async (scope: string) => ({
       authorization: `Bearer ${await new SignJWT({ scope }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('5m').sign(secret)}`,
     });
-    const keys = await postJson(app, '/v2/keys/generate', { algorithm: 'ml-dsa-44' }, await bearer('crypto:keys'));
-    assert.equal(keys.statusCode, 200);
-    assert.equal(
-      (await postJson(app, '/v2/keys/generate', { algorithm: 'ml-dsa-44' }, await bearer('crypto:pq'))).statusCode,
-      403,
+    const keys = await postJson(
+      app,
+      '/v2/keys/generate',
+      { algorithm: 'ml-dsa-44' },
+      await bearer('crypto:keys crypto:pq'),
     );
+    assert.equal(keys.statusCode, 200);
+    for (const scope of ['crypto:pq', 'crypto:keys']) {
+      const refused = await postJson(app, '/v2/keys/generate', { algorithm: 'ml-dsa-44' }, await bearer(scope));
+      assert.equal(refused.statusCode, 403, scope);
+    }
     const body = { algorithm: 'ml-dsa-44', privateKey: keys.json().data.privateKey, message: 'm' };
     assert.equal((await postJson(app, '/v2/sign', body, await bearer('crypto:pq'))).statusCode, 403);
-    assert.equal((await postJson(app, '/v2/sign', body, await bearer('crypto:sign'))).statusCode, 200);
+    const withoutPq = await postJson(app, '/v2/sign', body, await bearer('crypto:sign'));
+    assert.equal(withoutPq.statusCode, 403);
+    assert.match(withoutPq.json().detail, /crypto:pq/);
+    assert.equal((await postJson(app, '/v2/sign', body, await bearer('crypto:sign crypto:pq'))).statusCode, 200);
   });
 });

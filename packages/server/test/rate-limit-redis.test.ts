@@ -17,8 +17,7 @@ import { KEY_PREFIX } from '../src/rate-limit/redis-store.ts';
 import { FailoverStore, PROBE_KEY, UNCOUNTED, type FailoverOptions } from '../src/rate-limit/failover-store.ts';
 import type { RateLimitStore, WindowCount } from '../src/rate-limit/store.ts';
 import { ApiError } from '../src/errors.ts';
-import { EXPENSIVE_RATE_LIMIT_COST } from '../src/routes/derivation.ts';
-import { keyGenerationCost, PQ_RATE_LIMIT_COSTS } from '../src/rate-limit/costs.ts';
+import { keyGenerationCost, PQ_RATE_LIMIT_COSTS, scryptCost } from '../src/rate-limit/costs.ts';
 
 const HASH_BODY = { algorithm: 'sha256', data: 'abc' };
 /** Every request in an outage must be answered well within this. */
@@ -204,7 +203,7 @@ describe('shared rate-limit store in Redis (REDIS_URL)', () => {
     // The route cost is charged on arrival, so a body the route then refuses still costs it.
     const kdf = (await send(a, ip, '/v2/kdf', {})).response;
     assert.equal(kdf.statusCode, 400);
-    let used = EXPENSIVE_RATE_LIMIT_COST;
+    let used = 1;
     assert.equal(remaining(kdf), max - used);
     const slh = (await send(b, ip, '/v2/pq/slh-dsa/sign', {})).response;
     assert.equal(slh.statusCode, 400);
@@ -216,10 +215,12 @@ describe('shared rate-limit store in Redis (REDIS_URL)', () => {
     used += keyGenerationCost('ml-dsa-44');
     assert.ok(keyGenerationCost('ml-dsa-44') > 1);
     assert.equal(remaining(keygen), max - used);
-    assert.ok(used + EXPENSIVE_RATE_LIMIT_COST > max);
-    const refused = (await send(b, ip, '/v2/kdf', {})).response;
+    // The largest scrypt is charged in full once its parameters are read, before any work.
+    const params = { N: 2 ** 20, r: 2, p: 2 };
+    assert.ok(used + scryptCost(params) > max);
+    const refused = (await send(b, ip, '/v2/kdf', { algorithm: 'scrypt', password: 'pw', params })).response;
     assert.equal(refused.statusCode, 429);
-    used += EXPENSIVE_RATE_LIMIT_COST;
+    used += scryptCost(params);
     assert.equal(await inspector(redis.url()).get(`${KEY_PREFIX}${ip}`), String(used));
   });
 

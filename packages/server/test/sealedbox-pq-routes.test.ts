@@ -339,7 +339,7 @@ describe('POST /v2/sealedbox/seal-pq and /open-pq', () => {
 });
 
 describe('sealed-box PQ scopes', () => {
-  test('seal-pq needs crypto:encrypt and open-pq needs crypto:decrypt', async (t) => {
+  test('seal-pq needs crypto:encrypt and crypto:pq, open-pq crypto:decrypt and crypto:pq', async (t) => {
     const app = await testApp({ JWT_SECRET: TEST_JWT_SECRET });
     t.after(() => app.close());
     const secret = new TextEncoder().encode(TEST_JWT_SECRET);
@@ -349,10 +349,14 @@ describe('sealed-box PQ scopes', () => {
     const keys = (await postJson(app, '/v2/pq/hybrid/keygen', {}, await bearer('crypto:pq'))).json().data;
     const sealBody = { publicKey: keys.publicKey, plaintext: 'scoped' };
     assert.equal((await postJson(app, SEAL, sealBody, await bearer('crypto:decrypt crypto:pq'))).statusCode, 403);
-    const sealed = await postJson(app, SEAL, sealBody, await bearer('crypto:encrypt'));
+    assert.equal((await postJson(app, SEAL, sealBody, await bearer('crypto:encrypt'))).statusCode, 403);
+    const sealed = await postJson(app, SEAL, sealBody, await bearer('crypto:encrypt crypto:pq'));
     assert.equal(sealed.statusCode, 200);
-    const openBody = { secretKey: keys.secretKey, sealed: sealed.json().data.sealed };
+    const openBody = { privateKey: keys.privateKey, ciphertext: sealed.json().data.ciphertext };
     assert.equal((await postJson(app, OPEN, openBody, await bearer('crypto:encrypt crypto:pq'))).statusCode, 403);
-    assert.deepEqual((await postJson(app, OPEN, openBody, await bearer('crypto:decrypt'))).json(), { data: 'scoped' });
+    assert.equal((await postJson(app, OPEN, openBody, await bearer('crypto:decrypt'))).statusCode, 403);
+    assert.deepEqual((await postJson(app, OPEN, openBody, await bearer('crypto:decrypt crypto:pq'))).json(), {
+      data: 'scoped',
+    });
   });
 });

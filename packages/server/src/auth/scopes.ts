@@ -14,6 +14,12 @@ export const SCOPES = [
 export type Scope = (typeof SCOPES)[number];
 export const ALL_SCOPES = 'crypto:*';
 
+/**
+ * Every post-quantum algorithm needs it, on whichever route reaches the algorithm (besides that
+ * route's own scope), so that withholding it keeps a client off that work altogether.
+ */
+export const PQ_SCOPE: Scope = 'crypto:pq';
+
 export type Grant = 'all' | ReadonlySet<Scope>;
 
 export function grants(grant: Grant, scope: Scope): boolean {

@@ -10,7 +10,7 @@ import { PqOffload, type PqOffloadOptions } from '../pq-offload.ts';
 export interface PqOffloadPluginOptions {
   /** The offload to use (tests pass a small one); by default one is built and closed with the app. */
   offload?: PqOffload;
-  /** Sizes of the default offload (workers, queue), e.g. from the configuration. */
+  /** Sizes of the default offload (workers, queue) and the per-client cap, e.g. from the configuration. */
   queue?: Omit<PqOffloadOptions, 'execute'>;
 }
 

@@ -3,10 +3,23 @@
  * infrastructure: `app.workQueues`, one queue for Argon2id, shared by the four password routes so
  * that their memory has one server-wide budget, and one for scrypt and PBKDF2, so that a flood of
  * KDF requests cannot delay sign-ins. Routes declare it as a dependency.
+ *
+ * Each queue keeps a small-job lane (work-queue.ts) when its budget holds its largest job and a
+ * default password hash's memory beside it: a default hash then never waits for another client's
+ * largest job.
  */
 import fp from 'fastify-plugin';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { KDF_QUEUE_DEFAULTS, PASSWORD_QUEUE_DEFAULTS, WorkQueue, type WorkQueueOptions } from '../work-queue.ts';
+import { ARGON2_DEFAULTS, ARGON2_MAX, SCRYPT_MAX_MEMORY_BYTES, argon2MemoryBytes } from '@crypto-service/core';
+import type { ClientJobCap } from '../client-job-cap.ts';
+import { DEFAULT_PASSWORD_HASH_UNITS } from '../rate-limit/costs.ts';
+import {
+  KDF_QUEUE_DEFAULTS,
+  PASSWORD_QUEUE_DEFAULTS,
+  WorkQueue,
+  type SmallJobLane,
+  type WorkQueueOptions,
+} from '../work-queue.ts';
 
 export interface WorkQueues {
   /** Argon2id: password hash, verify, encrypt, decrypt. */
@@ -20,6 +33,18 @@ export interface WorkQueuesOptions {
   password?: Partial<WorkQueueOptions>;
   /** Overrides of KDF_QUEUE_DEFAULTS. */
   kdf?: Partial<WorkQueueOptions>;
+  /** The per-client cap shared with the other heavy queues (MAX_HEAVY_JOBS_PER_CLIENT); none: no cap. */
+  clientCap?: ClientJobCap;
+}
+
+/**
+ * The lane for jobs no larger than a default password hash, when the budget has room for it beside
+ * the queue's largest job; otherwise none, and all the slots serve every job.
+ */
+export function smallJobLane(budgetBytes: number, largestJobBytes: number): SmallJobLane | undefined {
+  const memoryBytes = argon2MemoryBytes(ARGON2_DEFAULTS);
+  if (budgetBytes - largestJobBytes < memoryBytes) return undefined;
+  return { memoryBytes, work: DEFAULT_PASSWORD_HASH_UNITS };
 }
 
 declare module 'fastify' {
@@ -69,19 +94,37 @@ export default fp<WorkQueuesOptions>(
       labelNames: ['queue'] as const,
       registers: [registry],
     });
-    const queue = (defaults: Readonly<WorkQueueOptions>, overrides: Partial<WorkQueueOptions> | undefined) => {
-      const settings = { ...defaults, ...overrides };
+    const capped = new Counter({
+      name: 'crypto_work_queue_client_capped_total',
+      help: 'Expensive jobs refused with 429 because their client had MAX_HEAVY_JOBS_PER_CLIENT in flight, by queue',
+      labelNames: ['queue'] as const,
+      registers: [registry],
+    });
+    const queue = (
+      defaults: Readonly<WorkQueueOptions>,
+      overrides: Partial<WorkQueueOptions> | undefined,
+      largestJobBytes: number,
+    ) => {
+      const budget = overrides?.memoryBudgetBytes ?? defaults.memoryBudgetBytes;
+      const settings = {
+        smallJobLane: smallJobLane(budget, largestJobBytes),
+        clientCap: options.clientCap,
+        ...defaults,
+        ...overrides,
+      };
       // Present at 0 from the start, so that a dashboard sees the series before the first refusal.
       refused.inc({ queue: settings.name }, 0);
       dropped.inc({ queue: settings.name }, 0);
+      capped.inc({ queue: settings.name }, 0);
       return new WorkQueue(settings, {
         onRefused: () => refused.inc({ queue: settings.name }),
         onDropped: () => dropped.inc({ queue: settings.name }),
+        onCapped: () => capped.inc({ queue: settings.name }),
       });
     };
     const queues: WorkQueues = {
-      password: queue(PASSWORD_QUEUE_DEFAULTS, options.password),
-      kdf: queue(KDF_QUEUE_DEFAULTS, options.kdf),
+      password: queue(PASSWORD_QUEUE_DEFAULTS, options.password, argon2MemoryBytes(ARGON2_MAX)),
+      kdf: queue(KDF_QUEUE_DEFAULTS, options.kdf, SCRYPT_MAX_MEMORY_BYTES),
     };
     app.decorate('workQueues', queues);
     registerQueueGauges(registry, queues);

@@ -9,8 +9,9 @@
  * is full the request is a 503 with Retry-After (sent BUSY_REFUSAL_DELAY_MS after the decision;
  * work-queue.ts says why).
  *
- * Rate-limit cost: EXPENSIVE_RATE_LIMIT_COST units for every route that runs Argon2id, scrypt or
- * PBKDF2 (HKDF shares /v2/kdf and so its price), 1 for HMAC. See the constant for why 10.
+ * Rate-limit cost: in proportion to the work the parameters ask (rate-limit/costs.ts), charged once
+ * they are known and before any work (for /v2/password/verify, from the PHC string); 1 for HMAC
+ * and HKDF. Each job waits its client's turn in its queue (heavy-job.ts).
  */
 import fp from 'fastify-plugin';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -56,16 +57,10 @@ import {
   PasswordVerifyRequest,
   PasswordVerifyResponse,
 } from '@crypto-service/protocol';
-import { stillWanted } from '../handler-timeout.ts';
+import { chargeHeavyJob } from '../heavy-job.ts';
+import { argon2Cost, kdfCost } from '../rate-limit/costs.ts';
 import { problemResponses } from './responses.ts';
 import '../route-config.ts';
-
-/**
- * Rate-limit units of one Argon2id, scrypt or PBKDF2 request: at the default limit (1000 units a
- * minute) one client gets at most 100 such operations a minute, well under one core whatever the
- * mix, while a higher figure would starve ordinary sign-in bursts behind one NAT address.
- */
-export const EXPENSIVE_RATE_LIMIT_COST = 10;
 
 /** Decodes a UTF-8 password field and wipes our copy once `work` has settled. */
 async function withPassword<T>(text: string, work: (password: Uint8Array) => Promise<T>): Promise<T> {
@@ -88,7 +83,6 @@ export const derivationRoutes = fp(
       {
         config: {
           scope: 'crypto:kdf',
-          rateLimitCost: EXPENSIVE_RATE_LIMIT_COST,
           operation: 'kdf.derive',
           handlerTimeout: true,
         },
@@ -117,8 +111,9 @@ export const derivationRoutes = fp(
                 info: params.info === undefined ? undefined : decodeText(params.info, encoding, '/params/info'),
               },
             });
+            const terms = await chargeHeavyJob(reply, kdfCost(plan));
             const key = isExpensiveKdf(plan)
-              ? await queues.kdf.run(plan.memoryBytes, () => deriveKey(plan), stillWanted(reply))
+              ? await queues.kdf.run(plan.memoryBytes, () => deriveKey(plan), terms)
               : await deriveKey(plan);
             try {
               const effective =
@@ -198,7 +193,6 @@ export const derivationRoutes = fp(
       {
         config: {
           scope: 'crypto:kdf',
-          rateLimitCost: EXPENSIVE_RATE_LIMIT_COST,
           operation: 'password.hash',
           handlerTimeout: true,
         },
@@ -212,13 +206,10 @@ export const derivationRoutes = fp(
       async (request, reply) => {
         const { password, timeCost, memoryCost, parallelism } = request.body;
         const result = await app.operations.run(request, PASSWORD_HASH, () =>
-          withPassword(password, (secret) => {
+          withPassword(password, async (secret) => {
             const params = resolveArgon2Params({ timeCost, memoryCost, parallelism });
-            return queues.password.run(
-              argon2MemoryBytes(params),
-              () => hashPassword(secret, params),
-              stillWanted(reply),
-            );
+            const terms = await chargeHeavyJob(reply, argon2Cost(params));
+            return queues.password.run(argon2MemoryBytes(params), () => hashPassword(secret, params), terms);
           }),
         );
         return { data: { hash: result.hash, algorithm: PASSWORD_HASH, params: result.params } };
@@ -230,7 +221,6 @@ export const derivationRoutes = fp(
       {
         config: {
           scope: 'crypto:kdf',
-          rateLimitCost: EXPENSIVE_RATE_LIMIT_COST,
           operation: 'password.verify',
           handlerTimeout: true,
         },
@@ -244,14 +234,12 @@ export const derivationRoutes = fp(
       async (request, reply) => {
         const { password, hash } = request.body;
         const data = await app.operations.run(request, PASSWORD_HASH, () =>
-          withPassword(password, (secret) => {
-            // Parsed first: a malformed or over-cap string is a 400 before any memory is committed.
+          withPassword(password, async (secret) => {
+            // Parsed first: a malformed or over-cap string is a 400 before any memory is committed,
+            // and a well-formed one is charged what its parameters cost before any work.
             const parsed = parsePhc(hash, '/hash');
-            return queues.password.run(
-              argon2MemoryBytes(parsed.params),
-              () => verifyPassword(secret, parsed),
-              stillWanted(reply),
-            );
+            const terms = await chargeHeavyJob(reply, argon2Cost(parsed.params));
+            return queues.password.run(argon2MemoryBytes(parsed.params), () => verifyPassword(secret, parsed), terms);
           }),
         );
         return { data };
@@ -263,7 +251,6 @@ export const derivationRoutes = fp(
       {
         config: {
           scope: 'crypto:encrypt',
-          rateLimitCost: EXPENSIVE_RATE_LIMIT_COST,
           operation: 'password.encrypt',
           handlerTimeout: true,
         },
@@ -277,12 +264,13 @@ export const derivationRoutes = fp(
       async (request, reply) => {
         const { password, plaintext, encoding = 'utf8' } = request.body;
         const blob = await app.operations.run(request, PASSWORD_ENCRYPTION_ALGORITHM, () =>
-          withPassword(password, (secret) => {
+          withPassword(password, async (secret) => {
             const data = decodeText(plaintext, encoding, '/plaintext');
+            const terms = await chargeHeavyJob(reply, argon2Cost(ARGON2_DEFAULTS));
             return queues.password.run(
               argon2MemoryBytes(ARGON2_DEFAULTS),
               () => encryptWithPassword(secret, data),
-              stillWanted(reply),
+              terms,
             );
           }),
         );
@@ -295,7 +283,6 @@ export const derivationRoutes = fp(
       {
         config: {
           scope: 'crypto:decrypt',
-          rateLimitCost: EXPENSIVE_RATE_LIMIT_COST,
           operation: 'password.decrypt',
           handlerTimeout: true,
         },
@@ -313,10 +300,11 @@ export const derivationRoutes = fp(
             const blob = base64ToBytes(ciphertext, '/ciphertext');
             // The header says what the decryption costs; a bad header is DECRYPTION_FAILED before any work.
             const header = parsePasswordEnvelope(blob);
+            const terms = await chargeHeavyJob(reply, argon2Cost(header.params));
             const plaintext = await queues.password.run(
               argon2MemoryBytes(header.params),
               () => decryptWithPassword(secret, blob),
-              stillWanted(reply),
+              terms,
             );
             try {
               return encodeText(plaintext, encoding, '/plaintext');

@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import type { FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
   base64ToBytes,
@@ -19,6 +20,8 @@ import {
   MultiRecipientEncryptRequest,
   MultiRecipientEncryptResponse,
 } from '@crypto-service/protocol';
+import { requirePostQuantumScope } from '../auth/require-scope.ts';
+import { chargeUpTo, isHybridRecipient, multiRecipientCost } from '../rate-limit/costs.ts';
 import { chooseForm } from './key-forms.ts';
 import { problemResponses } from './responses.ts';
 import '../route-config.ts';
@@ -26,7 +29,19 @@ import '../route-config.ts';
 /**
  * `POST /v2/multi-recipient/encrypt` and `/decrypt`: decode, call core, encode. X-Wing slots run
  * on the event loop, as on /v2/pq/hybrid/*, in pieces between which core yields (multi-recipient.ts).
+ * Both are charged by their slots (rate-limit/costs.ts), and a hybrid slot or key needs `crypto:pq`.
  */
+
+/** Charges a request of these slots, after checking that the credential may touch hybrid ones. */
+async function admitSlots(
+  reply: FastifyReply,
+  slots: readonly Parameters<typeof isHybridRecipient>[0][],
+  hybridKey: boolean,
+): Promise<void> {
+  const hybrid = slots.filter((slot) => isHybridRecipient(slot)).length;
+  if (hybrid > 0 || hybridKey) requirePostQuantumScope(reply.request, 'an x25519-ml-kem-768 recipient');
+  await chargeUpTo(reply, multiRecipientCost(slots.length - hybrid, hybrid));
+}
 export const multiRecipientRoutes = fp(
   async function multiRecipientRoutes(fastify) {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -42,8 +57,9 @@ export const multiRecipientRoutes = fp(
           response: { 200: MultiRecipientEncryptResponse, ...problemResponses },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { plaintext, recipients, encoding = 'utf8' } = request.body;
+        await admitSlots(reply, recipients, false);
         // Decoding runs inside operations.run, so that a refused key counts as a rejected operation.
         const envelope = await app.operations.run(request, MULTI_RECIPIENT_ALGORITHM, async () => {
           const keys = recipients.map((recipient, index): RecipientPublicKey => {
@@ -90,9 +106,10 @@ export const multiRecipientRoutes = fp(
           response: { 200: MultiRecipientDecryptResponse, ...problemResponses },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { ciphertext, recipients, encoding = 'utf8' } = request.body;
         const body = request.body;
+        await admitSlots(reply, recipients, body.mlKemPrivateKey !== undefined);
         const plaintext = await app.operations.run(request, MULTI_RECIPIENT_ALGORITHM, async () => {
           const form = chooseForm(body, [['privateKey'], ['x25519PrivateKey', 'mlKemPrivateKey']]);
           const envelope = {

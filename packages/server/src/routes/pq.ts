@@ -39,8 +39,8 @@ import { mlKemAlgorithm, mlKemAlgorithmForPublicKey, mlKemAlgorithmForSecretKey 
 import { mlDsaAlgorithm, mlDsaAlgorithmForPublicKey, mlDsaAlgorithmForSecretKey } from '@crypto-service/core';
 import { slhDsaAlgorithm } from '@crypto-service/core';
 import { XWING_ALGORITHM } from '@crypto-service/core';
-import { stillWanted } from '../handler-timeout.ts';
-import { PQ_RATE_LIMIT_COSTS } from '../rate-limit/costs.ts';
+import { chargeHeavyJob } from '../heavy-job.ts';
+import { keyGenerationCost, PQ_RATE_LIMIT_COSTS, signingCost } from '../rate-limit/costs.ts';
 import { chooseForm } from './key-forms.ts';
 import { problemResponses } from './responses.ts';
 import '../route-config.ts';
@@ -379,8 +379,9 @@ export const pqRoutes = fp(
         },
         async (request, reply) => {
           const { algorithm } = request.body;
+          const job = await chargeHeavyJob(reply, keyGenerationCost(slhDsaAlgorithm(algorithm)));
           const keys = await app.operations.run(request, slhDsaAlgorithm(algorithm), () =>
-            offload.runWhile(stillWanted(reply), 'slh-dsa.keygen', algorithm),
+            offload.runWhile(job, 'slh-dsa.keygen', algorithm),
           );
           try {
             return {
@@ -420,8 +421,9 @@ export const pqRoutes = fp(
             const context =
               request.body.context === undefined ? undefined : utf8ToBytes(request.body.context, '/context');
             const algorithm = slhDsaAlgorithm(request.body.algorithm);
+            const job = await chargeHeavyJob(reply, signingCost(algorithm));
             const result = await app.operations.run(request, algorithm, () =>
-              offload.runWhile(stillWanted(reply), 'slh-dsa.sign', privateKey, message, { algorithm, context }),
+              offload.runWhile(job, 'slh-dsa.sign', privateKey, message, { algorithm, context }),
             );
             return { data: { signature: bytesToHex(result.signature), algorithm: result.algorithm } };
           } finally {

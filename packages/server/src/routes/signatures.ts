@@ -21,8 +21,9 @@ import {
   VerifyRequest,
   VerifyResponse,
 } from '@crypto-service/protocol';
-import { chargeUpTo, keyGenerationCost, signingCost } from '../rate-limit/costs.ts';
-import { stillWanted } from '../handler-timeout.ts';
+import { keyGenerationCost, signingCost } from '../rate-limit/costs.ts';
+import { chargeHeavyJob } from '../heavy-job.ts';
+import { requireScopeForAlgorithm } from '../auth/require-scope.ts';
 import { problemResponses } from './responses.ts';
 import '../route-config.ts';
 
@@ -45,7 +46,8 @@ function wipeKey(key: KeyInput): void {
  * Core runs ML-DSA and SLH-DSA (and post-quantum key generation) through the app's post-quantum
  * offload (`runner`), so that pure JavaScript stays off the event loop on Node 22 and expensive
  * work is queued and bounded as on the `/v2/pq` routes; these routes charge the same rate-limit
- * units as those (rate-limit/costs.ts) once the body names the algorithm.
+ * units as those (rate-limit/costs.ts) once the body names the algorithm, and a post-quantum
+ * algorithm needs `crypto:pq` here too.
  */
 export const signatureRoutes = fp(
   async function signatureRoutes(fastify) {
@@ -64,13 +66,14 @@ export const signatureRoutes = fp(
       },
       async (request, reply) => {
         const { algorithm = 'ed25519', privateKey, message, context, encoding = 'utf8' } = request.body;
-        await chargeUpTo(reply, signingCost(algorithm));
+        requireScopeForAlgorithm(request, algorithm);
+        const job = await chargeHeavyJob(reply, signingCost(algorithm));
         const signature = await app.operations.run(request, algorithm, async () => {
           const key = decodeKeyField(privateKey, '/privateKey');
           try {
             return await signMessage(algorithm, key, decodeText(message, encoding, '/message'), {
               context: contextBytes(context),
-              runner: app.pqOffload.runnerWhile(stillWanted(reply)),
+              runner: app.pqOffload.runnerWhile(job),
             });
           } finally {
             wipeKey(key);
@@ -93,13 +96,15 @@ export const signatureRoutes = fp(
       },
       async (request, reply) => {
         const { algorithm = 'ed25519', publicKey, message, signature, context, encoding = 'utf8' } = request.body;
+        requireScopeForAlgorithm(request, algorithm);
+        const job = await chargeHeavyJob(reply, 1);
         const valid = await app.operations.run(request, algorithm, () =>
           verifySignature(
             algorithm,
             decodeKeyField(publicKey, '/publicKey'),
             decodeText(message, encoding, '/message'),
             hexToBytes(signature, '/signature'),
-            { context: contextBytes(context), runner: app.pqOffload.runnerWhile(stillWanted(reply)) },
+            { context: contextBytes(context), runner: app.pqOffload.runnerWhile(job) },
           ),
         );
         return { data: { valid, algorithm } };
@@ -120,9 +125,10 @@ export const signatureRoutes = fp(
       },
       async (request, reply) => {
         const { algorithm = 'ed25519', format = 'raw' } = request.body;
-        await chargeUpTo(reply, keyGenerationCost(algorithm));
+        requireScopeForAlgorithm(request, algorithm);
+        const job = await chargeHeavyJob(reply, keyGenerationCost(algorithm));
         const generated = await app.operations.run(request, algorithm, () =>
-          generateKeyMaterial(algorithm, format, { runner: app.pqOffload.runnerWhile(stillWanted(reply)) }),
+          generateKeyMaterial(algorithm, format, { runner: app.pqOffload.runnerWhile(job) }),
         );
         if (generated.kind === 'secret') {
           return { data: { algorithm, format, key: encodeKey(generated.key) } };

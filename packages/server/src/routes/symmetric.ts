@@ -43,6 +43,7 @@ import {
   SecretboxSealRequest,
   SecretboxSealResponse,
 } from '@crypto-service/protocol';
+import { requirePostQuantumScope } from '../auth/require-scope.ts';
 import { chooseForm } from './key-forms.ts';
 import { problemResponses } from './responses.ts';
 import '../route-config.ts';
@@ -238,6 +239,7 @@ export const symmetricRoutes = fp(
         },
       },
       async (request) => {
+        requirePostQuantumScope(request, PQ_SEALED_BOX);
         const { plaintext, encoding = 'utf8' } = request.body;
         const body = request.body;
         const sealed = await app.operations.run(request, PQ_SEALED_BOX, () => {
@@ -268,6 +270,7 @@ export const symmetricRoutes = fp(
         },
       },
       async (request) => {
+        requirePostQuantumScope(request, PQ_SEALED_BOX);
         const { ciphertext, encoding = 'utf8' } = request.body;
         const body = request.body;
         const data = await app.operations.run(request, PQ_SEALED_BOX, async () => {

@@ -6,6 +6,7 @@
  * family (derivation-routes.test.ts and the others); here is one case per cap, read from the
  * constants that define it, and the documented values pinned.
  */
+import { keyGenerationCost, PQ_RATE_LIMIT_COSTS, signingCost } from '../../src/rate-limit/costs.ts';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -355,18 +356,20 @@ describe('cost parameters are capped', () => {
     }
   });
 
-  test('SLH-DSA: a message is bounded by the body limit (413), and signing by the rate limit (25 units a signature)', async (t) => {
+  test('SLH-DSA: a message is bounded by the body limit (413), and signing by the rate limit (priced by parameter set)', async (t) => {
     const app = await testApp({ BODY_LIMIT_BYTES: '4096', RATE_LIMIT_MAX: '40' });
     t.after(() => app.close());
-    const keys = (await postJson(app, '/v2/pq/slh-dsa/keygen', { variant: 'sha2-128f' })).json().data;
+    const algorithm = 'slh-dsa-shake-192s';
+    const keys = (await postJson(app, '/v2/pq/slh-dsa/keygen', { algorithm })).json().data;
     assertProblem(
-      await postJson(app, '/v2/pq/slh-dsa/sign', { secretKey: keys.secretKey, message: 'm'.repeat(4096) }),
+      await postJson(app, '/v2/pq/slh-dsa/sign', { privateKey: keys.privateKey, message: 'm'.repeat(4096), algorithm }),
       413,
       'PAYLOAD_TOO_LARGE',
     );
-    // The keygen cost 10 units, the refused body 25: one more signature is over the 40 of the window.
+    // The keygen and the refused body cost a few units; one signature of this set is over the 40 of the window.
+    assert.ok(keyGenerationCost(algorithm) + PQ_RATE_LIMIT_COSTS.slhDsaSign + signingCost(algorithm) > 40);
     assertProblem(
-      await postJson(app, '/v2/pq/slh-dsa/sign', { secretKey: keys.secretKey, message: 'm' }),
+      await postJson(app, '/v2/pq/slh-dsa/sign', { privateKey: keys.privateKey, message: 'm', algorithm }),
       429,
       'RATE_LIMITED',
     );
