@@ -5,7 +5,10 @@
  */
 import type { FastifyRequest } from 'fastify';
 
-/** The client's address (the socket's, or the one the trusted proxies vouch for). */
+/**
+ * The rate limiter's bucket (a normalised address, or the credential with RATE_LIMIT_KEY=credential);
+ * the request's address where no limiter has keyed it.
+ */
 export function clientKeyOf(request: FastifyRequest): string {
-  return request.ip;
+  return request.rateLimitKey ?? request.ip;
 }
