@@ -18,7 +18,7 @@ import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
 import { MemoryStore, type RateLimitStore, type WindowCount } from '../rate-limit/store.ts';
-import { FailoverStore, UNCOUNTED } from '../rate-limit/failover-store.ts';
+import { FailoverStore, isStoreRefusal, UNCOUNTED } from '../rate-limit/failover-store.ts';
 import { declareRouteConfigCache, routeConfigOf } from '../route-config.ts';
 import { addressKey, clientKeyOfHops, ForwardedAddress } from '../rate-limit/client-address.ts';
 import type { RateLimitKeyKind } from '../config.ts';
@@ -186,7 +186,16 @@ export default fp<RateLimitOptions>(
       if (count !== undefined) return done(apply(reply, count, now, pending));
       store
         .consume(key, cost, options.windowMs, now)
+        .catch((error: unknown) => uncountedIfPublic(request, error))
         .then((counted) => done(apply(reply, counted, now, pending)), done);
+    }
+    /**
+     * With RATE_LIMIT_FAILURE_MODE=closed a store outage refuses the work; the public routes
+     * (metrics, docs) do none and stay up, so that monitoring can see the outage.
+     */
+    function uncountedIfPublic(request: FastifyRequest, error: unknown): WindowCount {
+      if (routeConfigOf(request).public === true && isStoreRefusal(error)) return UNCOUNTED;
+      throw error;
     }
     if (byCredential) {
       // A request that ended before its credential was verified (a 401, say) is charged to its address.

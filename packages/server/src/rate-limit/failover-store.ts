@@ -34,6 +34,11 @@ import { MemoryStore, type RateLimitStore, type WindowCount } from './store.ts';
  * What `consume` answers in `open` mode during an outage: nothing was counted. The rate-limit
  * plugin compares against this very object and lets the request through without headers.
  */
+/** Whether `error` is the refusal of RATE_LIMIT_FAILURE_MODE=closed while the shared store is down. */
+export function isStoreRefusal(error: unknown): boolean {
+  return error instanceof ApiError && error.code === 'SERVICE_UNAVAILABLE';
+}
+
 export const UNCOUNTED: WindowCount = Object.freeze({ used: 0, resetAt: 0 });
 
 /** The key the recovery probe consumes zero units of; no client address can be spelt this way. */
