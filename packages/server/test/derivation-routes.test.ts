@@ -147,7 +147,7 @@ describe('POST /v2/kdf', () => {
     t.after(() => limited.close());
     const kdf = await postJson(limited, '/v2/kdf', { algorithm: 'hkdf-sha256', password: 'ikm' });
     assert.equal(kdf.headers.ratelimit, '"default";r=999;t=60');
-    const hmac = await postJson(limited, '/v2/hmac', { algorithm: 'sha256', key: '00', data: 'x' });
+    const hmac = await postJson(limited, '/v2/hmac', { algorithm: 'hmac-sha256', key: '00', data: 'x' });
     assert.equal(hmac.headers.ratelimit, '"default";r=998;t=60');
     const verify = await postJson(limited, '/v2/password/verify', { password: 'x', hash: 'not a hash' });
     assert.equal(verify.headers.ratelimit, '"default";r=997;t=60', 'charged even when refused: the limiter runs first');
@@ -165,11 +165,11 @@ describe('POST /v2/hmac and /v2/hmac/verify', () => {
   const CASE_2_SHA256 = '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843';
 
   test('RFC 4231 test case 2 (HMAC-SHA256), and the same bytes sent as base64', async () => {
-    const response = await postJson(app, '/v2/hmac', { algorithm: 'sha256', ...CASE_2 });
+    const response = await postJson(app, '/v2/hmac', { algorithm: 'hmac-sha256', ...CASE_2 });
     assert.equal(response.statusCode, 200);
-    assert.deepEqual(response.json(), { data: { mac: CASE_2_SHA256, algorithm: 'sha256' } });
+    assert.deepEqual(response.json(), { data: { mac: CASE_2_SHA256, algorithm: 'hmac-sha256' } });
     const base64 = await postJson(app, '/v2/hmac', {
-      algorithm: 'sha256',
+      algorithm: 'hmac-sha256',
       key: CASE_2.key,
       data: Buffer.from(CASE_2.data).toString('base64'),
       encoding: 'base64',
@@ -180,7 +180,7 @@ describe('POST /v2/hmac and /v2/hmac/verify', () => {
   test('NIST HMAC-SHA3-256 example (32-byte key 00…1f, "Sample message for keylen<blocklen")', async () => {
     const key = Buffer.from(Array.from({ length: 32 }, (_, i) => i)).toString('hex');
     const response = await postJson(app, '/v2/hmac', {
-      algorithm: 'sha3-256',
+      algorithm: 'hmac-sha3-256',
       key,
       data: 'Sample message for keylen<blocklen',
     });
@@ -189,18 +189,18 @@ describe('POST /v2/hmac and /v2/hmac/verify', () => {
 
   test('verify: the right MAC (in either case) is valid; a changed one is valid: false with status 200', async () => {
     for (const mac of [CASE_2_SHA256, CASE_2_SHA256.toUpperCase()]) {
-      const response = await postJson(app, '/v2/hmac/verify', { algorithm: 'sha256', ...CASE_2, mac });
-      assert.deepEqual(response.json(), { data: { valid: true, algorithm: 'sha256' } });
+      const response = await postJson(app, '/v2/hmac/verify', { algorithm: 'hmac-sha256', ...CASE_2, mac });
+      assert.deepEqual(response.json(), { data: { valid: true, algorithm: 'hmac-sha256' } });
     }
     const changed = `${CASE_2_SHA256.slice(0, -1)}4`;
-    const response = await postJson(app, '/v2/hmac/verify', { algorithm: 'sha256', ...CASE_2, mac: changed });
+    const response = await postJson(app, '/v2/hmac/verify', { algorithm: 'hmac-sha256', ...CASE_2, mac: changed });
     assert.equal(response.statusCode, 200);
-    assert.deepEqual(response.json(), { data: { valid: false, algorithm: 'sha256' } });
+    assert.deepEqual(response.json(), { data: { valid: false, algorithm: 'hmac-sha256' } });
   });
 
   test("a truncated MAC (RFC 4231 case 5's published 128 bits) is a 400 on /mac, not a prefix match", async () => {
     const response = await postJson(app, '/v2/hmac/verify', {
-      algorithm: 'sha256',
+      algorithm: 'hmac-sha256',
       key: '0c'.repeat(20),
       data: 'Test With Truncation',
       mac: 'a3b6167473100ee06e0c796c2955552b',
@@ -233,6 +233,11 @@ describe('POST /v2/password/*', () => {
     const wrong = await postJson(app, '/v2/password/verify', { password: 'correct horsE', hash: data.hash });
     assert.equal(wrong.statusCode, 200);
     assert.deepEqual(wrong.json(), { data: { valid: false, needsRehash: true } });
+    // The hash's data sent whole: algorithm and params are accepted, and the PHC string decides.
+    const whole = await postJson(app, '/v2/password/verify', { ...data, password: 'correct horse' });
+    assert.deepEqual(whole.json(), { data: { valid: true, needsRehash: true } });
+    const otherParams = { ...data, params: { t: 9, m: 99999, p: 9 }, password: 'correct horse' };
+    assert.deepEqual((await postJson(app, '/v2/password/verify', otherParams)).json(), whole.json());
   });
 
   test('hash with the defaults (RFC 9106: t = 3, m = 65536, p = 4) needs no rehash', async () => {
@@ -257,11 +262,11 @@ describe('POST /v2/password/*', () => {
     assert.equal(encrypted.statusCode, 200, encrypted.body);
     const { data } = encrypted.json();
     assert.equal(data.algorithm, 'argon2id-xchacha20-poly1305');
-    const blob = Buffer.from(data.encrypted, 'base64');
-    assert.equal(blob.toString('base64'), data.encrypted, 'standard padded base64');
+    const blob = Buffer.from(data.ciphertext, 'base64');
+    assert.equal(blob.toString('base64'), data.ciphertext, 'standard padded base64');
     assert.equal(blob.subarray(0, 13).toString('hex'), '01' + '00000003' + '00010000' + '00000004');
     assert.equal(blob.byteLength, 53 + Buffer.byteLength('attack at dawn ☀') + 16);
-    const decrypted = await postJson(app, '/v2/password/decrypt', { password: 'pw', ciphertext: data.encrypted });
+    const decrypted = await postJson(app, '/v2/password/decrypt', { password: 'pw', ciphertext: data.ciphertext });
     assert.deepEqual(decrypted.json(), { data: 'attack at dawn ☀' });
   });
 
@@ -272,22 +277,22 @@ describe('POST /v2/password/*', () => {
     ).json();
     const back = await postJson(app, '/v2/password/decrypt', {
       password: 'pw',
-      ciphertext: data.encrypted,
+      ciphertext: data.ciphertext,
       encoding: 'base64',
     });
     assert.deepEqual(back.json(), { data: binary });
-    const asText = await postJson(app, '/v2/password/decrypt', { password: 'pw', ciphertext: data.encrypted });
+    const asText = await postJson(app, '/v2/password/decrypt', { password: 'pw', ciphertext: data.ciphertext });
     const body = assertProblem(asText, 400, 'INVALID_INPUT');
     assert.match(String(body.detail), /base64/);
   });
 
   test('a wrong password and a tampered blob give the same DECRYPTION_FAILED problem', async () => {
     const { data } = (await postJson(app, '/v2/password/encrypt', { password: 'pw', plaintext: 'x' })).json();
-    const blob = Buffer.from(data.encrypted, 'base64');
+    const blob = Buffer.from(data.ciphertext, 'base64');
     blob[20]! ^= 1; // inside the salt
     const bodies = [
       assertProblem(
-        await postJson(app, '/v2/password/decrypt', { password: 'pW', ciphertext: data.encrypted }),
+        await postJson(app, '/v2/password/decrypt', { password: 'pW', ciphertext: data.ciphertext }),
         400,
         'DECRYPTION_FAILED',
         'wrong password',
@@ -396,27 +401,28 @@ describe('wrong inputs are 4xx problems, never 500', () => {
     ['kdf: unknown encoding', '/v2/kdf', { algorithm: 'hkdf-sha256', password: 'x', encoding: 'latin1' }, V],
     ['kdf: unknown field', '/v2/kdf', { algorithm: 'hkdf-sha256', password: 'x', iterations: 5 }, V],
     // /v2/hmac and /v2/hmac/verify
-    ['hmac: missing key', '/v2/hmac', { algorithm: 'sha256', data: 'x' }, V],
-    ['hmac: empty key', '/v2/hmac', { algorithm: 'sha256', key: '', data: 'x' }, I],
-    ['hmac: key not hex', '/v2/hmac', { algorithm: 'sha256', key: 'key!', data: 'x' }, V],
+    ['hmac: missing key', '/v2/hmac', { algorithm: 'hmac-sha256', data: 'x' }, V],
+    ['hmac: empty key', '/v2/hmac', { algorithm: 'hmac-sha256', key: '', data: 'x' }, I],
+    ['hmac: key not hex', '/v2/hmac', { algorithm: 'hmac-sha256', key: 'key!', data: 'x' }, V],
     ['hmac: sha1 is refused as insecure', '/v2/hmac', { algorithm: 'sha1', key: '00', data: 'x' }, U],
+    ['hmac: a bare hash name is no identifier', '/v2/hmac', { algorithm: 'sha256', key: '00', data: 'x' }, U],
     ['hmac: blake3 is not an HMAC here', '/v2/hmac', { algorithm: 'blake3', key: '00', data: 'x' }, U],
-    ['hmac: data as an object', '/v2/hmac', { algorithm: 'sha256', key: '00', data: { a: 1 } }, V],
-    ['hmac: unknown field', '/v2/hmac', { algorithm: 'sha256', key: '00', data: 'x', mac: '00' }, V],
-    ['hmac/verify: missing mac', '/v2/hmac/verify', { algorithm: 'sha256', key: '00', data: 'x' }, V],
+    ['hmac: data as an object', '/v2/hmac', { algorithm: 'hmac-sha256', key: '00', data: { a: 1 } }, V],
+    ['hmac: unknown field', '/v2/hmac', { algorithm: 'hmac-sha256', key: '00', data: 'x', mac: '00' }, V],
+    ['hmac/verify: missing mac', '/v2/hmac/verify', { algorithm: 'hmac-sha256', key: '00', data: 'x' }, V],
     [
       'hmac/verify: mac not hex',
       '/v2/hmac/verify',
-      { algorithm: 'sha256', key: '00', data: 'x', mac: 'g'.repeat(64) },
+      { algorithm: 'hmac-sha256', key: '00', data: 'x', mac: 'g'.repeat(64) },
       V,
     ],
     [
       'hmac/verify: mac of the wrong length',
       '/v2/hmac/verify',
-      { algorithm: 'sha512', key: '00', data: 'x', mac: '00'.repeat(32) },
+      { algorithm: 'hmac-sha512', key: '00', data: 'x', mac: '00'.repeat(32) },
       I,
     ],
-    ['hmac/verify: empty mac', '/v2/hmac/verify', { algorithm: 'sha256', key: '00', data: 'x', mac: '' }, I],
+    ['hmac/verify: empty mac', '/v2/hmac/verify', { algorithm: 'hmac-sha256', key: '00', data: 'x', mac: '' }, I],
     // /v2/password/hash
     ['password/hash: missing password', '/v2/password/hash', { ...FLOOR }, V],
     ['password/hash: empty password', '/v2/password/hash', { password: '', ...FLOOR }, V],
@@ -661,7 +667,7 @@ describe('overload: a full queue answers 503 with Retry-After', () => {
           },
         ],
         ['/v2/password/encrypt', { password: 'x', plaintext: 'x' }],
-        ['/v2/password/decrypt', { password: 'pw', ciphertext: sealed.encrypted }],
+        ['/v2/password/decrypt', { password: 'pw', ciphertext: sealed.ciphertext }],
       ];
       for (const [url, body] of requests) {
         const response = await postJson(app, url, body);
@@ -680,7 +686,7 @@ describe('overload: a full queue answers 503 with Retry-After', () => {
         (await postJson(app, '/v2/kdf', { algorithm: 'scrypt', password: 'x', params: { N: 16384, r: 8 } })).statusCode,
         200,
       );
-      assert.equal((await postJson(app, '/v2/hmac', { algorithm: 'sha256', key: '00', data: 'x' })).statusCode, 200);
+      assert.equal((await postJson(app, '/v2/hmac', { algorithm: 'hmac-sha256', key: '00', data: 'x' })).statusCode, 200);
       const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
       assert.match(metrics, /crypto_work_queue_rejected_total\{queue="password"\} 4/);
       assert.match(metrics, /crypto_work_queue_jobs\{queue="password",state="waiting"\} 32/);
@@ -736,12 +742,12 @@ describe('scopes', () => {
   // A body that passes the scope check but fails validation (so no work is done), and one that is valid.
   const routes: [string, string, unknown, unknown][] = [
     ['/v2/kdf', 'crypto:kdf', { algorithm: 'scrypt' }, { algorithm: 'hkdf-sha256', password: 'x' }],
-    ['/v2/hmac', 'crypto:mac', { algorithm: 'sha256' }, { algorithm: 'sha256', key: '00', data: 'x' }],
+    ['/v2/hmac', 'crypto:mac', { algorithm: 'hmac-sha256' }, { algorithm: 'hmac-sha256', key: '00', data: 'x' }],
     [
       '/v2/hmac/verify',
       'crypto:mac',
-      { algorithm: 'sha256' },
-      { algorithm: 'sha256', key: '00', data: 'x', mac: '00'.repeat(32) },
+      { algorithm: 'hmac-sha256' },
+      { algorithm: 'hmac-sha256', key: '00', data: 'x', mac: '00'.repeat(32) },
     ],
     ['/v2/password/hash', 'crypto:kdf', {}, { password: 'x', ...FLOOR }],
     ['/v2/password/verify', 'crypto:kdf', {}, { password: 'x', hash: 'x' }],
@@ -767,7 +773,7 @@ describe('the listing and the OpenAPI document agree with the routes', () => {
     t.after(() => app.close());
     const { data } = (await app.inject({ method: 'GET', url: '/v2/algorithms' })).json();
     assert.deepEqual(data.kdf, ['scrypt', 'hkdf-sha256', 'hkdf-sha384', 'hkdf-sha512', 'pbkdf2-sha256']);
-    assert.deepEqual(data.mac, ['sha256', 'sha384', 'sha512', 'sha3-256', 'sha3-384', 'sha3-512']);
+    assert.deepEqual(data.mac, ['hmac-sha256', 'hmac-sha384', 'hmac-sha512', 'hmac-sha3-256', 'hmac-sha3-384', 'hmac-sha3-512']);
     assert.deepEqual(data.password, ['argon2id']);
     for (const algorithm of data.mac) {
       assert.equal((await postJson(app, '/v2/hmac', { algorithm, key: '00', data: 'x' })).statusCode, 200, algorithm);

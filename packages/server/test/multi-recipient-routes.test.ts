@@ -4,6 +4,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { FastifyInstance } from 'fastify';
 import { postJson, testApp, TEST_JWT_SECRET } from './helpers.ts';
+import { withXWingParts } from './xwing-parts.ts';
 
 const ENCRYPT = '/v2/multi-recipient/encrypt';
 const DECRYPT = '/v2/multi-recipient/decrypt';
@@ -12,7 +13,7 @@ const ENV = { RATE_LIMIT_MAX: '100000' };
 
 interface Pair {
   publicKey: string;
-  secretKey: string;
+  privateKey: string;
 }
 
 /** An X25519 key pair from node:crypto (not from the code under test), as raw hex. */
@@ -22,7 +23,7 @@ function x25519Pair(): Pair {
   const pub = publicKey.export({ format: 'jwk' });
   return {
     publicKey: Buffer.from(pub.x ?? '', 'base64url').toString('hex'),
-    secretKey: Buffer.from(jwk.d ?? '', 'base64url').toString('hex'),
+    privateKey: Buffer.from(jwk.d ?? '', 'base64url').toString('hex'),
   };
 }
 
@@ -59,13 +60,13 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
     return response.json().data;
   }
 
-  test('several recipients (one by the alias) each decrypt the same UTF-8 text; the envelope has the documented shape', async () => {
+  test('several recipients (one without a type) each decrypt the same UTF-8 text; the envelope has the documented shape', async () => {
     const plaintext = 'für alle drei ✓';
     const data = await encrypt({
       plaintext,
       recipients: [
         { type: 'x25519', publicKey: pairs[0]!.publicKey },
-        { type: 'classical', publicKey: pairs[1]!.publicKey.toUpperCase() },
+        { publicKey: pairs[1]!.publicKey.toUpperCase() },
         { type: 'x25519', publicKey: pairs[2]!.publicKey },
       ],
     });
@@ -81,14 +82,14 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
     }
     for (const pair of pairs) {
       // The encrypt response's data goes back as it is, algorithm included.
-      const response = await postJson(app, DECRYPT, { ...data, recipientSecretKey: pair.secretKey });
+      const response = await postJson(app, DECRYPT, { ...data, privateKey: pair.privateKey });
       assert.equal(response.statusCode, 200, response.body);
       assert.deepEqual(response.json(), { data: plaintext });
     }
     const upper = await postJson(app, DECRYPT, {
       ciphertext: data.ciphertext,
       recipients: data.recipients,
-      recipientSecretKey: pairs[1]!.secretKey.toUpperCase(),
+      privateKey: pairs[1]!.privateKey.toUpperCase(),
     });
     assert.deepEqual(upper.json(), { data: plaintext });
   });
@@ -100,7 +101,7 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
       encoding: 'base64',
       recipients: [{ type: 'x25519', publicKey: pairs[0]!.publicKey }],
     });
-    const base = { ciphertext: data.ciphertext, recipients: data.recipients, recipientSecretKey: pairs[0]!.secretKey };
+    const base = { ciphertext: data.ciphertext, recipients: data.recipients, privateKey: pairs[0]!.privateKey };
     assert.deepEqual((await postJson(app, DECRYPT, { ...base, encoding: 'base64' })).json(), {
       data: bytes.toString('base64'),
     });
@@ -121,7 +122,7 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
         await postJson(app, DECRYPT, {
           ciphertext: fromHex.ciphertext,
           recipients: fromHex.recipients,
-          recipientSecretKey: pairs[1]!.secretKey,
+          privateKey: pairs[1]!.privateKey,
           encoding: 'hex',
         })
       ).json(),
@@ -131,7 +132,7 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
 
   test('the empty plaintext round-trips', async () => {
     const data = await encrypt({ plaintext: '', recipients: [{ type: 'x25519', publicKey: pairs[2]!.publicKey }] });
-    assert.deepEqual((await postJson(app, DECRYPT, { ...data, recipientSecretKey: pairs[2]!.secretKey })).json(), {
+    assert.deepEqual((await postJson(app, DECRYPT, { ...data, privateKey: pairs[2]!.privateKey })).json(), {
       data: '',
     });
   });
@@ -145,10 +146,10 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
       ],
     });
     const [first, second] = data.recipients;
-    const valid = { ciphertext: data.ciphertext, recipients: data.recipients, recipientSecretKey: pairs[0]!.secretKey };
+    const valid = { ciphertext: data.ciphertext, recipients: data.recipients, privateKey: pairs[0]!.privateKey };
     const zero32 = Buffer.alloc(32).toString('base64');
     const causes: [string, Record<string, unknown>][] = [
-      ["a key that is not a recipient's", { ...valid, recipientSecretKey: pairs[2]!.secretKey }],
+      ["a key that is not a recipient's", { ...valid, privateKey: pairs[2]!.privateKey }],
       ['a tampered payload', { ...valid, ciphertext: flipFirstBit(data.ciphertext) }],
       [
         'a truncated payload',
@@ -184,7 +185,7 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
         {
           ...valid,
           recipients: [
-            { ...first, type: 'pq' },
+            { ...first, type: 'x25519-ml-kem-768' },
             { ...second, type: 'x25519-ml-kem-768' },
           ],
         },
@@ -213,14 +214,14 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
     });
   });
 
-  /** An X-Wing key pair with its parts, from /v2/pq/hybrid/keygen. */
+  /** An X-Wing key pair from /v2/pq/hybrid/keygen, with its parts expanded from the seed. */
   async function hybridPair(): Promise<Record<string, string>> {
     const response = await postJson(app, '/v2/pq/hybrid/keygen', {});
     assert.equal(response.statusCode, 200, response.body);
-    return response.json().data;
+    return { ...withXWingParts(response.json().data) };
   }
 
-  test('hybrid recipients (whole key, parts, alias) beside x25519 ones: every recipient decrypts, with every credential form', async () => {
+  test('hybrid recipients (whole key, parts) beside x25519 ones: every recipient decrypts, with every credential form', async () => {
     const [alice, bob] = [await hybridPair(), await hybridPair()];
     const plaintext = 'für Alice, Bob und Carol ✓';
     const data = await encrypt({
@@ -228,7 +229,7 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
       recipients: [
         { type: 'x25519-ml-kem-768', publicKey: alice.publicKey },
         { type: 'x25519', publicKey: pairs[0]!.publicKey },
-        { type: 'pq', publicKey: bob.x25519PublicKey, mlKemPublicKey: bob.mlKemPublicKey!.toUpperCase() },
+        { x25519PublicKey: bob.x25519PublicKey, mlKemPublicKey: bob.mlKemPublicKey!.toUpperCase() },
       ],
     });
     assert.deepEqual(
@@ -244,8 +245,8 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
       ],
     );
     const credentials = (keys: Record<string, string>) => [
-      { secretKey: keys.secretKey },
-      { x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey },
+      { privateKey: keys.privateKey },
+      { x25519PrivateKey: keys.x25519PrivateKey, mlKemPrivateKey: keys.mlKemPrivateKey },
     ];
     for (const keys of [alice, bob]) {
       for (const credential of credentials(keys)) {
@@ -254,45 +255,42 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
         assert.deepEqual(response.json(), { data: plaintext });
       }
     }
-    assert.deepEqual((await postJson(app, DECRYPT, { ...data, recipientSecretKey: pairs[0]!.secretKey })).json(), {
+    assert.deepEqual((await postJson(app, DECRYPT, { ...data, privateKey: pairs[0]!.privateKey })).json(), {
       data: plaintext,
     });
-    // A hybrid credential tries only the hybrid slots: without them it fails like any wrong key.
+    // An X-Wing seed has no x25519 slot to open (tried there as an X25519 key, it opens none), and
+    // the parts form tries hybrid slots only: without them each fails like any wrong key.
     const onlyClassical = { ...data, recipients: [data.recipients[1]] };
-    const refused = await postJson(app, DECRYPT, { ...onlyClassical, secretKey: alice.secretKey });
-    assert.equal(refused.statusCode, 400);
-    assert.equal(refused.json().code, 'DECRYPTION_FAILED');
+    for (const credential of credentials(alice)) {
+      const refused = await postJson(app, DECRYPT, { ...onlyClassical, ...credential });
+      assert.equal(refused.statusCode, 400);
+      assert.equal(refused.json().code, 'DECRYPTION_FAILED');
+    }
   });
 
   test('the credential forms: none, a mix, or half of one is a 400 naming what is expected', async () => {
     const alice = await hybridPair();
-    const data = await encrypt({ plaintext: 'x', recipients: [{ type: 'pq', publicKey: alice.publicKey }] });
-    const expected = 'give recipientSecretKey, or x25519SecretKey and mlKemSecretKey, or secretKey';
+    const data = await encrypt({ plaintext: 'x', recipients: [{ publicKey: alice.publicKey }] });
+    const expected = 'give privateKey, or x25519PrivateKey and mlKemPrivateKey';
     const cases: [string, Record<string, unknown>, RegExp, string][] = [
       ['no credential', {}, /^no key given/, '/'],
       [
-        'recipientSecretKey and secretKey',
-        { recipientSecretKey: pairs[0]!.secretKey, secretKey: alice.secretKey },
+        'privateKey and x25519PrivateKey',
+        { privateKey: alice.privateKey, x25519PrivateKey: alice.x25519PrivateKey },
         /cannot be mixed/,
-        '/secretKey',
+        '/x25519PrivateKey',
       ],
       [
-        'secretKey and x25519SecretKey',
-        { secretKey: alice.secretKey, x25519SecretKey: alice.x25519PrivateKey },
-        /cannot be mixed/,
-        '/secretKey',
+        'x25519PrivateKey alone',
+        { x25519PrivateKey: alice.x25519PrivateKey },
+        /^mlKemPrivateKey is missing/,
+        '/mlKemPrivateKey',
       ],
       [
-        'x25519SecretKey alone',
-        { x25519SecretKey: alice.x25519PrivateKey },
-        /^mlKemSecretKey is missing/,
-        '/mlKemSecretKey',
-      ],
-      [
-        'mlKemSecretKey alone',
-        { mlKemSecretKey: alice.mlKemSecretKey },
-        /^x25519SecretKey is missing/,
-        '/x25519SecretKey',
+        'mlKemPrivateKey alone',
+        { mlKemPrivateKey: alice.mlKemPrivateKey },
+        /^x25519PrivateKey is missing/,
+        '/x25519PrivateKey',
       ],
     ];
     for (const [label, credential, detail, field] of cases) {
@@ -312,19 +310,25 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
 
   test('hybrid keys and credentials of the wrong shape are 400s naming the field; hybrid decryption failures are the one DECRYPTION_FAILED', async () => {
     const alice = await hybridPair();
-    const data = await encrypt({ plaintext: 'x', recipients: [{ type: 'pq', publicKey: alice.publicKey }] });
+    const data = await encrypt({
+      plaintext: 'x',
+      recipients: [{ type: 'x25519-ml-kem-768', publicKey: alice.publicKey }],
+    });
     const lowOrder = 'e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800';
     const encryptCases: [Record<string, unknown>, string][] = [
       [{ publicKey: alice.publicKey!.slice(2) }, '/recipients/0/publicKey'],
-      [{ publicKey: alice.x25519PublicKey }, '/recipients/0/publicKey'],
-      [{ publicKey: alice.publicKey, mlKemPublicKey: alice.mlKemPublicKey }, '/recipients/0/publicKey'],
+      // A 32-byte key is an X25519 key: the hybrid type given with it disagrees.
+      [{ publicKey: alice.x25519PublicKey }, '/recipients/0/type'],
+      // Both forms at once: the second form is named.
+      [{ publicKey: alice.publicKey, mlKemPublicKey: alice.mlKemPublicKey }, '/recipients/0/mlKemPublicKey'],
+      [{ x25519PublicKey: alice.x25519PublicKey }, '/recipients/0/mlKemPublicKey'],
       [
-        { publicKey: alice.x25519PublicKey, mlKemPublicKey: alice.mlKemPublicKey!.slice(2) },
+        { x25519PublicKey: alice.x25519PublicKey, mlKemPublicKey: alice.mlKemPublicKey!.slice(2) },
         '/recipients/0/mlKemPublicKey',
       ],
-      [{ publicKey: lowOrder, mlKemPublicKey: alice.mlKemPublicKey }, '/recipients/0/publicKey'],
+      [{ x25519PublicKey: lowOrder, mlKemPublicKey: alice.mlKemPublicKey }, '/recipients/0/x25519PublicKey'],
       [
-        { publicKey: alice.x25519PublicKey, mlKemPublicKey: `ffff${alice.mlKemPublicKey!.slice(4)}` },
+        { x25519PublicKey: alice.x25519PublicKey, mlKemPublicKey: `ffff${alice.mlKemPublicKey!.slice(4)}` },
         '/recipients/0/mlKemPublicKey',
       ],
     ];
@@ -342,13 +346,19 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
       );
     }
     const decryptCases: [Record<string, unknown>, string][] = [
-      [{ secretKey: alice.secretKey!.slice(2) }, '/secretKey'],
-      [{ secretKey: `${alice.secretKey}00` }, '/secretKey'],
-      [{ x25519SecretKey: alice.x25519PrivateKey!.slice(2), mlKemSecretKey: alice.mlKemSecretKey }, '/x25519SecretKey'],
-      [{ x25519SecretKey: alice.x25519PrivateKey, mlKemSecretKey: alice.mlKemSecretKey!.slice(2) }, '/mlKemSecretKey'],
-      [{ x25519SecretKey: alice.x25519PrivateKey, mlKemSecretKey: '00'.repeat(2400) }, '/mlKemSecretKey'],
-      [{ x25519SecretKey: alice.x25519PrivateKey, mlKemSecretKey: '00'.repeat(2401) }, '/mlKemSecretKey'],
-      [{ x25519SecretKey: 'zz'.repeat(32), mlKemSecretKey: alice.mlKemSecretKey }, '/x25519SecretKey'],
+      [{ privateKey: alice.privateKey!.slice(2) }, '/privateKey'],
+      [{ privateKey: `${alice.privateKey}00` }, '/privateKey'],
+      [
+        { x25519PrivateKey: alice.x25519PrivateKey!.slice(2), mlKemPrivateKey: alice.mlKemPrivateKey },
+        '/x25519PrivateKey',
+      ],
+      [
+        { x25519PrivateKey: alice.x25519PrivateKey, mlKemPrivateKey: alice.mlKemPrivateKey!.slice(2) },
+        '/mlKemPrivateKey',
+      ],
+      [{ x25519PrivateKey: alice.x25519PrivateKey, mlKemPrivateKey: '00'.repeat(2400) }, '/mlKemPrivateKey'],
+      [{ x25519PrivateKey: alice.x25519PrivateKey, mlKemPrivateKey: '00'.repeat(2401) }, '/mlKemPrivateKey'],
+      [{ x25519PrivateKey: 'zz'.repeat(32), mlKemPrivateKey: alice.mlKemPrivateKey }, '/x25519PrivateKey'],
     ];
     for (const [credential, field] of decryptCases) {
       const response = await postJson(app, DECRYPT, {
@@ -364,25 +374,32 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
     const other = await hybridPair();
     const slot = data.recipients[0];
     const failures: [string, Record<string, unknown>][] = [
-      ['another hybrid key', { ...data, secretKey: other.secretKey }],
+      ['another hybrid key', { ...data, privateKey: other.privateKey }],
       [
         'another key as parts',
-        { ...data, x25519SecretKey: other.x25519PrivateKey, mlKemSecretKey: other.mlKemSecretKey },
+        { ...data, x25519PrivateKey: other.x25519PrivateKey, mlKemPrivateKey: other.mlKemPrivateKey },
       ],
-      ['parts of two keys', { ...data, x25519SecretKey: alice.x25519PrivateKey, mlKemSecretKey: other.mlKemSecretKey }],
+      [
+        'parts of two keys',
+        { ...data, x25519PrivateKey: alice.x25519PrivateKey, mlKemPrivateKey: other.mlKemPrivateKey },
+      ],
       [
         'a tampered enc',
-        { ...data, recipients: [{ ...slot, enc: flipFirstBit(slot.enc) }], secretKey: alice.secretKey },
+        { ...data, recipients: [{ ...slot, enc: flipFirstBit(slot.enc) }], privateKey: alice.privateKey },
       ],
       [
         'a tampered wrappedKey',
-        { ...data, recipients: [{ ...slot, wrappedKey: flipFirstBit(slot.wrappedKey) }], secretKey: alice.secretKey },
+        { ...data, recipients: [{ ...slot, wrappedKey: flipFirstBit(slot.wrappedKey) }], privateKey: alice.privateKey },
       ],
       [
         'an X25519-sized enc in a hybrid slot',
-        { ...data, recipients: [{ ...slot, enc: Buffer.alloc(32, 9).toString('base64') }], secretKey: alice.secretKey },
+        {
+          ...data,
+          recipients: [{ ...slot, enc: Buffer.alloc(32, 9).toString('base64') }],
+          privateKey: alice.privateKey,
+        },
       ],
-      ['a tampered payload', { ...data, ciphertext: flipFirstBit(data.ciphertext), secretKey: alice.secretKey }],
+      ['a tampered payload', { ...data, ciphertext: flipFirstBit(data.ciphertext), privateKey: alice.privateKey }],
     ];
     const bodies = new Set<string>();
     for (const [label, body] of failures) {
@@ -398,10 +415,7 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
     const cases: [string, Record<string, unknown>[], string][] = [
       [
         'repeated key',
-        [
-          { type: 'x25519', publicKey: pairs[0]!.publicKey },
-          { type: 'classical', publicKey: pairs[0]!.publicKey.toUpperCase() },
-        ],
+        [{ type: 'x25519', publicKey: pairs[0]!.publicKey }, { publicKey: pairs[0]!.publicKey.toUpperCase() }],
         '/recipients/1/publicKey',
       ],
       [
@@ -442,7 +456,8 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
       ['null body', null],
       ['missing plaintext', { recipients: [one] }],
       ['missing recipients', { plaintext: 'x' }],
-      ['unknown field', { plaintext: 'x', recipients: [one], algorithm: 'hpke-xchacha20-poly1305' }],
+      ['unknown field', { plaintext: 'x', recipients: [one], keyId: 'a' }],
+      ["another family's algorithm", { plaintext: 'x', recipients: [one], algorithm: 'xchacha20-poly1305' }],
       ['plaintext a number', { plaintext: 1, recipients: [one] }],
       ['plaintext null', { plaintext: null, recipients: [one] }],
       ['recipients an object', { plaintext: 'x', recipients: one }],
@@ -451,7 +466,8 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
       ['101 recipients', { plaintext: 'x', recipients: Array.from({ length: 101 }, () => one) }],
       ['recipient null', { plaintext: 'x', recipients: [null] }],
       ['recipient a string', { plaintext: 'x', recipients: [key] }],
-      ['recipient without type', { plaintext: 'x', recipients: [{ publicKey: key }] }],
+      ["the removed alias 'classical'", { plaintext: 'x', recipients: [{ ...one, type: 'classical' }] }],
+      ["the removed alias 'pq'", { plaintext: 'x', recipients: [{ ...one, type: 'pq' }] }],
       ['recipient without publicKey', { plaintext: 'x', recipients: [{ type: 'x25519' }] }],
       ['unknown field in a recipient', { plaintext: 'x', recipients: [{ ...one, keyId: 'a' }] }],
       ['unknown type', { plaintext: 'x', recipients: [{ ...one, type: 'x448' }] }],
@@ -465,10 +481,14 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
         { plaintext: 'x', recipients: [{ ...one, publicKey: Buffer.from(key, 'hex').toString('base64') }] },
       ],
       ['publicKey longer than any key', { plaintext: 'x', recipients: [{ ...one, publicKey: 'ab'.repeat(1217) }] }],
-      ['mlKemPublicKey not hex', { plaintext: 'x', recipients: [{ ...one, type: 'pq', mlKemPublicKey: 'xy' }] }],
+      ['mlKemPublicKey not hex', { plaintext: 'x', recipients: [{ x25519PublicKey: key, mlKemPublicKey: 'xy' }] }],
       [
         'mlKemPublicKey too long',
-        { plaintext: 'x', recipients: [{ ...one, type: 'pq', mlKemPublicKey: 'ab'.repeat(1185) }] },
+        { plaintext: 'x', recipients: [{ x25519PublicKey: key, mlKemPublicKey: 'ab'.repeat(1185) }] },
+      ],
+      [
+        'x25519PublicKey too long',
+        { plaintext: 'x', recipients: [{ x25519PublicKey: `${key}ab`, mlKemPublicKey: 'ab'.repeat(1184) }] },
       ],
       ['unknown encoding', { plaintext: 'x', recipients: [one], encoding: 'latin1' }],
       ['plaintext not base64', { plaintext: 'not base64!', encoding: 'base64', recipients: [one] }],
@@ -506,18 +526,18 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
   test('a table of wrong decrypt bodies: every one is a 4xx problem, never a 5xx', async () => {
     const data = await encrypt({ plaintext: 'x', recipients: [{ type: 'x25519', publicKey: pairs[0]!.publicKey }] });
     const slot = data.recipients[0];
-    const valid = { ciphertext: data.ciphertext, recipients: data.recipients, recipientSecretKey: pairs[0]!.secretKey };
+    const valid = { ciphertext: data.ciphertext, recipients: data.recipients, privateKey: pairs[0]!.privateKey };
     const bodies: [string, unknown][] = [
       ['empty object', {}],
       ['array body', []],
       ['null body', null],
-      ['missing ciphertext', { recipients: valid.recipients, recipientSecretKey: valid.recipientSecretKey }],
-      ['missing recipients', { ciphertext: valid.ciphertext, recipientSecretKey: valid.recipientSecretKey }],
-      ['missing recipientSecretKey', { ciphertext: valid.ciphertext, recipients: valid.recipients }],
+      ['missing ciphertext', { recipients: valid.recipients, privateKey: valid.privateKey }],
+      ['missing recipients', { ciphertext: valid.ciphertext, privateKey: valid.privateKey }],
+      ['missing privateKey', { ciphertext: valid.ciphertext, recipients: valid.recipients }],
       ['unknown field', { ...valid, note: 'x' }],
       [
         'an x25519 credential mixed with a hybrid one',
-        { ...valid, x25519SecretKey: valid.recipientSecretKey, mlKemSecretKey: 'ab'.repeat(64) },
+        { ...valid, x25519PrivateKey: valid.privateKey, mlKemPrivateKey: 'ab'.repeat(64) },
       ],
       ['another algorithm', { ...valid, algorithm: 'xchacha20-poly1305' }],
       ['ciphertext a number', { ...valid, ciphertext: 5 }],
@@ -546,13 +566,12 @@ describe('POST /v2/multi-recipient/encrypt and /decrypt', () => {
         { ...valid, recipients: [{ ...slot, wrappedKey: Buffer.alloc(49).toString('base64') }] },
       ],
       ['wrappedKey not canonical base64', { ...valid, recipients: [{ ...slot, wrappedKey: 'YR==' }] }],
-      ['recipientSecretKey not hex', { ...valid, recipientSecretKey: 'zz'.repeat(32) }],
-      ['recipientSecretKey a number', { ...valid, recipientSecretKey: 1 }],
+      ['privateKey not hex', { ...valid, privateKey: 'zz'.repeat(32) }],
+      ['privateKey a number', { ...valid, privateKey: 1 }],
       ['unknown encoding', { ...valid, encoding: 'utf16' }],
     ];
     for (let bytes = 0; bytes <= 40; bytes++) {
-      if (bytes !== 32)
-        bodies.push([`recipientSecretKey of ${bytes} bytes`, { ...valid, recipientSecretKey: '5a'.repeat(bytes) }]);
+      if (bytes !== 32) bodies.push([`privateKey of ${bytes} bytes`, { ...valid, privateKey: '5a'.repeat(bytes) }]);
     }
     for (const [label, body] of bodies) {
       const response = await postJson(app, DECRYPT, body);
@@ -608,7 +627,7 @@ describe('multi-recipient scopes', () => {
     const encrypted = await postJson(app, ENCRYPT, encryptBody, await bearer('crypto:encrypt'));
     assert.equal(encrypted.statusCode, 200);
     assert.equal((await postJson(app, ENCRYPT, encryptBody, await bearer('crypto:decrypt'))).statusCode, 403);
-    const decryptBody = { ...encrypted.json().data, recipientSecretKey: pair.secretKey };
+    const decryptBody = { ...encrypted.json().data, privateKey: pair.privateKey };
     const decrypted = await postJson(app, DECRYPT, decryptBody, await bearer('crypto:decrypt'));
     assert.deepEqual(decrypted.json(), { data: 'scoped' });
     assert.equal((await postJson(app, DECRYPT, decryptBody, await bearer('crypto:encrypt'))).statusCode, 403);
@@ -625,11 +644,8 @@ describe('multi-recipient metrics', () => {
       recipients: [{ type: 'x25519', publicKey: pair.publicKey }],
     });
     const data = encrypted.json().data;
-    assert.equal((await postJson(app, DECRYPT, { ...data, recipientSecretKey: pair.secretKey })).statusCode, 200);
-    assert.equal(
-      (await postJson(app, DECRYPT, { ...data, recipientSecretKey: x25519Pair().secretKey })).statusCode,
-      400,
-    );
+    assert.equal((await postJson(app, DECRYPT, { ...data, privateKey: pair.privateKey })).statusCode, 200);
+    assert.equal((await postJson(app, DECRYPT, { ...data, privateKey: x25519Pair().privateKey })).statusCode, 400);
     assert.equal(
       (await postJson(app, ENCRYPT, { plaintext: 'x', recipients: [{ type: 'x25519', publicKey: '00'.repeat(31) }] }))
         .statusCode,

@@ -13,6 +13,7 @@ import { CipherSuite, HkdfSha256 } from '@hpke/core';
 import { Chacha20Poly1305 } from '@hpke/chacha20poly1305';
 import { XWing } from '@hpke/hybridkem-x-wing';
 import { postJson, testApp, TEST_JWT_SECRET } from './helpers.ts';
+import { withXWingParts, type XWingKeyHex } from './xwing-parts.ts';
 
 const SEAL = '/v2/sealedbox/seal-pq';
 const OPEN = '/v2/sealedbox/open-pq';
@@ -21,10 +22,7 @@ const INFO = new TextEncoder().encode('crypto-service/v2/sealedbox-pq');
 const LOW_ORDER = 'e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800';
 
 type Response = Awaited<ReturnType<typeof postJson>>;
-type Keys = Record<
-  'publicKey' | 'secretKey' | 'x25519PublicKey' | 'x25519PrivateKey' | 'mlKemPublicKey' | 'mlKemSecretKey',
-  string
->;
+type Keys = XWingKeyHex;
 
 function problem(response: Response, label: string) {
   assert.ok(
@@ -52,12 +50,12 @@ describe('POST /v2/sealedbox/seal-pq and /open-pq', () => {
   const seal = async (body: Record<string, unknown>) => {
     const response = await post(SEAL, body);
     assert.equal(response.statusCode, 200, response.body);
-    return response.json().data as { sealed: string; algorithm: string };
+    return response.json().data as { ciphertext: string; algorithm: string };
   };
   before(async () => {
     app = await testApp({ RATE_LIMIT_MAX: '100000' });
-    keys = (await post('/v2/pq/hybrid/keygen', {})).json().data;
-    other = (await post('/v2/pq/hybrid/keygen', {})).json().data;
+    keys = withXWingParts((await post('/v2/pq/hybrid/keygen', {})).json().data);
+    other = withXWingParts((await post('/v2/pq/hybrid/keygen', {})).json().data);
   });
   after(() => app.close());
 
@@ -66,19 +64,19 @@ describe('POST /v2/sealedbox/seal-pq and /open-pq', () => {
     { publicKey: k.publicKey },
   ];
   const secretForms = (k: Keys) => [
-    { x25519SecretKey: k.x25519PrivateKey, mlKemSecretKey: k.mlKemSecretKey },
-    { secretKey: k.secretKey },
+    { x25519PrivateKey: k.x25519PrivateKey, mlKemPrivateKey: k.mlKemPrivateKey },
+    { privateKey: k.privateKey },
   ];
 
-  test('every public-key form seals and every secret-key form opens; the shape is { sealed, algorithm }', async () => {
+  test('every public-key form seals and every secret-key form opens; the shape is { ciphertext, algorithm }', async () => {
     const plaintext = 'post-quantum ✓ sealed';
     for (const recipient of publicForms(keys)) {
       const data = await seal({ ...recipient, plaintext });
-      assert.deepEqual(Object.keys(data).sort(), ['algorithm', 'sealed']);
+      assert.deepEqual(Object.keys(data).sort(), ['algorithm', 'ciphertext']);
       assert.equal(data.algorithm, ALGORITHM);
-      assert.equal(Buffer.from(data.sealed, 'base64').byteLength, Buffer.byteLength(plaintext) + 1120 + 16);
+      assert.equal(Buffer.from(data.ciphertext, 'base64').byteLength, Buffer.byteLength(plaintext) + 1120 + 16);
       for (const secret of secretForms(keys)) {
-        const opened = await post(OPEN, { ...secret, sealed: data.sealed });
+        const opened = await post(OPEN, { ...secret, ciphertext: data.ciphertext });
         assert.equal(opened.statusCode, 200, opened.body);
         assert.deepEqual(opened.json(), { data: plaintext });
       }
@@ -89,32 +87,38 @@ describe('POST /v2/sealedbox/seal-pq and /open-pq', () => {
       mlKemPublicKey: keys.mlKemPublicKey.toUpperCase(),
       plaintext: 'x',
     });
-    assert.deepEqual((await post(OPEN, { secretKey: keys.secretKey.toUpperCase(), sealed: upper.sealed })).json(), {
-      data: 'x',
-    });
+    assert.deepEqual(
+      (await post(OPEN, { privateKey: keys.privateKey.toUpperCase(), ciphertext: upper.ciphertext })).json(),
+      {
+        data: 'x',
+      },
+    );
   });
 
   test('binary data passes as base64 or hex; a non-UTF-8 plaintext asked for as utf8 is a 400 that says to ask for base64', async () => {
     const bytes = Buffer.from([0xff, 0xfe, 0x00, 0x80]);
-    const { sealed } = await seal({
+    const { ciphertext: sealed } = await seal({
       publicKey: keys.publicKey,
       plaintext: bytes.toString('base64'),
       encoding: 'base64',
     });
-    assert.deepEqual((await post(OPEN, { secretKey: keys.secretKey, sealed, encoding: 'hex' })).json(), {
+    assert.deepEqual((await post(OPEN, { privateKey: keys.privateKey, ciphertext: sealed, encoding: 'hex' })).json(), {
       data: bytes.toString('hex'),
     });
-    assert.deepEqual((await post(OPEN, { secretKey: keys.secretKey, sealed, encoding: 'base64' })).json(), {
-      data: bytes.toString('base64'),
-    });
-    const asText = problem(await post(OPEN, { secretKey: keys.secretKey, sealed }), 'utf8 of binary');
+    assert.deepEqual(
+      (await post(OPEN, { privateKey: keys.privateKey, ciphertext: sealed, encoding: 'base64' })).json(),
+      {
+        data: bytes.toString('base64'),
+      },
+    );
+    const asText = problem(await post(OPEN, { privateKey: keys.privateKey, ciphertext: sealed }), 'utf8 of binary');
     assert.equal(asText.code, 'INVALID_INPUT');
     assert.match(asText.detail, /base64/);
     assert.deepEqual(
       (
         await post(OPEN, {
-          secretKey: keys.secretKey,
-          sealed: (await seal({ publicKey: keys.publicKey, plaintext: '' })).sealed,
+          privateKey: keys.privateKey,
+          ciphertext: (await seal({ publicKey: keys.publicKey, plaintext: '' })).ciphertext,
         })
       ).json(),
       { data: '' },
@@ -123,10 +127,10 @@ describe('POST /v2/sealedbox/seal-pq and /open-pq', () => {
 
   test("the wire format is HPKE's: @hpke/core opens what the route seals, and the route opens what @hpke/core seals", async () => {
     const suite = new CipherSuite({ kem: new XWing(), kdf: new HkdfSha256(), aead: new Chacha20Poly1305() });
-    const { sealed } = await seal({ ...publicForms(keys)[0], plaintext: 'to @hpke' });
+    const { ciphertext: sealed } = await seal({ ...publicForms(keys)[0], plaintext: 'to @hpke' });
     const box = Buffer.from(sealed, 'base64');
     const recipientKey = await suite.kem.deserializePrivateKey(
-      new Uint8Array(Buffer.from(keys.secretKey, 'hex')).buffer,
+      new Uint8Array(Buffer.from(keys.privateKey, 'hex')).buffer,
     );
     const opened = await suite.open(
       { recipientKey, enc: new Uint8Array(box.subarray(0, 1120)).buffer, info: INFO.slice().buffer },
@@ -142,42 +146,42 @@ describe('POST /v2/sealedbox/seal-pq and /open-pq', () => {
     );
     const theirBox = Buffer.concat([Buffer.from(theirs.enc), Buffer.from(theirs.ct)]).toString('base64');
     for (const secret of secretForms(keys))
-      assert.deepEqual((await post(OPEN, { ...secret, sealed: theirBox })).json(), { data: 'from @hpke' });
+      assert.deepEqual((await post(OPEN, { ...secret, ciphertext: theirBox })).json(), { data: 'from @hpke' });
   });
 
   test('every cause of failure to open gives the identical 400 DECRYPTION_FAILED, with no field and no hint', async () => {
-    const { sealed } = await seal({ publicKey: keys.publicKey, plaintext: 'secret' });
+    const { ciphertext: sealed } = await seal({ publicKey: keys.publicKey, plaintext: 'secret' });
     const length = Buffer.from(sealed, 'base64').byteLength;
     const lowOrder = Buffer.from(sealed, 'base64');
     Buffer.from(LOW_ORDER, 'hex').copy(lowOrder, 1088);
     const classical = (
-      await post('/v2/sealedbox/seal', { recipientPublicKey: keys.x25519PublicKey, plaintext: 'secret' })
-    ).json().data.sealed;
+      await post('/v2/sealedbox/seal', { publicKey: keys.x25519PublicKey, plaintext: 'secret' })
+    ).json().data.ciphertext;
     const causes: [string, Record<string, unknown>][] = [
-      ['another X-Wing seed', { secretKey: other.secretKey, sealed }],
+      ['another X-Wing seed', { privateKey: other.privateKey, ciphertext: sealed }],
       [
         "another key's parts",
-        { x25519SecretKey: other.x25519PrivateKey, mlKemSecretKey: other.mlKemSecretKey, sealed },
+        { x25519PrivateKey: other.x25519PrivateKey, mlKemPrivateKey: other.mlKemPrivateKey, ciphertext: sealed },
       ],
       [
         'the X25519 part of another key',
-        { x25519SecretKey: other.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey, sealed },
+        { x25519PrivateKey: other.x25519PrivateKey, mlKemPrivateKey: keys.mlKemPrivateKey, ciphertext: sealed },
       ],
       [
         'the ML-KEM part of another key',
-        { x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: other.mlKemSecretKey, sealed },
+        { x25519PrivateKey: keys.x25519PrivateKey, mlKemPrivateKey: other.mlKemPrivateKey, ciphertext: sealed },
       ],
-      ['a changed ML-KEM ciphertext', { secretKey: keys.secretKey, sealed: flipBit(sealed, 100) }],
-      ['a changed ephemeral X25519 key', { secretKey: keys.secretKey, sealed: flipBit(sealed, 1100) }],
-      ['a changed ciphertext', { secretKey: keys.secretKey, sealed: flipBit(sealed, 1120) }],
-      ['a changed tag', { secretKey: keys.secretKey, sealed: flipBit(sealed, length - 1) }],
+      ['a changed ML-KEM ciphertext', { privateKey: keys.privateKey, ciphertext: flipBit(sealed, 100) }],
+      ['a changed ephemeral X25519 key', { privateKey: keys.privateKey, ciphertext: flipBit(sealed, 1100) }],
+      ['a changed ciphertext', { privateKey: keys.privateKey, ciphertext: flipBit(sealed, 1120) }],
+      ['a changed tag', { privateKey: keys.privateKey, ciphertext: flipBit(sealed, length - 1) }],
       [
         'a truncated box',
-        { secretKey: keys.secretKey, sealed: Buffer.from(sealed, 'base64').subarray(0, 1135).toString('base64') },
+        { privateKey: keys.privateKey, ciphertext: Buffer.from(sealed, 'base64').subarray(0, 1135).toString('base64') },
       ],
-      ['an empty box', { secretKey: keys.secretKey, sealed: '' }],
-      ['a low-order ephemeral X25519 key', { secretKey: keys.secretKey, sealed: lowOrder.toString('base64') }],
-      ['a classical sealed box', { secretKey: keys.secretKey, sealed: classical }],
+      ['an empty box', { privateKey: keys.privateKey, ciphertext: '' }],
+      ['a low-order ephemeral X25519 key', { privateKey: keys.privateKey, ciphertext: lowOrder.toString('base64') }],
+      ['a classical sealed box', { privateKey: keys.privateKey, ciphertext: classical }],
     ];
     const bodies: string[] = [];
     for (const [label, body] of causes) {
@@ -201,12 +205,12 @@ describe('POST /v2/sealedbox/seal-pq and /open-pq', () => {
   });
 
   test('a table of wrong bodies: every one a 4xx problem, never a DECRYPTION_FAILED, naming the field where there is one', async () => {
-    const { sealed } = await seal({ publicKey: keys.publicKey, plaintext: 'x' });
+    const { ciphertext: sealed } = await seal({ publicKey: keys.publicKey, plaintext: 'x' });
     const sealCases: [string, unknown, string | undefined][] = [
       ['no key', { plaintext: 'x' }, '/'],
       ['x25519PublicKey alone', { x25519PublicKey: keys.x25519PublicKey, plaintext: 'x' }, '/mlKemPublicKey'],
       ['mlKemPublicKey alone', { mlKemPublicKey: keys.mlKemPublicKey, plaintext: 'x' }, '/x25519PublicKey'],
-      ['both forms', { ...publicForms(keys)[0], publicKey: keys.publicKey, plaintext: 'x' }, '/publicKey'],
+      ['both forms', { ...publicForms(keys)[0], publicKey: keys.publicKey, plaintext: 'x' }, '/x25519PublicKey'],
       ['no plaintext', { publicKey: keys.publicKey }, '/plaintext'],
       [
         'an unknown field',
@@ -254,31 +258,35 @@ describe('POST /v2/sealedbox/seal-pq and /open-pq', () => {
       ['a body that is an array', [], undefined],
     ];
     const openCases: [string, unknown, string | undefined][] = [
-      ['no key', { sealed }, '/'],
-      ['x25519SecretKey alone', { x25519SecretKey: keys.x25519PrivateKey, sealed }, '/mlKemSecretKey'],
-      ['both forms', { ...secretForms(keys)[0], secretKey: keys.secretKey, sealed }, '/secretKey'],
-      ['no sealed', { secretKey: keys.secretKey }, '/sealed'],
-      ['secretKey of 31 bytes', { secretKey: keys.secretKey.slice(2), sealed }, '/secretKey'],
-      ['secretKey of 64 bytes', { secretKey: keys.mlKemSecretKey, sealed }, '/secretKey'],
+      ['no key', { ciphertext: sealed }, '/'],
+      ['x25519PrivateKey alone', { x25519PrivateKey: keys.x25519PrivateKey, ciphertext: sealed }, '/mlKemPrivateKey'],
+      ['both forms', { ...secretForms(keys)[0], privateKey: keys.privateKey, ciphertext: sealed }, '/x25519PrivateKey'],
+      ['no ciphertext', { privateKey: keys.privateKey }, '/ciphertext'],
+      ['privateKey of 31 bytes', { privateKey: keys.privateKey.slice(2), ciphertext: sealed }, '/privateKey'],
+      ['privateKey of 64 bytes', { privateKey: keys.mlKemPrivateKey, ciphertext: sealed }, '/privateKey'],
       [
-        'x25519SecretKey of 33 bytes',
-        { x25519SecretKey: `${keys.x25519PrivateKey}00`, mlKemSecretKey: keys.mlKemSecretKey, sealed },
-        '/x25519SecretKey',
+        'x25519PrivateKey of 33 bytes',
+        { x25519PrivateKey: `${keys.x25519PrivateKey}00`, mlKemPrivateKey: keys.mlKemPrivateKey, ciphertext: sealed },
+        '/x25519PrivateKey',
       ],
       [
-        'mlKemSecretKey of 63 bytes',
-        { x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey.slice(2), sealed },
-        '/mlKemSecretKey',
+        'mlKemPrivateKey of 63 bytes',
+        { x25519PrivateKey: keys.x25519PrivateKey, mlKemPrivateKey: keys.mlKemPrivateKey.slice(2), ciphertext: sealed },
+        '/mlKemPrivateKey',
       ],
       [
-        'an expanded mlKemSecretKey whose H(ek) does not match',
-        { x25519SecretKey: keys.x25519PrivateKey, mlKemSecretKey: '00'.repeat(2400), sealed },
-        '/mlKemSecretKey',
+        'an expanded mlKemPrivateKey whose H(ek) does not match',
+        { x25519PrivateKey: keys.x25519PrivateKey, mlKemPrivateKey: '00'.repeat(2400), ciphertext: sealed },
+        '/mlKemPrivateKey',
       ],
-      ['sealed not base64', { secretKey: keys.secretKey, sealed: 'not base64!' }, '/sealed'],
-      ['sealed not canonical base64', { secretKey: keys.secretKey, sealed: 'YR==' }, '/sealed'],
-      ['the classical field name', { recipientSecretKey: keys.x25519PrivateKey, sealed }, '/recipientSecretKey'],
-      ['an unknown encoding', { secretKey: keys.secretKey, sealed, encoding: 'utf16' }, '/encoding'],
+      ['ciphertext not base64', { privateKey: keys.privateKey, ciphertext: 'not base64!' }, '/ciphertext'],
+      ['ciphertext not canonical base64', { privateKey: keys.privateKey, ciphertext: 'YR==' }, '/ciphertext'],
+      [
+        'the classical field name',
+        { recipientSecretKey: keys.x25519PrivateKey, ciphertext: sealed },
+        '/recipientSecretKey',
+      ],
+      ['an unknown encoding', { privateKey: keys.privateKey, ciphertext: sealed, encoding: 'utf16' }, '/encoding'],
       ['a body that is null', null, undefined],
     ];
     for (const [url, cases] of [
@@ -290,15 +298,15 @@ describe('POST /v2/sealedbox/seal-pq and /open-pq', () => {
         assert.equal(details.status, 400, `${url} ${label}`);
         assert.notEqual(details.code, 'DECRYPTION_FAILED', `${url} ${label}`);
         if (field !== undefined) assert.equal(details.errors?.[0]?.field, field, `${url} ${label}: ${details.detail}`);
-        for (const secret of [keys.secretKey, keys.x25519PrivateKey, keys.mlKemSecretKey])
+        for (const secret of [keys.privateKey, keys.x25519PrivateKey, keys.mlKemPrivateKey])
           assert.ok(!JSON.stringify(details).includes(secret), label);
       }
     }
   });
 
   test('each open or seal is counted by operation and outcome', async () => {
-    const { sealed } = await seal({ publicKey: keys.publicKey, plaintext: 'counted' });
-    await post(OPEN, { secretKey: other.secretKey, sealed });
+    const { ciphertext: sealed } = await seal({ publicKey: keys.publicKey, plaintext: 'counted' });
+    await post(OPEN, { privateKey: other.privateKey, ciphertext: sealed });
     const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
     assert.match(
       metrics,
@@ -320,6 +328,7 @@ describe('POST /v2/sealedbox/seal-pq and /open-pq', () => {
     const sealSchema = document.paths[SEAL].post.requestBody.content['application/json'].schema;
     assert.deepEqual(sealSchema.required, ['plaintext']);
     assert.deepEqual(Object.keys(sealSchema.properties).sort(), [
+      'algorithm',
       'encoding',
       'mlKemPublicKey',
       'plaintext',
@@ -327,13 +336,14 @@ describe('POST /v2/sealedbox/seal-pq and /open-pq', () => {
       'x25519PublicKey',
     ]);
     const openSchema = document.paths[OPEN].post.requestBody.content['application/json'].schema;
-    assert.deepEqual(openSchema.required, ['sealed']);
+    assert.deepEqual(openSchema.required, ['ciphertext']);
     assert.deepEqual(Object.keys(openSchema.properties).sort(), [
+      'algorithm',
+      'ciphertext',
       'encoding',
-      'mlKemSecretKey',
-      'sealed',
-      'secretKey',
-      'x25519SecretKey',
+      'mlKemPrivateKey',
+      'privateKey',
+      'x25519PrivateKey',
     ]);
   });
 });

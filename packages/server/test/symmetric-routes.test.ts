@@ -73,38 +73,38 @@ describe('symmetric routes', () => {
       assert.deepEqual(response.json(), { data: 'hello' });
     });
 
-    test('POST /v2/secretbox/seal → { data: { sealed, algorithm } }, and /open → { data: plaintext }', async () => {
+    test('POST /v2/secretbox/seal → { data: { ciphertext, algorithm } }, and /open → { data: plaintext }', async () => {
       const response = await post('/v2/secretbox/seal', { key: KEY, plaintext: 'box' });
       assert.equal(response.statusCode, 200);
       const { data } = response.json();
-      assert.deepEqual(Object.keys(data).sort(), ['algorithm', 'sealed']);
+      assert.deepEqual(Object.keys(data).sort(), ['algorithm', 'ciphertext']);
       assert.equal(data.algorithm, 'xchacha20-poly1305');
-      assert.equal(fromB64(data.sealed).byteLength, 24 + 3 + 16);
-      const opened = await post('/v2/secretbox/open', { key: KEY, ciphertext: data.sealed });
+      assert.equal(fromB64(data.ciphertext).byteLength, 24 + 3 + 16);
+      const opened = await post('/v2/secretbox/open', { key: KEY, ciphertext: data.ciphertext });
       assert.equal(opened.statusCode, 200);
       assert.deepEqual(opened.json(), { data: 'box' });
     });
 
-    test('POST /v2/sealedbox/seal → { data: { sealed, algorithm } }, and /open → { data: plaintext }', async () => {
+    test('POST /v2/sealedbox/seal → { data: { ciphertext, algorithm } }, and /open → { data: plaintext }', async () => {
       const recipient = x25519KeyPair();
-      const response = await post('/v2/sealedbox/seal', { recipientPublicKey: recipient.publicKey, plaintext: 'anon' });
+      const response = await post('/v2/sealedbox/seal', { publicKey: recipient.publicKey, plaintext: 'anon' });
       assert.equal(response.statusCode, 200);
       const { data } = response.json();
-      assert.deepEqual(Object.keys(data).sort(), ['algorithm', 'sealed']);
+      assert.deepEqual(Object.keys(data).sort(), ['algorithm', 'ciphertext']);
       assert.equal(data.algorithm, 'x25519-xsalsa20-poly1305');
-      assert.equal(fromB64(data.sealed).byteLength, 32 + 16 + 4);
-      const opened = await post('/v2/sealedbox/open', { recipientSecretKey: recipient.secretKey, sealed: data.sealed });
+      assert.equal(fromB64(data.ciphertext).byteLength, 32 + 16 + 4);
+      const opened = await post('/v2/sealedbox/open', { privateKey: recipient.secretKey, ciphertext: data.ciphertext });
       assert.equal(opened.statusCode, 200);
       assert.deepEqual(opened.json(), { data: 'anon' });
     });
 
-    test('POST /v2/keys/wrap → { data: { wrapped, algorithm } } (aes-kw by default); /unwrap → { data: hex key } (RFC 3394 §4.1)', async () => {
+    test('POST /v2/keys/wrap → { data: { wrappedKey, algorithm } } (aes-kw by default); /unwrap → { data: hex key } (RFC 3394 §4.1)', async () => {
       const kek = '000102030405060708090a0b0c0d0e0f';
       const key = '00112233445566778899aabbccddeeff';
       const response = await post('/v2/keys/wrap', { kek, keyToWrap: key });
       assert.equal(response.statusCode, 200);
       const expected = b64(Buffer.from('1fa68b0a8112b447aef34bd8fb5a7b829d3e862371d2cfe5', 'hex'));
-      assert.deepEqual(response.json(), { data: { wrapped: expected, algorithm: 'aes-kw' } });
+      assert.deepEqual(response.json(), { data: { wrappedKey: expected, algorithm: 'aes-kw' } });
       const unwrapped = await post('/v2/keys/unwrap', { kek, wrappedKey: expected });
       assert.equal(unwrapped.statusCode, 200);
       assert.deepEqual(unwrapped.json(), { data: key });
@@ -117,7 +117,7 @@ describe('symmetric routes', () => {
       const kek = '5840df6e29b02af1ab493b705bf16ea1ae8338f4dcc176a8';
       const response = await post('/v2/keys/wrap', { kek, keyToWrap: '466f7250617369', algorithm: 'aes-kwp' });
       const expected = b64(Buffer.from('afbeb0f07dfbf5419200f2ccb50bb24f', 'hex'));
-      assert.deepEqual(response.json(), { data: { wrapped: expected, algorithm: 'aes-kwp' } });
+      assert.deepEqual(response.json(), { data: { wrappedKey: expected, algorithm: 'aes-kwp' } });
       const unwrapped = await post('/v2/keys/unwrap', { kek, wrappedKey: expected, algorithm: 'aes-kwp' });
       assert.deepEqual(unwrapped.json(), { data: '466f7250617369' });
     });
@@ -125,7 +125,8 @@ describe('symmetric routes', () => {
     test('GET /v2/algorithms lists the identifiers these routes answer with', async () => {
       const { data } = (await app.inject({ method: 'GET', url: '/v2/algorithms' })).json();
       assert.deepEqual(data.aead, ['xchacha20-poly1305']);
-      assert.deepEqual(data.sealedBox, ['x25519-xsalsa20-poly1305', 'hpke-x25519-ml-kem-768-chacha20-poly1305']);
+      assert.deepEqual(data.sealedBox, ['x25519-xsalsa20-poly1305']);
+      assert.deepEqual(data.pqSealedBox, ['hpke-x25519-ml-kem-768-chacha20-poly1305']);
       assert.deepEqual(data.keyWrap, ['aes-kw', 'aes-kwp']);
       for (const algorithm of data.keyWrap) {
         const response = await post('/v2/keys/wrap', { kek: KEY, keyToWrap: KEY, algorithm });
@@ -178,7 +179,7 @@ describe('symmetric routes', () => {
       const viaEncrypt = (await post('/v2/encrypt', { key: KEY, plaintext: 'one format', aad: 'a' })).json().data
         .ciphertext;
       const viaSeal = (await post('/v2/secretbox/seal', { key: KEY, plaintext: 'one format', aad: 'a' })).json().data
-        .sealed;
+        .ciphertext;
       assert.equal(
         (await post('/v2/secretbox/open', { key: KEY, ciphertext: viaEncrypt, aad: 'a' })).json().data,
         'one format',
@@ -196,27 +197,27 @@ describe('symmetric routes', () => {
         all,
       );
       const boxed = (await post('/v2/secretbox/seal', { key: KEY, plaintext: all, encoding: 'base64' })).json().data
-        .sealed;
+        .ciphertext;
       assert.equal(
         (await post('/v2/secretbox/open', { key: KEY, ciphertext: boxed, encoding: 'base64' })).json().data,
         all,
       );
       const sealed = (
         await post('/v2/sealedbox/seal', {
-          recipientPublicKey: recipient.publicKey,
+          publicKey: recipient.publicKey,
           plaintext: all,
           encoding: 'base64',
         })
-      ).json().data.sealed;
+      ).json().data.ciphertext;
       assert.equal(
         (
-          await post('/v2/sealedbox/open', { recipientSecretKey: recipient.secretKey, sealed, encoding: 'base64' })
+          await post('/v2/sealedbox/open', { privateKey: recipient.secretKey, ciphertext: sealed, encoding: 'base64' })
         ).json().data,
         all,
       );
       const keyToWrap = hex(fromB64(all));
       for (const algorithm of ['aes-kw', 'aes-kwp']) {
-        const wrapped = (await post('/v2/keys/wrap', { kek: KEY, keyToWrap, algorithm })).json().data.wrapped;
+        const wrapped = (await post('/v2/keys/wrap', { kek: KEY, keyToWrap, algorithm })).json().data.wrappedKey;
         assert.equal(
           (await post('/v2/keys/unwrap', { kek: KEY, wrappedKey: wrapped, algorithm })).json().data,
           keyToWrap,
@@ -237,18 +238,18 @@ describe('symmetric routes', () => {
       const encrypted = (await post('/v2/encrypt', { key: KEY, plaintext: binary, encoding: 'base64' })).json().data
         .ciphertext;
       const boxed = (await post('/v2/secretbox/seal', { key: KEY, plaintext: binary, encoding: 'base64' })).json().data
-        .sealed;
+        .ciphertext;
       const sealed = (
         await post('/v2/sealedbox/seal', {
-          recipientPublicKey: recipient.publicKey,
+          publicKey: recipient.publicKey,
           plaintext: binary,
           encoding: 'base64',
         })
-      ).json().data.sealed;
+      ).json().data.ciphertext;
       const cases: [string, Record<string, string>][] = [
         ['/v2/decrypt', { key: KEY, ciphertext: encrypted }],
         ['/v2/secretbox/open', { key: KEY, ciphertext: boxed }],
-        ['/v2/sealedbox/open', { recipientSecretKey: recipient.secretKey, sealed }],
+        ['/v2/sealedbox/open', { privateKey: recipient.secretKey, ciphertext: sealed }],
       ];
       for (const [url, body] of cases) {
         const refused = assertProblem(await post(url, body), 400, 'INVALID_INPUT', url);
@@ -267,7 +268,7 @@ describe('symmetric routes', () => {
         const body = { key: KEY, plaintext: 'to libsodium', ...(aad === undefined ? {} : { aad }) };
         for (const [url, field] of [
           ['/v2/encrypt', 'ciphertext'],
-          ['/v2/secretbox/seal', 'sealed'],
+          ['/v2/secretbox/seal', 'ciphertext'],
         ] as const) {
           const blob = fromB64((await post(url, body)).json().data[field]);
           const opened = sodium.crypto_aead_xchacha20poly1305_ietf_decrypt(
@@ -297,15 +298,15 @@ describe('symmetric routes', () => {
     test('crypto_box_seal_open opens /v2/sealedbox/seal output; /v2/sealedbox/open opens crypto_box_seal output', async () => {
       const recipient = sodium.crypto_box_keypair();
       const sealed = (
-        await post('/v2/sealedbox/seal', { recipientPublicKey: hex(recipient.publicKey), plaintext: 'to libsodium' })
-      ).json().data.sealed;
+        await post('/v2/sealedbox/seal', { publicKey: hex(recipient.publicKey), plaintext: 'to libsodium' })
+      ).json().data.ciphertext;
       assert.equal(
         Buffer.from(sodium.crypto_box_seal_open(fromB64(sealed), recipient.publicKey, recipient.privateKey)).toString(),
         'to libsodium',
       );
       const theirs = b64(sodium.crypto_box_seal('from libsodium', recipient.publicKey));
       assert.deepEqual(
-        (await post('/v2/sealedbox/open', { recipientSecretKey: hex(recipient.privateKey), sealed: theirs })).json(),
+        (await post('/v2/sealedbox/open', { privateKey: hex(recipient.privateKey), ciphertext: theirs })).json(),
         { data: 'from libsodium' },
       );
     });
@@ -325,7 +326,7 @@ describe('symmetric routes', () => {
 
     for (const [url, sealUrl, field] of [
       ['/v2/decrypt', '/v2/encrypt', 'ciphertext'],
-      ['/v2/secretbox/open', '/v2/secretbox/seal', 'sealed'],
+      ['/v2/secretbox/open', '/v2/secretbox/seal', 'ciphertext'],
     ] as const) {
       test(`${url}: wrong key, tampered nonce / ciphertext / tag, wrong / missing / added AAD, truncated, empty`, async () => {
         const good = (await post(sealUrl, { key: KEY, plaintext: 'secret message', aad: 'hdr' })).json().data[
@@ -359,32 +360,32 @@ describe('symmetric routes', () => {
     test('/v2/sealedbox/open: wrong key, tampered ephemeral key / tag / ciphertext, truncated, low-order ephemeral key', async () => {
       const recipient = x25519KeyPair();
       const good = (
-        await post('/v2/sealedbox/seal', { recipientPublicKey: recipient.publicKey, plaintext: 'secret message' })
-      ).json().data.sealed as string;
+        await post('/v2/sealedbox/seal', { publicKey: recipient.publicKey, plaintext: 'secret message' })
+      ).json().data.ciphertext as string;
       assert.equal(
-        (await post('/v2/sealedbox/open', { recipientSecretKey: recipient.secretKey, sealed: good })).statusCode,
+        (await post('/v2/sealedbox/open', { privateKey: recipient.secretKey, ciphertext: good })).statusCode,
         200,
       );
       const lowOrder = b64(Uint8Array.from([...new Uint8Array(32), ...fromB64(good).subarray(32)]));
       await assertOneFailure(
         '/v2/sealedbox/open',
         [
-          { recipientSecretKey: x25519KeyPair().secretKey, sealed: good },
-          { recipientSecretKey: recipient.secretKey, sealed: flipBase64Bit(good, 0) },
-          { recipientSecretKey: recipient.secretKey, sealed: flipBase64Bit(good, 40) },
-          { recipientSecretKey: recipient.secretKey, sealed: flipBase64Bit(good, -1) },
-          { recipientSecretKey: recipient.secretKey, sealed: b64(fromB64(good).subarray(0, 47)) },
-          { recipientSecretKey: recipient.secretKey, sealed: '' },
-          { recipientSecretKey: recipient.secretKey, sealed: lowOrder },
+          { privateKey: x25519KeyPair().secretKey, ciphertext: good },
+          { privateKey: recipient.secretKey, ciphertext: flipBase64Bit(good, 0) },
+          { privateKey: recipient.secretKey, ciphertext: flipBase64Bit(good, 40) },
+          { privateKey: recipient.secretKey, ciphertext: flipBase64Bit(good, -1) },
+          { privateKey: recipient.secretKey, ciphertext: b64(fromB64(good).subarray(0, 47)) },
+          { privateKey: recipient.secretKey, ciphertext: '' },
+          { privateKey: recipient.secretKey, ciphertext: lowOrder },
         ],
         'sealedbox',
       );
     });
 
     test('/v2/keys/unwrap: wrong KEK, tampered, truncated, the other mode, the 8-byte single-block form', async () => {
-      const good = (await post('/v2/keys/wrap', { kek: KEY, keyToWrap: OTHER_KEY })).json().data.wrapped as string;
+      const good = (await post('/v2/keys/wrap', { kek: KEY, keyToWrap: OTHER_KEY })).json().data.wrappedKey as string;
       const padded = (await post('/v2/keys/wrap', { kek: KEY, keyToWrap: OTHER_KEY, algorithm: 'aes-kwp' })).json().data
-        .wrapped as string;
+        .wrappedKey as string;
       assert.equal((await post('/v2/keys/unwrap', { kek: KEY, wrappedKey: good })).statusCode, 200);
       await assertOneFailure(
         '/v2/keys/unwrap',
@@ -412,7 +413,7 @@ describe('symmetric routes', () => {
       const details = new Set<string>();
       details.add((await post('/v2/decrypt', { key: KEY, ciphertext: '' })).json().detail);
       details.add((await post('/v2/secretbox/open', { key: KEY, ciphertext: '' })).json().detail);
-      details.add((await post('/v2/sealedbox/open', { recipientSecretKey: KEY, sealed: '' })).json().detail);
+      details.add((await post('/v2/sealedbox/open', { privateKey: KEY, ciphertext: '' })).json().detail);
       details.add((await post('/v2/keys/unwrap', { kek: KEY, wrappedKey: '' })).json().detail);
       assert.deepEqual([...details], ['decryption failed']);
     });
@@ -425,10 +426,10 @@ describe('symmetric routes', () => {
       '/v2/decrypt': { key: KEY, ciphertext: b64(new Uint8Array(40)), aad: 'a', encoding: 'utf8' },
       '/v2/secretbox/seal': { key: KEY, plaintext: 'p', aad: 'a', encoding: 'utf8' },
       '/v2/secretbox/open': { key: KEY, ciphertext: b64(new Uint8Array(40)), aad: 'a', encoding: 'utf8' },
-      '/v2/sealedbox/seal': { recipientPublicKey: recipient.publicKey, plaintext: 'p', encoding: 'utf8' },
+      '/v2/sealedbox/seal': { publicKey: recipient.publicKey, plaintext: 'p', encoding: 'utf8' },
       '/v2/sealedbox/open': {
-        recipientSecretKey: recipient.secretKey,
-        sealed: b64(new Uint8Array(48)),
+        privateKey: recipient.secretKey,
+        ciphertext: b64(new Uint8Array(48)),
         encoding: 'utf8',
       },
       '/v2/keys/wrap': { kek: KEY, keyToWrap: KEY, algorithm: 'aes-kw' },
@@ -439,18 +440,18 @@ describe('symmetric routes', () => {
       '/v2/decrypt': ['key', 'ciphertext'],
       '/v2/secretbox/seal': ['key', 'plaintext'],
       '/v2/secretbox/open': ['key', 'ciphertext'],
-      '/v2/sealedbox/seal': ['recipientPublicKey', 'plaintext'],
-      '/v2/sealedbox/open': ['recipientSecretKey', 'sealed'],
+      '/v2/sealedbox/seal': ['publicKey', 'plaintext'],
+      '/v2/sealedbox/open': ['privateKey', 'ciphertext'],
       '/v2/keys/wrap': ['kek', 'keyToWrap'],
       '/v2/keys/unwrap': ['kek', 'wrappedKey'],
     };
-    const hexFields = new Set(['key', 'recipientPublicKey', 'recipientSecretKey', 'kek', 'keyToWrap']);
-    const base64Fields = new Set(['ciphertext', 'sealed', 'wrappedKey']);
+    const hexFields = new Set(['key', 'publicKey', 'privateKey', 'kek', 'keyToWrap']);
+    const base64Fields = new Set(['ciphertext', 'wrappedKey']);
     const textFields = new Set(['plaintext', 'aad']);
     const keyLengths: Record<string, number[]> = {
       key: [0, 1, 16, 31, 33, 64],
-      recipientPublicKey: [0, 1, 16, 31, 33, 64],
-      recipientSecretKey: [0, 1, 16, 31, 33, 64],
+      publicKey: [0, 1, 16, 31, 33, 64],
+      privateKey: [0, 1, 16, 31, 33, 64],
       kek: [0, 1, 8, 15, 17, 23, 25, 31, 33, 64],
     };
 
@@ -539,10 +540,10 @@ describe('symmetric routes', () => {
       ]);
       for (const point of ['00'.repeat(32), '01' + '00'.repeat(31), 'ec' + 'ff'.repeat(30) + '7f']) {
         all.push([
-          `low-order recipientPublicKey ${point.slice(0, 4)}…`,
+          `low-order publicKey ${point.slice(0, 4)}…`,
           '/v2/sealedbox/seal',
-          { recipientPublicKey: point, plaintext: 'p' },
-          '/recipientPublicKey',
+          { publicKey: point, plaintext: 'p' },
+          '/publicKey',
         ]);
       }
       return all;
@@ -606,7 +607,7 @@ describe('symmetric routes', () => {
       for (const [url, payload] of [
         ['/v2/encrypt', `{"key":"${KEY}","plaintext":"\\ud800"}`],
         ['/v2/encrypt', `{"key":"${KEY}","plaintext":"p","aad":"\\udfff"}`],
-        ['/v2/sealedbox/seal', `{"recipientPublicKey":"${recipient.publicKey}","plaintext":"a\\ud800b"}`],
+        ['/v2/sealedbox/seal', `{"publicKey":"${recipient.publicKey}","plaintext":"a\\ud800b"}`],
       ] as const) {
         const response = await app.inject({
           method: 'POST',
@@ -646,10 +647,10 @@ describe('symmetric routes', () => {
       const routes: [string, string, Record<string, unknown>][] = [
         ['/v2/encrypt', 'crypto:encrypt', { key: KEY, plaintext: 'p' }],
         ['/v2/secretbox/seal', 'crypto:encrypt', { key: KEY, plaintext: 'p' }],
-        ['/v2/sealedbox/seal', 'crypto:encrypt', { recipientPublicKey: recipient.publicKey, plaintext: 'p' }],
+        ['/v2/sealedbox/seal', 'crypto:encrypt', { publicKey: recipient.publicKey, plaintext: 'p' }],
         ['/v2/decrypt', 'crypto:decrypt', { key: KEY, ciphertext: '' }],
         ['/v2/secretbox/open', 'crypto:decrypt', { key: KEY, ciphertext: '' }],
-        ['/v2/sealedbox/open', 'crypto:decrypt', { recipientSecretKey: recipient.secretKey, sealed: '' }],
+        ['/v2/sealedbox/open', 'crypto:decrypt', { privateKey: recipient.secretKey, ciphertext: '' }],
         ['/v2/keys/wrap', 'crypto:keys', { kek: KEY, keyToWrap: KEY }],
         ['/v2/keys/unwrap', 'crypto:keys', { kek: KEY, wrappedKey: '' }],
       ];
