@@ -89,7 +89,7 @@ export interface ScryptParams {
   p: number;
 }
 export const SCRYPT_DEFAULTS: Readonly<ScryptParams> = { N: 2 ** 17, r: 8, p: 1 };
-export const SCRYPT_MIN_N = 2 ** 14;
+export const SCRYPT_MIN_N = 2 ** 13;
 export const SCRYPT_MAX_N = 2 ** 20;
 export const SCRYPT_MIN_R = 1;
 export const SCRYPT_MAX_R = 32;
@@ -99,13 +99,15 @@ export const SCRYPT_MAX_P = 16;
 export const SCRYPT_MAX_MEMORY_BYTES = 256 * MIB;
 /** Cap on N · r · p, to which scrypt's time is proportional: four times the default's 2^20. */
 export const SCRYPT_MAX_WORK = 2 ** 22;
+/**
+ * Floor on N · r · p: the least work of OWASP's recommended scrypt settings (N = 2^13, r = 8,
+ * p = 10, or N = 2^14, r = 8, p = 5; the default N = 2^17, r = 8, p = 1 does 2^20).
+ */
+export const SCRYPT_MIN_WORK = 5 * 2 ** 17;
 
 export const PBKDF2_DEFAULT_ITERATIONS = 600_000;
-/**
- * Far below OWASP's 600,000, but above the 100,000 that older deployments used: a lower count is
- * refused rather than silently accepted as "PBKDF2".
- */
-export const PBKDF2_MIN_ITERATIONS = 100_000;
+/** OWASP's floor for PBKDF2-HMAC-SHA256: a lower count is refused rather than accepted as "PBKDF2". */
+export const PBKDF2_MIN_ITERATIONS = 600_000;
 /** About a third of a second per 32-byte block on the reference machine (docs/performance.md). */
 export const PBKDF2_MAX_ITERATIONS = 2_000_000;
 
@@ -238,6 +240,12 @@ function planScrypt(input: KdfInput, params: KdfParamsInput): ScryptPlan {
   if (scryptBudgetBytes({ N, r, p }) > SCRYPT_MAX_MEMORY_BYTES) {
     throw invalidInput(
       `scrypt memory 128 · N · r must not exceed ${SCRYPT_MAX_MEMORY_BYTES / MIB} MiB; lower N or r`,
+      '/params',
+    );
+  }
+  if (N * r * p < SCRYPT_MIN_WORK) {
+    throw invalidInput(
+      `scrypt work N · r · p must be at least ${SCRYPT_MIN_WORK} (OWASP: N = 2^17, r = 8, p = 1, or N = 2^14, r = 8, p = 5); raise N, r or p`,
       '/params',
     );
   }

@@ -36,7 +36,7 @@ const ScryptN = Type.Integer({
   minimum: SCRYPT_MIN_N,
   maximum: SCRYPT_MAX_N,
   description:
-    'scrypt only: CPU/memory cost, a power of two (default 131072 = 2^17). 128 · N · r must not exceed 256 MiB, N · r · p must not exceed 2^22.',
+    'scrypt only: CPU/memory cost, a power of two (default 131072 = 2^17). 128 · N · r must not exceed 256 MiB; N · r · p must be from 655360 (OWASP: 2^17 · 8 · 1, or 2^14 · 8 · 5) to 2^22.',
 });
 const ScryptR = Type.Integer({
   minimum: SCRYPT_MIN_R,
@@ -51,7 +51,7 @@ const ScryptP = Type.Integer({
 const Iterations = Type.Integer({
   minimum: PBKDF2_MIN_ITERATIONS,
   maximum: PBKDF2_MAX_ITERATIONS,
-  description: 'pbkdf2-sha256 only: iteration count (default 600000, OWASP).',
+  description: 'pbkdf2-sha256 only: iteration count, at least 600000 (OWASP), the default.',
 });
 const KeyLength = Type.Integer({
   minimum: KDF_MIN_KEY_LENGTH,

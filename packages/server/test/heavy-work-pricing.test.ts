@@ -85,11 +85,11 @@ describe('prices follow the parameters', () => {
     const app = await testApp({ RATE_LIMIT_MAX: '1000' });
     t.after(() => app.close());
     let expected = 1000;
-    const scrypt = { N: 2 ** 15, r: 8, p: 1 };
+    const scrypt = { N: 2 ** 15, r: 8, p: 3 };
     const small = await inject(app, '/v2/kdf', { algorithm: 'scrypt', password: 'pw', params: scrypt });
     assert.equal(small.statusCode, 200, small.body);
     assert.equal(remaining(small), (expected -= scryptCost(scrypt)));
-    assert.equal(scryptCost({ N: 2 ** 17, r: 8, p: 1 }), 4 * scryptCost(scrypt));
+    assert.equal(scryptCost({ N: 2 ** 17, r: 8, p: 3 }), 4 * scryptCost(scrypt));
     const pbkdf2 = await inject(app, '/v2/kdf', {
       algorithm: 'pbkdf2-sha256',
       password: 'pw',
