@@ -330,7 +330,7 @@ describe('cost parameters are capped', () => {
       [
         'SLH-DSA context',
         '/v2/pq/slh-dsa/sign',
-        { secretKey: '00'.repeat(64), message: 'm', context: 'c'.repeat(SLH_DSA_CONTEXT_MAX_BYTES + 1) },
+        { privateKey: '00'.repeat(64), message: 'm', context: 'c'.repeat(SLH_DSA_CONTEXT_MAX_BYTES + 1) },
       ],
       ['RSA bits (/v1/generate)', '/v1/generate', { ...gen, type: 'rsa', rsaBits: 8192 }],
       ['RSA bits below the floor', '/v1/generate', { ...gen, type: 'rsa', rsaBits: 1024 }],
@@ -358,15 +358,15 @@ describe('cost parameters are capped', () => {
   test('SLH-DSA: a message is bounded by the body limit (413), and signing by the rate limit (25 units a signature)', async (t) => {
     const app = await testApp({ BODY_LIMIT_BYTES: '4096', RATE_LIMIT_MAX: '40' });
     t.after(() => app.close());
-    const keys = (await postJson(app, '/v2/pq/slh-dsa/keygen', { variant: 'sha2-128f' })).json().data;
+    const keys = (await postJson(app, '/v2/pq/slh-dsa/keygen', { algorithm: 'slh-dsa-sha2-128f' })).json().data;
     assertProblem(
-      await postJson(app, '/v2/pq/slh-dsa/sign', { secretKey: keys.secretKey, message: 'm'.repeat(4096) }),
+      await postJson(app, '/v2/pq/slh-dsa/sign', { privateKey: keys.privateKey, message: 'm'.repeat(4096) }),
       413,
       'PAYLOAD_TOO_LARGE',
     );
     // The keygen cost 10 units, the refused body 25: one more signature is over the 40 of the window.
     assertProblem(
-      await postJson(app, '/v2/pq/slh-dsa/sign', { secretKey: keys.secretKey, message: 'm' }),
+      await postJson(app, '/v2/pq/slh-dsa/sign', { privateKey: keys.privateKey, message: 'm' }),
       429,
       'RATE_LIMITED',
     );
