@@ -686,7 +686,10 @@ describe('overload: a full queue answers 503 with Retry-After', () => {
         (await postJson(app, '/v2/kdf', { algorithm: 'scrypt', password: 'x', params: { N: 16384, r: 8 } })).statusCode,
         200,
       );
-      assert.equal((await postJson(app, '/v2/hmac', { algorithm: 'hmac-sha256', key: '00', data: 'x' })).statusCode, 200);
+      assert.equal(
+        (await postJson(app, '/v2/hmac', { algorithm: 'hmac-sha256', key: '00', data: 'x' })).statusCode,
+        200,
+      );
       const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
       assert.match(metrics, /crypto_work_queue_rejected_total\{queue="password"\} 4/);
       assert.match(metrics, /crypto_work_queue_jobs\{queue="password",state="waiting"\} 32/);
@@ -773,7 +776,14 @@ describe('the listing and the OpenAPI document agree with the routes', () => {
     t.after(() => app.close());
     const { data } = (await app.inject({ method: 'GET', url: '/v2/algorithms' })).json();
     assert.deepEqual(data.kdf, ['scrypt', 'hkdf-sha256', 'hkdf-sha384', 'hkdf-sha512', 'pbkdf2-sha256']);
-    assert.deepEqual(data.mac, ['hmac-sha256', 'hmac-sha384', 'hmac-sha512', 'hmac-sha3-256', 'hmac-sha3-384', 'hmac-sha3-512']);
+    assert.deepEqual(data.mac, [
+      'hmac-sha256',
+      'hmac-sha384',
+      'hmac-sha512',
+      'hmac-sha3-256',
+      'hmac-sha3-384',
+      'hmac-sha3-512',
+    ]);
     assert.deepEqual(data.password, ['argon2id']);
     for (const algorithm of data.mac) {
       assert.equal((await postJson(app, '/v2/hmac', { algorithm, key: '00', data: 'x' })).statusCode, 200, algorithm);

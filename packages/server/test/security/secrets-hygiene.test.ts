@@ -264,7 +264,8 @@ describe('secrets never reach the logs or an error body', () => {
     // MACs and key derivation.
     const macKey = randomBytes(48);
     secrets.push(binary('HMAC key', macKey));
-    const mac = (await ok('hmac', '/v2/hmac', { algorithm: 'hmac-sha384', key: macKey.toString('hex'), data: MESSAGE })).mac;
+    const mac = (await ok('hmac', '/v2/hmac', { algorithm: 'hmac-sha384', key: macKey.toString('hex'), data: MESSAGE }))
+      .mac;
     await ok('hmac verify, wrong data', '/v2/hmac/verify', {
       algorithm: 'hmac-sha384',
       key: macKey.toString('hex'),
