@@ -174,6 +174,16 @@ function slotPublicKey(
   let options: EncapOptions;
   if ('publicKey' in recipient) {
     field = `${entry}/publicKey`;
+    // A part beside the whole key is refused rather than ignored: the caller meant one of them.
+    const part = (['x25519PublicKey', 'mlKemPublicKey'] as const).find(
+      (name) => (recipient as Partial<Record<typeof name, unknown>>)[name] !== undefined,
+    );
+    if (part !== undefined) {
+      throw invalidInput(
+        `${entry} takes publicKey, or x25519PublicKey and mlKemPublicKey, not both forms`,
+        `/${entry}/${part}`,
+      );
+    }
     const type = recipientTypeForPublicKeyLength(recipient.publicKey.byteLength);
     if (type === undefined) {
       throw invalidInput(
@@ -214,7 +224,7 @@ export async function multiRecipientEncrypt(
   recipients: readonly RecipientPublicKey[],
 ): Promise<MultiRecipientEnvelope> {
   checkRecipientCount(recipients.length);
-  const seen = new Map<string, number>();
+  const seen = new Map<string, string>();
   const plan = recipients.map((recipient, index) => {
     const entry = `recipients/${index}`;
     const { type, publicKey, field, options } = slotPublicKey(recipient, entry);
@@ -223,9 +233,9 @@ export async function multiRecipientEncrypt(
     const key = `${type}:${bytesToHex(publicKey)}`;
     const first = seen.get(key);
     if (first !== undefined) {
-      throw invalidInput(`${field} repeats recipients/${first}; list each recipient once`, `/${field}`);
+      throw invalidInput(`${field} repeats ${first}; list each recipient once`, `/${field}`);
     }
-    seen.set(key, index);
+    seen.set(key, field);
     return { type, kem: SLOT_KEMS[type], publicKey, options };
   });
 

@@ -95,18 +95,32 @@ describe('GET /v2/algorithms', () => {
     const app = await testApp();
     t.after(() => app.close());
     const { data } = (await app.inject({ method: 'GET', url: '/v2/algorithms' })).json();
-    assert.deepEqual(Object.keys(data).sort(), [
-      'aead',
+    assert.deepEqual(Object.keys(data), [
       'hash',
+      'aead',
+      'signature',
+      'mlDsa',
+      'slhDsa',
+      'mlKem',
+      'hybridKem',
       'kdf',
-      'kem',
-      'keyGeneration',
-      'keyWrap',
       'mac',
       'password',
+      'passwordEncryption',
+      'keyWrap',
       'sealedBox',
-      'signature',
+      'pqSealedBox',
+      'multiRecipient',
+      'recipientType',
+      'keyGeneration',
     ]);
+    assert.deepEqual(data.mlKem, ['ml-kem-512', 'ml-kem-768', 'ml-kem-1024']);
+    assert.deepEqual(data.hybridKem, ['x25519-ml-kem-768']);
+    assert.deepEqual(data.recipientType, ['x25519', 'x25519-ml-kem-768']);
+    assert.deepEqual(data.mlDsa, ['ml-dsa-44', 'ml-dsa-65', 'ml-dsa-87']);
+    assert.equal(data.slhDsa.length, 12);
+    assert.deepEqual(data.passwordEncryption, ['argon2id-xchacha20-poly1305']);
+    assert.deepEqual(data.multiRecipient, ['hpke-xchacha20-poly1305']);
     assert.ok(data.hash.length >= 12);
     for (const id of [
       'sha256',

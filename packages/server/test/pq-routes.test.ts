@@ -7,6 +7,7 @@ import { ml_dsa44 } from '@noble/post-quantum/ml-dsa.js';
 import { slh_dsa_sha2_128f } from '@noble/post-quantum/slh-dsa.js';
 import { ml_kem768_x25519 } from '@noble/post-quantum/hybrid.js';
 import { CryptoError } from '@crypto-service/core';
+import { withXWingParts } from './xwing-parts.ts';
 import { postJson, testApp, TEST_JWT_SECRET } from './helpers.ts';
 import { ApiError, handleError } from '../src/errors.ts';
 import metrics from '../src/plugins/metrics.ts';
@@ -45,19 +46,18 @@ describe('post-quantum routes', () => {
   });
   after(() => app.close());
 
-  test('ML-KEM: keygen, encapsulate and decapsulate at every level', async () => {
-    for (const [level, publicKeyBytes, ciphertextBytes] of [
-      [512, 800, 768],
-      [768, 1184, 1088],
-      [1024, 1568, 1568],
+  test('ML-KEM: keygen, encapsulate and decapsulate with every identifier; each output feeds the next call whole', async () => {
+    for (const [algorithm, publicKeyBytes, ciphertextBytes] of [
+      ['ml-kem-512', 800, 768],
+      ['ml-kem-768', 1184, 1088],
+      ['ml-kem-1024', 1568, 1568],
     ] as const) {
-      const algorithm = `ml-kem-${level}`;
-      const keys = ok(await postJson(app, '/v2/pq/keygen', { level }), ['publicKey', 'secretKey', 'algorithm']);
+      const keys = ok(await postJson(app, '/v2/pq/keygen', { algorithm }), ['publicKey', 'privateKey', 'algorithm']);
       assert.equal(keys.algorithm, algorithm);
       assert.match(keys.publicKey ?? '', HEX);
       assert.equal(keys.publicKey?.length, publicKeyBytes * 2);
-      assert.equal(keys.secretKey?.length, 128);
-      const sent = ok(await postJson(app, '/v2/pq/encapsulate', { publicKey: keys.publicKey }), [
+      assert.equal(keys.privateKey?.length, 128);
+      const sent = ok(await postJson(app, '/v2/pq/encapsulate', { publicKey: keys.publicKey, algorithm }), [
         'ciphertext',
         'sharedSecret',
         'algorithm',
@@ -65,16 +65,49 @@ describe('post-quantum routes', () => {
       assert.equal(sent.algorithm, algorithm);
       assert.equal(sent.ciphertext?.length, ciphertextBytes * 2);
       assert.equal(sent.sharedSecret?.length, 64);
-      const received = ok(
-        await postJson(app, '/v2/pq/decapsulate', { secretKey: keys.secretKey, ciphertext: sent.ciphertext, level }),
-        ['sharedSecret', 'algorithm'],
-      );
+      // The encapsulation's data whole (its sharedSecret is ignored) with the private key.
+      const received = ok(await postJson(app, '/v2/pq/decapsulate', { ...sent, privateKey: keys.privateKey }), [
+        'sharedSecret',
+        'algorithm',
+      ]);
       assert.deepEqual(received, { sharedSecret: sent.sharedSecret, algorithm });
+      const ignored = await postJson(app, '/v2/pq/decapsulate', {
+        ...sent,
+        privateKey: keys.privateKey,
+        sharedSecret: '00'.repeat(32),
+      });
+      assert.deepEqual(ok(ignored, ['sharedSecret', 'algorithm']), received);
     }
   });
 
-  test('ML-KEM: level 768 by default; hex in upper case is accepted; the expanded key decapsulates', async () => {
-    const keys = ok(await postJson(app, '/v2/pq/keygen', {}), ['publicKey', 'secretKey', 'algorithm']);
+  test('ML-KEM: an algorithm that disagrees with the key is a 400 naming /algorithm; the numeric level is gone', async () => {
+    const keys = ok(await postJson(app, '/v2/pq/keygen', { algorithm: 'ml-kem-512' }), [
+      'publicKey',
+      'privateKey',
+      'algorithm',
+    ]);
+    const encapsulate = await postJson(app, '/v2/pq/encapsulate', {
+      publicKey: keys.publicKey,
+      algorithm: 'ml-kem-1024',
+    });
+    assert.equal(encapsulate.statusCode, 400);
+    assert.equal(encapsulate.json().code, 'INVALID_INPUT');
+    assert.equal(encapsulate.json().errors[0].field, '/algorithm');
+    const expanded = toHex(ml_kem768.keygen(new Uint8Array(64).fill(3)).secretKey);
+    const decapsulate = await postJson(app, '/v2/pq/decapsulate', {
+      privateKey: expanded,
+      ciphertext: hexOf(1088),
+      algorithm: 'ml-kem-512',
+    });
+    assert.equal(decapsulate.statusCode, 400);
+    assert.equal(decapsulate.json().errors[0].field, '/algorithm');
+    const level = await postJson(app, '/v2/pq/keygen', { level: 768 });
+    assert.equal(level.statusCode, 400);
+    assert.equal(level.json().errors[0].field, '/level');
+  });
+
+  test('ML-KEM: ml-kem-768 by default; hex in upper case is accepted; the expanded key decapsulates', async () => {
+    const keys = ok(await postJson(app, '/v2/pq/keygen', {}), ['publicKey', 'privateKey', 'algorithm']);
     assert.equal(keys.algorithm, 'ml-kem-768');
     const sent = ok(await postJson(app, '/v2/pq/encapsulate', { publicKey: keys.publicKey?.toUpperCase() }), [
       'ciphertext',
@@ -82,20 +115,20 @@ describe('post-quantum routes', () => {
       'algorithm',
     ]);
     const bySeed = ok(
-      await postJson(app, '/v2/pq/decapsulate', { secretKey: keys.secretKey, ciphertext: sent.ciphertext }),
+      await postJson(app, '/v2/pq/decapsulate', { privateKey: keys.privateKey, ciphertext: sent.ciphertext }),
       ['sharedSecret', 'algorithm'],
     );
     assert.equal(bySeed.sharedSecret, sent.sharedSecret);
-    const expanded = toHex(ml_kem768.keygen(fromHex(keys.secretKey ?? '')).secretKey);
+    const expanded = toHex(ml_kem768.keygen(fromHex(keys.privateKey ?? '')).secretKey);
     const byExpanded = ok(
-      await postJson(app, '/v2/pq/decapsulate', { secretKey: expanded, ciphertext: sent.ciphertext }),
+      await postJson(app, '/v2/pq/decapsulate', { privateKey: expanded, ciphertext: sent.ciphertext }),
       ['sharedSecret', 'algorithm'],
     );
     assert.equal(byExpanded.sharedSecret, sent.sharedSecret);
   });
 
   test('ML-KEM: a tampered ciphertext of the right length is a 200 with another secret (implicit rejection)', async () => {
-    const keys = ok(await postJson(app, '/v2/pq/keygen', {}), ['publicKey', 'secretKey', 'algorithm']);
+    const keys = ok(await postJson(app, '/v2/pq/keygen', {}), ['publicKey', 'privateKey', 'algorithm']);
     const sent = ok(await postJson(app, '/v2/pq/encapsulate', { publicKey: keys.publicKey }), [
       'ciphertext',
       'sharedSecret',
@@ -103,46 +136,40 @@ describe('post-quantum routes', () => {
     ]);
     const tampered = `${sent.ciphertext?.slice(0, -2)}${sent.ciphertext?.endsWith('00') ? '01' : '00'}`;
     const received = ok(
-      await postJson(app, '/v2/pq/decapsulate', { secretKey: keys.secretKey, ciphertext: tampered }),
+      await postJson(app, '/v2/pq/decapsulate', { privateKey: keys.privateKey, ciphertext: tampered }),
       ['sharedSecret', 'algorithm'],
     );
     assert.notEqual(received.sharedSecret, sent.sharedSecret);
     assert.equal(received.sharedSecret?.length, 64);
   });
 
-  test('X-Wing: keygen with no body at all, or {}; the parts are those of the combined keys', async () => {
+  test('X-Wing: keygen with no body at all, {} or the algorithm; the key pair alone, as the independent implementation derives it', async () => {
     const bare = await app.inject({ method: 'POST', url: '/v2/pq/hybrid/keygen' });
-    const fields = [
-      'x25519PublicKey',
-      'x25519PrivateKey',
-      'mlKemPublicKey',
-      'mlKemSecretKey',
-      'publicKey',
-      'secretKey',
-      'algorithm',
-    ];
-    for (const response of [bare, await postJson(app, '/v2/pq/hybrid/keygen', {})]) {
-      const keys = ok(response, fields);
+    for (const response of [
+      bare,
+      await postJson(app, '/v2/pq/hybrid/keygen', {}),
+      await postJson(app, '/v2/pq/hybrid/keygen', { algorithm: 'x25519-ml-kem-768' }),
+    ]) {
+      const keys = ok(response, ['publicKey', 'privateKey', 'algorithm']);
       assert.equal(keys.algorithm, 'x25519-ml-kem-768');
-      assert.equal(keys.secretKey?.length, 64);
-      assert.equal(keys.x25519PrivateKey?.length, 64);
-      assert.equal(keys.mlKemSecretKey?.length, 128);
-      assert.equal(keys.publicKey, `${keys.mlKemPublicKey}${keys.x25519PublicKey}`);
-      // The independent implementation derives the same public key from the seed.
-      assert.equal(toHex(ml_kem768_x25519.keygen(fromHex(keys.secretKey ?? '')).publicKey), keys.publicKey);
+      assert.equal(keys.privateKey?.length, 64);
+      assert.equal(keys.publicKey?.length, 2432);
+      assert.equal(toHex(ml_kem768_x25519.keygen(fromHex(keys.privateKey ?? '')).publicKey), keys.publicKey);
     }
   });
 
-  test('X-Wing: both field forms encapsulate and decapsulate, in every combination', async () => {
-    const keys = ok(await app.inject({ method: 'POST', url: '/v2/pq/hybrid/keygen' }), [
-      'x25519PublicKey',
-      'x25519PrivateKey',
-      'mlKemPublicKey',
-      'mlKemSecretKey',
-      'publicKey',
-      'secretKey',
-      'algorithm',
-    ]);
+  test('X-Wing: both key forms encapsulate and decapsulate the whole ciphertext, in every combination', async () => {
+    const keys = withXWingParts(
+      ok(await app.inject({ method: 'POST', url: '/v2/pq/hybrid/keygen' }), [
+        'publicKey',
+        'privateKey',
+        'algorithm',
+      ]) as {
+        publicKey: string;
+        privateKey: string;
+      },
+    );
+    assert.equal(keys.publicKey, `${keys.mlKemPublicKey}${keys.x25519PublicKey}`);
     const encapsulations = [
       await postJson(app, '/v2/pq/hybrid/encapsulate', { publicKey: keys.publicKey }),
       await postJson(app, '/v2/pq/hybrid/encapsulate', {
@@ -151,25 +178,18 @@ describe('post-quantum routes', () => {
       }),
     ];
     for (const response of encapsulations) {
-      const sent = ok(response, [
-        'x25519EphemeralPublic',
-        'mlKemCiphertext',
-        'ciphertext',
+      const sent = ok(response, ['ciphertext', 'sharedSecret', 'algorithm']);
+      assert.equal(sent.ciphertext?.length, 2240);
+      // The encapsulation's data whole, with the private key in either form.
+      const bySeed = ok(await postJson(app, '/v2/pq/hybrid/decapsulate', { ...sent, privateKey: keys.privateKey }), [
         'sharedSecret',
         'algorithm',
       ]);
-      assert.equal(sent.ciphertext, `${sent.mlKemCiphertext}${sent.x25519EphemeralPublic}`);
-      assert.equal(sent.ciphertext?.length, 2240);
-      const bySeed = ok(
-        await postJson(app, '/v2/pq/hybrid/decapsulate', { secretKey: keys.secretKey, ciphertext: sent.ciphertext }),
-        ['sharedSecret', 'algorithm'],
-      );
       const byParts = ok(
         await postJson(app, '/v2/pq/hybrid/decapsulate', {
+          ...sent,
           x25519PrivateKey: keys.x25519PrivateKey,
-          mlKemSecretKey: keys.mlKemSecretKey,
-          x25519EphemeralPublic: sent.x25519EphemeralPublic,
-          mlKemCiphertext: sent.mlKemCiphertext,
+          mlKemPrivateKey: keys.mlKemPrivateKey,
         }),
         ['sharedSecret', 'algorithm'],
       );
@@ -177,55 +197,56 @@ describe('post-quantum routes', () => {
       assert.deepEqual(byParts, bySeed);
       // And the independent implementation agrees.
       assert.equal(
-        toHex(ml_kem768_x25519.decapsulate(fromHex(sent.ciphertext ?? ''), fromHex(keys.secretKey ?? ''))),
+        toHex(ml_kem768_x25519.decapsulate(fromHex(sent.ciphertext ?? ''), fromHex(keys.privateKey ?? ''))),
         sent.sharedSecret,
       );
     }
   });
 
-  test('X-Wing: mixing the two forms, or giving part of one, is a 400 that says which fields are expected', async () => {
-    const keys = ok(await app.inject({ method: 'POST', url: '/v2/pq/hybrid/keygen' }), [
-      'x25519PublicKey',
-      'x25519PrivateKey',
-      'mlKemPublicKey',
-      'mlKemSecretKey',
-      'publicKey',
-      'secretKey',
-      'algorithm',
-    ]);
+  test('X-Wing: mixing the two forms, giving part of one, or half a ciphertext is a 400 that says which fields are expected', async () => {
+    const keys = withXWingParts(
+      ok(await app.inject({ method: 'POST', url: '/v2/pq/hybrid/keygen' }), [
+        'publicKey',
+        'privateKey',
+        'algorithm',
+      ]) as {
+        publicKey: string;
+        privateKey: string;
+      },
+    );
     const cases: [string, Record<string, unknown>, RegExp, string][] = [
-      ['/v2/pq/hybrid/encapsulate', {}, /no key given: give x25519PublicKey and mlKemPublicKey, or publicKey/, '/'],
+      ['/v2/pq/hybrid/encapsulate', {}, /no key given: give publicKey, or x25519PublicKey and mlKemPublicKey/, '/'],
       [
         '/v2/pq/hybrid/encapsulate',
         { x25519PublicKey: keys.x25519PublicKey },
-        /mlKemPublicKey is missing: give x25519PublicKey and mlKemPublicKey, or publicKey/,
+        /mlKemPublicKey is missing: give publicKey, or x25519PublicKey and mlKemPublicKey/,
         '/mlKemPublicKey',
       ],
       [
         '/v2/pq/hybrid/encapsulate',
         { publicKey: keys.publicKey, mlKemPublicKey: keys.mlKemPublicKey },
-        /cannot be mixed: give x25519PublicKey and mlKemPublicKey, or publicKey/,
-        '/publicKey',
+        /cannot be mixed: give publicKey, or x25519PublicKey and mlKemPublicKey/,
+        '/mlKemPublicKey',
       ],
       [
         '/v2/pq/hybrid/decapsulate',
-        { secretKey: keys.secretKey },
-        /ciphertext is missing: give x25519PrivateKey, mlKemSecretKey, x25519EphemeralPublic and mlKemCiphertext, or secretKey and ciphertext/,
+        { x25519PrivateKey: keys.x25519PrivateKey, ciphertext: hexOf(1120) },
+        /mlKemPrivateKey is missing: give privateKey, or x25519PrivateKey and mlKemPrivateKey/,
+        '/mlKemPrivateKey',
+      ],
+      [
+        '/v2/pq/hybrid/decapsulate',
+        { privateKey: keys.privateKey, ciphertext: hexOf(1120), x25519PrivateKey: keys.x25519PrivateKey },
+        /cannot be mixed/,
+        '/x25519PrivateKey',
+      ],
+      [
+        '/v2/pq/hybrid/decapsulate',
+        { x25519PrivateKey: keys.x25519PrivateKey, mlKemPrivateKey: keys.mlKemPrivateKey, ciphertext: hexOf(1088) },
+        /ciphertext must be 1120 bytes/,
         '/ciphertext',
       ],
-      [
-        '/v2/pq/hybrid/decapsulate',
-        { x25519PrivateKey: keys.x25519PrivateKey, mlKemSecretKey: keys.mlKemSecretKey },
-        /x25519EphemeralPublic and mlKemCiphertext are missing/,
-        '/x25519EphemeralPublic',
-      ],
-      [
-        '/v2/pq/hybrid/decapsulate',
-        { secretKey: keys.secretKey, ciphertext: hexOf(1120), x25519PrivateKey: keys.x25519PrivateKey },
-        /cannot be mixed/,
-        '/secretKey',
-      ],
-      ['/v2/pq/hybrid/decapsulate', {}, /no key given/, '/'],
+      ['/v2/pq/hybrid/decapsulate', { ciphertext: hexOf(1120) }, /no key given/, '/'],
     ];
     for (const [url, body, detail, field] of cases) {
       const response = await postJson(app, url, body);
@@ -234,24 +255,36 @@ describe('post-quantum routes', () => {
       assert.match(response.json().detail, detail);
       assert.equal(response.json().errors[0].field, field);
     }
+    // The four-part form of earlier versions is refused: its fields are unknown.
+    const fourParts = await postJson(app, '/v2/pq/hybrid/decapsulate', {
+      x25519PrivateKey: keys.x25519PrivateKey,
+      mlKemPrivateKey: keys.mlKemPrivateKey,
+      x25519EphemeralPublic: hexOf(32),
+      mlKemCiphertext: hexOf(1088),
+    });
+    assert.equal(fourParts.statusCode, 400);
+    assert.equal(fourParts.json().code, 'VALIDATION_FAILED');
   });
 
-  test('ML-DSA: keygen, sign and verify at every level, with a context and every message encoding', async () => {
-    for (const [level, publicKeyBytes, signatureBytes] of [
-      [44, 1312, 2420],
-      [65, 1952, 3309],
-      [87, 2592, 4627],
+  test('ML-DSA: keygen, sign and verify with every identifier, with a context and every message encoding', async () => {
+    for (const [algorithm, publicKeyBytes, signatureBytes] of [
+      ['ml-dsa-44', 1312, 2420],
+      ['ml-dsa-65', 1952, 3309],
+      ['ml-dsa-87', 2592, 4627],
     ] as const) {
-      const algorithm = `ml-dsa-${level}`;
-      const keys = ok(await postJson(app, '/v2/pq/dsa/keygen', { level }), ['publicKey', 'secretKey', 'algorithm']);
+      const keys = ok(await postJson(app, '/v2/pq/dsa/keygen', { algorithm }), [
+        'publicKey',
+        'privateKey',
+        'algorithm',
+      ]);
       assert.equal(keys.algorithm, algorithm);
       assert.equal(keys.publicKey?.length, publicKeyBytes * 2);
-      assert.equal(keys.secretKey?.length, 64);
+      assert.equal(keys.privateKey?.length, 64);
       const signed = ok(
         await postJson(app, '/v2/pq/dsa/sign', {
-          secretKey: keys.secretKey,
+          privateKey: keys.privateKey,
           message: 'héllo',
-          level,
+          algorithm,
           context: 'ctx ✓',
         }),
         ['signature', 'algorithm'],
@@ -265,11 +298,12 @@ describe('post-quantum routes', () => {
         [message.toString('base64'), 'base64'],
         [message.toString('hex'), 'hex'],
       ]) {
+        // The signature's data whole (its algorithm included), with the public key and the message.
         const verified = ok(
           await postJson(app, '/v2/pq/dsa/verify', {
+            ...signed,
             publicKey: keys.publicKey,
             message: text,
-            signature: signed.signature,
             context: 'ctx ✓',
             ...(encoding ? { encoding } : {}),
           }),
@@ -299,31 +333,43 @@ describe('post-quantum routes', () => {
     }
   });
 
-  test('ML-DSA: a seed is level 65 by default; an expanded key gives its own level; the independent implementation verifies', async () => {
+  test('ML-DSA: a seed is ml-dsa-65 by default; an expanded key gives its own set; the independent implementation verifies', async () => {
     const seed = hexOf(32, 7);
-    const signed = ok(await postJson(app, '/v2/pq/dsa/sign', { secretKey: seed, message: 'm' }), [
+    const signed = ok(await postJson(app, '/v2/pq/dsa/sign', { privateKey: seed, message: 'm' }), [
       'signature',
       'algorithm',
     ]);
     assert.equal(signed.algorithm, 'ml-dsa-65');
     const { publicKey, secretKey } = ml_dsa44.keygen(fromHex(hexOf(32, 8)));
-    const byExpanded = ok(await postJson(app, '/v2/pq/dsa/sign', { secretKey: toHex(secretKey), message: 'm' }), [
+    const byExpanded = ok(await postJson(app, '/v2/pq/dsa/sign', { privateKey: toHex(secretKey), message: 'm' }), [
       'signature',
       'algorithm',
     ]);
     assert.equal(byExpanded.algorithm, 'ml-dsa-44');
     assert.equal(ml_dsa44.verify(fromHex(byExpanded.signature ?? ''), new TextEncoder().encode('m'), publicKey), true);
+    for (const [url, body] of [
+      ['/v2/pq/dsa/sign', { privateKey: toHex(secretKey), message: 'm', algorithm: 'ml-dsa-87' }],
+      [
+        '/v2/pq/dsa/verify',
+        { publicKey: toHex(publicKey), message: 'm', signature: byExpanded.signature, algorithm: 'ml-dsa-65' },
+      ],
+    ] as const) {
+      const mismatch = await postJson(app, url, body);
+      assert.equal(mismatch.statusCode, 400, url);
+      assert.equal(mismatch.json().code, 'INVALID_INPUT', url);
+      assert.equal(mismatch.json().errors[0].field, '/algorithm', url);
+    }
   });
 
   for (const prefix of ['/v2/pq/slh-dsa', '/v2/pq/hash-sign']) {
-    test(`SLH-DSA under ${prefix}: keygen, sign and verify (sha2-128f by default), verified independently`, async () => {
-      const keys = ok(await postJson(app, `${prefix}/keygen`, {}), ['publicKey', 'secretKey', 'algorithm']);
+    test(`SLH-DSA under ${prefix}: keygen, sign and verify (slh-dsa-sha2-128f by default), verified independently`, async () => {
+      const keys = ok(await postJson(app, `${prefix}/keygen`, {}), ['publicKey', 'privateKey', 'algorithm']);
       assert.equal(keys.algorithm, 'slh-dsa-sha2-128f');
       assert.equal(keys.publicKey?.length, 64);
-      assert.equal(keys.secretKey?.length, 128);
+      assert.equal(keys.privateKey?.length, 128);
       const signed = ok(
         await postJson(app, `${prefix}/sign`, {
-          secretKey: keys.secretKey,
+          privateKey: keys.privateKey,
           message: 'aGk=',
           encoding: 'base64',
           context: 'c',
@@ -342,9 +388,9 @@ describe('post-quantum routes', () => {
       );
       const verified = ok(
         await postJson(app, `${prefix}/verify`, {
+          ...signed,
           publicKey: keys.publicKey,
           message: 'hi',
-          signature: signed.signature,
           context: 'c',
         }),
         ['valid', 'algorithm'],
@@ -363,51 +409,62 @@ describe('post-quantum routes', () => {
     });
   }
 
-  test('SLH-DSA: variant picks the parameter set (keygen of every f set)', async () => {
-    for (const [variant, n] of [
-      ['sha2-192f', 24],
-      ['sha2-256f', 32],
-      ['shake-128f', 16],
-      ['shake-192f', 24],
-      ['shake-256f', 32],
+  test('SLH-DSA: algorithm picks the parameter set (keygen of every f set); the short names are refused', async () => {
+    for (const [algorithm, n] of [
+      ['slh-dsa-sha2-192f', 24],
+      ['slh-dsa-sha2-256f', 32],
+      ['slh-dsa-shake-128f', 16],
+      ['slh-dsa-shake-192f', 24],
+      ['slh-dsa-shake-256f', 32],
     ] as const) {
-      const keys = ok(await postJson(app, '/v2/pq/slh-dsa/keygen', { variant }), [
+      const keys = ok(await postJson(app, '/v2/pq/slh-dsa/keygen', { algorithm }), [
         'publicKey',
-        'secretKey',
+        'privateKey',
         'algorithm',
       ]);
-      assert.equal(keys.algorithm, `slh-dsa-${variant}`);
+      assert.equal(keys.algorithm, algorithm);
       assert.equal(keys.publicKey?.length, 4 * n);
-      assert.equal(keys.secretKey?.length, 8 * n);
+      assert.equal(keys.privateKey?.length, 8 * n);
+    }
+    for (const body of [{ algorithm: 'shake-128f' }, { variant: 'shake-128f' }]) {
+      const refused = await postJson(app, '/v2/pq/slh-dsa/keygen', body);
+      assert.equal(refused.statusCode, 400, JSON.stringify(body));
     }
   });
 
   test('wrong inputs of every kind are 4xx problems that name the field, never a 5xx', async () => {
-    const kem = ok(await postJson(app, '/v2/pq/keygen', {}), ['publicKey', 'secretKey', 'algorithm']);
-    const xw = ok(await app.inject({ method: 'POST', url: '/v2/pq/hybrid/keygen' }), [
-      'x25519PublicKey',
-      'x25519PrivateKey',
-      'mlKemPublicKey',
-      'mlKemSecretKey',
+    const kem = ok(await postJson(app, '/v2/pq/keygen', {}), ['publicKey', 'privateKey', 'algorithm']);
+    const xw = withXWingParts(
+      ok(await app.inject({ method: 'POST', url: '/v2/pq/hybrid/keygen' }), [
+        'publicKey',
+        'privateKey',
+        'algorithm',
+      ]) as {
+        publicKey: string;
+        privateKey: string;
+      },
+    );
+    const dsa = ok(await postJson(app, '/v2/pq/dsa/keygen', { algorithm: 'ml-dsa-44' }), [
       'publicKey',
-      'secretKey',
+      'privateKey',
       'algorithm',
     ]);
-    const dsa = ok(await postJson(app, '/v2/pq/dsa/keygen', { level: 44 }), ['publicKey', 'secretKey', 'algorithm']);
-    const dsaSig = ok(await postJson(app, '/v2/pq/dsa/sign', { secretKey: dsa.secretKey, message: 'm', level: 44 }), [
-      'signature',
-      'algorithm',
-    ]).signature;
-    const slh = ok(await postJson(app, '/v2/pq/slh-dsa/keygen', {}), ['publicKey', 'secretKey', 'algorithm']);
+    const dsaSig = ok(
+      await postJson(app, '/v2/pq/dsa/sign', { privateKey: dsa.privateKey, message: 'm', algorithm: 'ml-dsa-44' }),
+      ['signature', 'algorithm'],
+    ).signature;
+    const slh = ok(await postJson(app, '/v2/pq/slh-dsa/keygen', {}), ['publicKey', 'privateKey', 'algorithm']);
     const unreduced = `ffff${kem.publicKey?.slice(4)}`;
     const longContext = 'x'.repeat(256);
     const wideContext = 'é'.repeat(200); // 200 characters, 400 bytes of UTF-8
     // [url, body, the field the problem names (undefined: any)]
     const cases: [string, unknown, string | undefined][] = [
-      ['/v2/pq/keygen', { level: 100 }, '/level'],
-      ['/v2/pq/keygen', { level: '768' }, '/level'],
-      ['/v2/pq/keygen', { level: 768.5 }, '/level'],
-      ['/v2/pq/keygen', { level: 768, extra: true }, '/extra'],
+      ['/v2/pq/keygen', { algorithm: 'ml-kem-100' }, '/algorithm'],
+      ['/v2/pq/keygen', { algorithm: '768' }, '/algorithm'],
+      ['/v2/pq/keygen', { algorithm: 768 }, '/algorithm'],
+      ['/v2/pq/keygen', { algorithm: 'ml-dsa-65' }, '/algorithm'],
+      ['/v2/pq/keygen', { level: 768 }, '/level'],
+      ['/v2/pq/keygen', { algorithm: 'ml-kem-768', extra: true }, '/extra'],
       ['/v2/pq/keygen', [], undefined],
       ['/v2/pq/keygen', null, undefined],
       ['/v2/pq/encapsulate', {}, '/publicKey'],
@@ -418,15 +475,25 @@ describe('post-quantum routes', () => {
       ['/v2/pq/encapsulate', { publicKey: hexOf(799) }, '/publicKey'],
       ['/v2/pq/encapsulate', { publicKey: hexOf(1185) }, '/publicKey'],
       ['/v2/pq/encapsulate', { publicKey: unreduced }, '/publicKey'],
-      ['/v2/pq/decapsulate', { secretKey: kem.secretKey }, '/ciphertext'],
-      ['/v2/pq/decapsulate', { secretKey: hexOf(63), ciphertext: hexOf(1088) }, '/secretKey'],
-      ['/v2/pq/decapsulate', { secretKey: hexOf(2399), ciphertext: hexOf(1088) }, '/secretKey'],
-      ['/v2/pq/decapsulate', { secretKey: kem.secretKey, ciphertext: hexOf(1087) }, '/ciphertext'],
-      ['/v2/pq/decapsulate', { secretKey: kem.secretKey, ciphertext: hexOf(768) }, '/ciphertext'],
-      ['/v2/pq/decapsulate', { secretKey: kem.secretKey, ciphertext: hexOf(1088), level: 999 }, '/level'],
-      ['/v2/pq/decapsulate', { secretKey: hexOf(1632), ciphertext: hexOf(768), level: 768 }, '/level'],
-      ['/v2/pq/decapsulate', { secretKey: hexOf(2400), ciphertext: hexOf(1088) }, '/secretKey'],
-      ['/v2/pq/decapsulate', { secretKey: kem.secretKey, ciphertext: 'g0' }, '/ciphertext'],
+      ['/v2/pq/decapsulate', { privateKey: kem.privateKey }, '/ciphertext'],
+      ['/v2/pq/decapsulate', { privateKey: hexOf(63), ciphertext: hexOf(1088) }, '/privateKey'],
+      ['/v2/pq/decapsulate', { privateKey: hexOf(2399), ciphertext: hexOf(1088) }, '/privateKey'],
+      ['/v2/pq/decapsulate', { privateKey: kem.privateKey, ciphertext: hexOf(1087) }, '/ciphertext'],
+      ['/v2/pq/decapsulate', { privateKey: kem.privateKey, ciphertext: hexOf(768) }, '/ciphertext'],
+      [
+        '/v2/pq/decapsulate',
+        { privateKey: kem.privateKey, ciphertext: hexOf(1088), algorithm: 'ml-kem-999' },
+        '/algorithm',
+      ],
+      [
+        '/v2/pq/decapsulate',
+        { privateKey: hexOf(1632), ciphertext: hexOf(768), algorithm: 'ml-kem-768' },
+        '/algorithm',
+      ],
+      ['/v2/pq/decapsulate', { privateKey: kem.privateKey, ciphertext: hexOf(1088), level: 768 }, '/level'],
+      ['/v2/pq/decapsulate', { secretKey: kem.privateKey, ciphertext: hexOf(1088) }, '/secretKey'],
+      ['/v2/pq/decapsulate', { privateKey: hexOf(2400), ciphertext: hexOf(1088) }, '/privateKey'],
+      ['/v2/pq/decapsulate', { privateKey: kem.privateKey, ciphertext: 'g0' }, '/ciphertext'],
       ['/v2/pq/hybrid/keygen', { seed: hexOf(32) }, '/seed'],
       ['/v2/pq/hybrid/encapsulate', { publicKey: hexOf(1215) }, '/publicKey'],
       ['/v2/pq/hybrid/encapsulate', { publicKey: `${xw.mlKemPublicKey}${hexOf(32)}` }, '/publicKey'],
@@ -451,87 +518,79 @@ describe('post-quantum routes', () => {
         '/mlKemPublicKey',
       ],
       ['/v2/pq/hybrid/encapsulate', { publicKey: xw.publicKey, extra: 1 }, '/extra'],
-      ['/v2/pq/hybrid/decapsulate', { secretKey: hexOf(31), ciphertext: hexOf(1120) }, '/secretKey'],
-      ['/v2/pq/hybrid/decapsulate', { secretKey: xw.secretKey, ciphertext: hexOf(1119) }, '/ciphertext'],
-      ['/v2/pq/hybrid/decapsulate', { secretKey: xw.secretKey, ciphertext: hexOf(1120) }, '/ciphertext'],
+      ['/v2/pq/hybrid/decapsulate', { privateKey: hexOf(31), ciphertext: hexOf(1120) }, '/privateKey'],
+      ['/v2/pq/hybrid/decapsulate', { privateKey: xw.privateKey }, '/ciphertext'],
+      ['/v2/pq/hybrid/decapsulate', { privateKey: xw.privateKey, ciphertext: hexOf(1119) }, '/ciphertext'],
+      ['/v2/pq/hybrid/decapsulate', { privateKey: xw.privateKey, ciphertext: hexOf(1120) }, '/ciphertext'],
       [
         '/v2/pq/hybrid/decapsulate',
-        {
-          x25519PrivateKey: xw.x25519PrivateKey,
-          mlKemSecretKey: hexOf(63),
-          x25519EphemeralPublic: xw.x25519PublicKey,
-          mlKemCiphertext: hexOf(1088),
-        },
+        { x25519PrivateKey: xw.x25519PrivateKey, mlKemPrivateKey: hexOf(63), ciphertext: hexOf(1120) },
+        '/mlKemPrivateKey',
+      ],
+      [
+        '/v2/pq/hybrid/decapsulate',
+        { x25519PrivateKey: hexOf(33), mlKemPrivateKey: xw.mlKemPrivateKey, ciphertext: hexOf(1120) },
+        '/x25519PrivateKey',
+      ],
+      [
+        '/v2/pq/hybrid/decapsulate',
+        { x25519PrivateKey: xw.x25519PrivateKey, mlKemPrivateKey: xw.mlKemPrivateKey, ciphertext: hexOf(1120) },
+        '/ciphertext',
+      ],
+      [
+        '/v2/pq/hybrid/decapsulate',
+        { x25519PrivateKey: xw.x25519PrivateKey, mlKemPrivateKey: xw.mlKemPrivateKey, ciphertext: hexOf(1088) },
+        '/ciphertext',
+      ],
+      [
+        '/v2/pq/hybrid/decapsulate',
+        { x25519PrivateKey: 'xyz', mlKemPrivateKey: xw.mlKemPrivateKey, ciphertext: hexOf(1120) },
+        '/x25519PrivateKey',
+      ],
+      [
+        '/v2/pq/hybrid/decapsulate',
+        { x25519PrivateKey: xw.x25519PrivateKey, mlKemSecretKey: xw.mlKemPrivateKey, ciphertext: hexOf(1120) },
         '/mlKemSecretKey',
       ],
-      [
-        '/v2/pq/hybrid/decapsulate',
-        {
-          x25519PrivateKey: hexOf(33),
-          mlKemSecretKey: xw.mlKemSecretKey,
-          x25519EphemeralPublic: xw.x25519PublicKey,
-          mlKemCiphertext: hexOf(1088),
-        },
-        '/x25519PrivateKey',
-      ],
-      [
-        '/v2/pq/hybrid/decapsulate',
-        {
-          x25519PrivateKey: xw.x25519PrivateKey,
-          mlKemSecretKey: xw.mlKemSecretKey,
-          x25519EphemeralPublic: hexOf(32),
-          mlKemCiphertext: hexOf(1088),
-        },
-        '/x25519EphemeralPublic',
-      ],
-      [
-        '/v2/pq/hybrid/decapsulate',
-        {
-          x25519PrivateKey: xw.x25519PrivateKey,
-          mlKemSecretKey: xw.mlKemSecretKey,
-          x25519EphemeralPublic: xw.x25519PublicKey,
-          mlKemCiphertext: hexOf(1120),
-        },
-        '/mlKemCiphertext',
-      ],
-      [
-        '/v2/pq/hybrid/decapsulate',
-        {
-          x25519PrivateKey: 'xyz',
-          mlKemSecretKey: xw.mlKemSecretKey,
-          x25519EphemeralPublic: xw.x25519PublicKey,
-          mlKemCiphertext: hexOf(1088),
-        },
-        '/x25519PrivateKey',
-      ],
-      ['/v2/pq/dsa/keygen', { level: 50 }, '/level'],
-      ['/v2/pq/dsa/keygen', { level: '65' }, '/level'],
-      ['/v2/pq/dsa/sign', { secretKey: dsa.secretKey }, '/message'],
-      ['/v2/pq/dsa/sign', { secretKey: hexOf(31), message: 'm' }, '/secretKey'],
-      ['/v2/pq/dsa/sign', { secretKey: hexOf(4033), message: 'm' }, '/secretKey'],
-      ['/v2/pq/dsa/sign', { secretKey: dsa.secretKey, message: 42 }, '/message'],
-      ['/v2/pq/dsa/sign', { secretKey: dsa.secretKey, message: 'm', encoding: 'latin1' }, '/encoding'],
-      ['/v2/pq/dsa/sign', { secretKey: dsa.secretKey, message: 'not base64!', encoding: 'base64' }, '/message'],
-      ['/v2/pq/dsa/sign', { secretKey: dsa.secretKey, message: 'm', context: longContext }, '/context'],
-      ['/v2/pq/dsa/sign', { secretKey: dsa.secretKey, message: 'm', context: wideContext }, '/context'],
-      ['/v2/pq/dsa/sign', { secretKey: dsa.secretKey, message: 'm', context: 7 }, '/context'],
-      ['/v2/pq/dsa/sign', { secretKey: hexOf(2560), message: 'm', level: 65 }, '/level'],
-      ['/v2/pq/dsa/sign', { secretKey: hexOf(2560), message: 'm' }, '/secretKey'],
+      ['/v2/pq/dsa/keygen', { algorithm: 'ml-dsa-50' }, '/algorithm'],
+      ['/v2/pq/dsa/keygen', { algorithm: '65' }, '/algorithm'],
+      ['/v2/pq/dsa/keygen', { level: 65 }, '/level'],
+      ['/v2/pq/dsa/sign', { privateKey: dsa.privateKey }, '/message'],
+      ['/v2/pq/dsa/sign', { privateKey: hexOf(31), message: 'm' }, '/privateKey'],
+      ['/v2/pq/dsa/sign', { privateKey: hexOf(4033), message: 'm' }, '/privateKey'],
+      ['/v2/pq/dsa/sign', { privateKey: dsa.privateKey, message: 42 }, '/message'],
+      ['/v2/pq/dsa/sign', { privateKey: dsa.privateKey, message: 'm', encoding: 'latin1' }, '/encoding'],
+      ['/v2/pq/dsa/sign', { privateKey: dsa.privateKey, message: 'not base64!', encoding: 'base64' }, '/message'],
+      ['/v2/pq/dsa/sign', { privateKey: dsa.privateKey, message: 'm', context: longContext }, '/context'],
+      ['/v2/pq/dsa/sign', { privateKey: dsa.privateKey, message: 'm', context: wideContext }, '/context'],
+      ['/v2/pq/dsa/sign', { privateKey: dsa.privateKey, message: 'm', context: 7 }, '/context'],
+      ['/v2/pq/dsa/sign', { privateKey: hexOf(2560), message: 'm', algorithm: 'ml-dsa-65' }, '/algorithm'],
+      ['/v2/pq/dsa/sign', { privateKey: hexOf(2560), message: 'm' }, '/privateKey'],
       ['/v2/pq/dsa/verify', { publicKey: dsa.publicKey, message: 'm', signature: dsaSig?.slice(2) }, '/signature'],
       ['/v2/pq/dsa/verify', { publicKey: dsa.publicKey?.slice(2), message: 'm', signature: dsaSig }, '/publicKey'],
-      ['/v2/pq/dsa/verify', { publicKey: dsa.publicKey, message: 'm', signature: dsaSig, level: 87 }, '/publicKey'],
+      [
+        '/v2/pq/dsa/verify',
+        { publicKey: dsa.publicKey, message: 'm', signature: dsaSig, algorithm: 'ml-dsa-87' },
+        '/algorithm',
+      ],
       [
         '/v2/pq/dsa/verify',
         { publicKey: dsa.publicKey, message: 'm', signature: dsaSig, context: wideContext },
         '/context',
       ],
       ['/v2/pq/dsa/verify', { publicKey: dsa.publicKey, message: 'm' }, '/signature'],
-      ['/v2/pq/slh-dsa/keygen', { variant: 'sha2-128x' }, '/variant'],
-      ['/v2/pq/slh-dsa/keygen', { variant: 5 }, '/variant'],
-      ['/v2/pq/slh-dsa/sign', { secretKey: hexOf(63), message: 'm' }, '/secretKey'],
-      ['/v2/pq/slh-dsa/sign', { secretKey: slh.secretKey, message: 'm', variant: 'sha2-192f' }, '/secretKey'],
-      ['/v2/pq/slh-dsa/sign', { secretKey: slh.secretKey, message: 'm', context: wideContext }, '/context'],
-      ['/v2/pq/slh-dsa/sign', { secretKey: slh.secretKey, message: 'm', level: 65 }, '/level'],
+      ['/v2/pq/slh-dsa/keygen', { algorithm: 'slh-dsa-sha2-128x' }, '/algorithm'],
+      ['/v2/pq/slh-dsa/keygen', { algorithm: 5 }, '/algorithm'],
+      ['/v2/pq/slh-dsa/keygen', { algorithm: 'sha2-128f' }, '/algorithm'],
+      ['/v2/pq/slh-dsa/keygen', { variant: 'sha2-128f' }, '/variant'],
+      ['/v2/pq/slh-dsa/sign', { privateKey: hexOf(63), message: 'm' }, '/privateKey'],
+      [
+        '/v2/pq/slh-dsa/sign',
+        { privateKey: slh.privateKey, message: 'm', algorithm: 'slh-dsa-sha2-192f' },
+        '/privateKey',
+      ],
+      ['/v2/pq/slh-dsa/sign', { privateKey: slh.privateKey, message: 'm', context: wideContext }, '/context'],
+      ['/v2/pq/slh-dsa/sign', { privateKey: slh.privateKey, message: 'm', level: 65 }, '/level'],
       ['/v2/pq/slh-dsa/verify', { publicKey: slh.publicKey, message: 'm', signature: hexOf(17087) }, '/signature'],
       ['/v2/pq/slh-dsa/verify', { publicKey: hexOf(31), message: 'm', signature: hexOf(17088) }, '/publicKey'],
       [
@@ -540,7 +599,7 @@ describe('post-quantum routes', () => {
         '/context',
       ],
       ['/v2/pq/hash-sign/keygen', { level: 44 }, '/level'],
-      ['/v2/pq/hash-sign/sign', { secretKey: slh.secretKey }, '/message'],
+      ['/v2/pq/hash-sign/sign', { privateKey: slh.privateKey }, '/message'],
       ['/v2/pq/hash-sign/verify', { publicKey: slh.publicKey, message: 'm', signature: hexOf(7856) }, '/signature'],
     ];
     for (const [url, body, field] of cases) {
@@ -555,7 +614,7 @@ describe('post-quantum routes', () => {
       const problem = response.json();
       assert.equal(problem.status, 400, label);
       assert.ok(
-        ['VALIDATION_FAILED', 'INVALID_INPUT', 'MALFORMED_JSON'].includes(problem.code),
+        ['VALIDATION_FAILED', 'INVALID_INPUT', 'UNSUPPORTED_ALGORITHM', 'MALFORMED_JSON'].includes(problem.code),
         `${label}: ${problem.code}`,
       );
       if (field !== undefined) assert.equal(problem.errors?.[0]?.field, field, `${label}: ${problem.detail}`);
@@ -564,7 +623,7 @@ describe('post-quantum routes', () => {
     const text = await app.inject({
       method: 'POST',
       url: '/v2/pq/dsa/sign',
-      payload: 'secretKey=00',
+      payload: 'privateKey=00',
       headers: { 'content-type': 'text/plain' },
     });
     assert.equal(text.statusCode, 415);
@@ -656,9 +715,11 @@ describe('post-quantum routes', () => {
       assert.deepEqual(operation.tags, ['post-quantum'], route);
       assert.ok(operation.responses['200'], route);
     }
-    const variants =
-      document.paths['/v2/pq/slh-dsa/sign'].post.requestBody.content['application/json'].schema.properties.variant.enum;
-    assert.equal(variants.length, 12);
+    const algorithms =
+      document.paths['/v2/pq/slh-dsa/sign'].post.requestBody.content['application/json'].schema.properties.algorithm
+        .enum;
+    assert.equal(algorithms.length, 12);
+    assert.ok(algorithms.every((id: string) => id.startsWith('slh-dsa-')));
   });
 });
 
@@ -683,12 +744,12 @@ describe('post-quantum offload', () => {
     t.after(() => offload.close());
     const keys = ml_dsa44.keygen(new Uint8Array(32).fill(1));
     const message = new TextEncoder().encode('queued');
-    const first = offload.run('ml-dsa.sign', new Uint8Array(32).fill(1), message, { level: 44 });
-    const second = offload.run('ml-dsa.sign', new Uint8Array(32).fill(1), message, { level: 44 });
+    const first = offload.run('ml-dsa.sign', new Uint8Array(32).fill(1), message, { algorithm: 'ml-dsa-44' });
+    const second = offload.run('ml-dsa.sign', new Uint8Array(32).fill(1), message, { algorithm: 'ml-dsa-44' });
     assert.equal(offload.running, 1);
     assert.equal(offload.queued, 1);
     await assert.rejects(
-      offload.run('ml-dsa.sign', new Uint8Array(32).fill(1), message, { level: 44 }),
+      offload.run('ml-dsa.sign', new Uint8Array(32).fill(1), message, { algorithm: 'ml-dsa-44' }),
       (error: unknown) => {
         assert.ok(error instanceof ApiError);
         assert.equal(error.code, 'SERVICE_UNAVAILABLE');
@@ -698,7 +759,7 @@ describe('post-quantum offload', () => {
     );
     assert.equal(offload.rejected, 1);
     // ML-KEM is never queued: it runs on the event loop whatever the queue holds.
-    const kem = await offload.run('ml-kem.keygen', 512);
+    const kem = await offload.run('ml-kem.keygen', 'ml-kem-512');
     assert.equal(kem.algorithm, 'ml-kem-512');
     for (const result of await Promise.all([first, second])) {
       assert.equal(result.algorithm, 'ml-dsa-44');
@@ -714,15 +775,19 @@ describe('post-quantum offload', () => {
     await assert.rejects(offload.run('slh-dsa.sign', new Uint8Array(10), new Uint8Array(1)), (error: unknown) => {
       assert.ok(error instanceof CryptoError);
       assert.equal(error.code, 'INVALID_INPUT');
-      assert.equal(error.field, '/secretKey');
+      assert.equal(error.field, '/privateKey');
       return true;
     });
     const app = await appWith(offload);
     t.after(() => app.close());
-    const refused = await postJson(app, '/v2/pq/dsa/sign', { secretKey: '00', message: 'm' });
+    const refused = await postJson(app, '/v2/pq/dsa/sign', { privateKey: '00', message: 'm' });
     assert.equal(refused.statusCode, 400);
-    assert.equal(refused.json().errors[0].field, '/secretKey');
-    const signed = await postJson(app, '/v2/pq/dsa/sign', { secretKey: '01'.repeat(32), message: 'm', level: 44 });
+    assert.equal(refused.json().errors[0].field, '/privateKey');
+    const signed = await postJson(app, '/v2/pq/dsa/sign', {
+      privateKey: '01'.repeat(32),
+      message: 'm',
+      algorithm: 'ml-dsa-44',
+    });
     assert.equal(signed.statusCode, 200);
     const keys = ml_dsa44.keygen(new Uint8Array(32).fill(1));
     assert.equal(
@@ -733,8 +798,8 @@ describe('post-quantum offload', () => {
 
   test('worker mode: closing fails the jobs still running or waiting', async () => {
     const offload = new PqOffload({ mode: 'worker', workers: 1, maxQueued: 1 });
-    const running = assert.rejects(offload.run('ml-dsa.keygen', 44), /closed/);
-    const waiting = assert.rejects(offload.run('ml-dsa.keygen', 44), /closed/);
+    const running = assert.rejects(offload.run('ml-dsa.keygen', 'ml-dsa-44'), /closed/);
+    const waiting = assert.rejects(offload.run('ml-dsa.keygen', 'ml-dsa-44'), /closed/);
     await offload.close();
     await running;
     await waiting;
@@ -759,7 +824,7 @@ describe('post-quantum offload', () => {
     const app = await appWith(offload);
     t.after(() => app.close());
     const { secretKey, publicKey } = slh_dsa_sha2_128f.keygen(new Uint8Array(48).fill(2));
-    const body = { secretKey: toHex(secretKey), message: 'm' };
+    const body = { privateKey: toHex(secretKey), message: 'm' };
     const first = postJson(app, '/v2/pq/slh-dsa/sign', body);
     await until(() => offload.running === 1);
     const second = postJson(app, '/v2/pq/hash-sign/sign', body);

@@ -15,6 +15,7 @@ import { ml_dsa44, ml_dsa65, ml_dsa87 } from '@noble/post-quantum/ml-dsa.js';
 import { slh_dsa_sha2_128f, slh_dsa_sha2_256f } from '@noble/post-quantum/slh-dsa.js';
 import { ml_kem512, ml_kem768, ml_kem1024 } from '@noble/post-quantum/ml-kem.js';
 import { ml_kem768_x25519 } from '@noble/post-quantum/hybrid.js';
+import { withXWingParts } from './xwing-parts.ts';
 import { postJson, testApp, TEST_JWT_SECRET } from './helpers.ts';
 import { keyGenerationCost, PQ_RATE_LIMIT_COSTS, signingCost } from '../src/rate-limit/costs.ts';
 import type { PqOffload } from '../src/pq-offload.ts';
@@ -203,7 +204,7 @@ describe('ML-DSA and SLH-DSA through /v2/sign and /v2/verify', () => {
     assert.deepEqual(verified, [true, true, true]);
   });
 
-  test('the expanded ML-DSA key of the level signs; the levels are not mixed', async () => {
+  test('the expanded ML-DSA key of the parameter set signs; the sets are not mixed', async () => {
     const { secretKey, publicKey } = ml_dsa87.keygen(new Uint8Array(32).fill(3));
     const signed = ok(
       await post('/v2/sign', {
@@ -306,16 +307,8 @@ describe('post-quantum key generation through /v2/keys/generate', () => {
     test(`${algorithm}: raw hex of the /v2/pq encodings, PEM blocks, and ${algorithm === 'x25519-ml-kem-768' ? 'no JWK (400 naming /format)' : 'an AKP JWK'}`, async () => {
       const raw = ok(await post('/v2/keys/generate', { algorithm }));
       const xwing = algorithm === 'x25519-ml-kem-768';
-      assert.deepEqual(
-        Object.keys(raw).sort(),
-        [
-          'algorithm',
-          'format',
-          'privateKey',
-          'publicKey',
-          ...(xwing ? ['mlKemPublicKey', 'mlKemSecretKey', 'x25519PrivateKey', 'x25519PublicKey'] : []),
-        ].sort(),
-      );
+      // Exactly the names the consuming routes take: no X-Wing parts beside the pair.
+      assert.deepEqual(Object.keys(raw).sort(), ['algorithm', 'format', 'privateKey', 'publicKey']);
       assert.equal(raw.algorithm, algorithm);
       assert.equal(raw.format, 'raw');
       for (const field of ['privateKey', 'publicKey']) assert.match(raw[field], HEX);
@@ -324,7 +317,7 @@ describe('post-quantum key generation through /v2/keys/generate', () => {
       const pem = ok(await post('/v2/keys/generate', { algorithm, format: 'pem' }));
       assert.match(pem.privateKey, /^-----BEGIN PRIVATE KEY-----\n[A-Za-z0-9+/=\n]+-----END PRIVATE KEY-----\n$/);
       assert.match(pem.publicKey, /^-----BEGIN PUBLIC KEY-----\n[A-Za-z0-9+/=\n]+-----END PUBLIC KEY-----\n$/);
-      assert.equal(pem.x25519PrivateKey, undefined, 'parts only in raw form');
+      assert.deepEqual(Object.keys(pem).sort(), ['algorithm', 'format', 'privateKey', 'publicKey']);
       const jwk = await post('/v2/keys/generate', { algorithm, format: 'jwk' });
       if (xwing) {
         assert.equal(jwk.statusCode, 400);
@@ -347,25 +340,29 @@ describe('post-quantum key generation through /v2/keys/generate', () => {
   }
 
   test('ML-KEM keys work on /v2/pq/encapsulate and /decapsulate, and @noble/post-quantum derives the same public key from the seed', async () => {
-    for (const [algorithm, level, noble] of [
-      ['ml-kem-512', 512, ml_kem512],
-      ['ml-kem-768', 768, ml_kem768],
-      ['ml-kem-1024', 1024, ml_kem1024],
+    for (const [algorithm, noble] of [
+      ['ml-kem-512', ml_kem512],
+      ['ml-kem-768', ml_kem768],
+      ['ml-kem-1024', ml_kem1024],
     ] as const) {
       const pair = ok(await post('/v2/keys/generate', { algorithm }));
       assert.equal(Buffer.from(noble.keygen(fromHex(pair.privateKey)).publicKey).toString('hex'), pair.publicKey);
       const sent = ok(await post('/v2/pq/encapsulate', { publicKey: pair.publicKey }));
       assert.equal(sent.algorithm, algorithm);
       assert.equal(
-        ok(await post('/v2/pq/decapsulate', { secretKey: pair.privateKey, ciphertext: sent.ciphertext, level }))
-          .sharedSecret,
+        ok(await post('/v2/pq/decapsulate', { ...sent, privateKey: pair.privateKey })).sharedSecret,
         sent.sharedSecret,
       );
     }
   });
 
   test('an X-Wing pair: @noble/post-quantum derives the public key from the seed; the parts work on /v2/pq/hybrid/* and /v2/sealedbox/*-pq', async () => {
-    const pair = ok(await post('/v2/keys/generate', { algorithm: 'x25519-ml-kem-768' }));
+    const pair = withXWingParts(
+      ok(await post('/v2/keys/generate', { algorithm: 'x25519-ml-kem-768' })) as {
+        publicKey: string;
+        privateKey: string;
+      },
+    );
     assert.equal(
       Buffer.from(ml_kem768_x25519.keygen(fromHex(pair.privateKey)).publicKey).toString('hex'),
       pair.publicKey,
@@ -378,15 +375,14 @@ describe('post-quantum key generation through /v2/keys/generate', () => {
       }),
     );
     assert.equal(
-      ok(await post('/v2/pq/hybrid/decapsulate', { secretKey: pair.privateKey, ciphertext: sent.ciphertext }))
-        .sharedSecret,
+      ok(await post('/v2/pq/hybrid/decapsulate', { ...sent, privateKey: pair.privateKey })).sharedSecret,
       sent.sharedSecret,
     );
-    const sealed = ok(await post('/v2/sealedbox/seal-pq', { publicKey: pair.publicKey, plaintext: 'hi' })).sealed;
+    const sealed = ok(await post('/v2/sealedbox/seal-pq', { publicKey: pair.publicKey, plaintext: 'hi' }));
     const opened = await post('/v2/sealedbox/open-pq', {
-      x25519SecretKey: pair.x25519PrivateKey,
-      mlKemSecretKey: pair.mlKemSecretKey,
-      sealed,
+      ...sealed,
+      x25519PrivateKey: pair.x25519PrivateKey,
+      mlKemPrivateKey: pair.mlKemPrivateKey,
     });
     assert.deepEqual(opened.json(), { data: 'hi' });
   });

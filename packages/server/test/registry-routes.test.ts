@@ -15,7 +15,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { RECIPIENT_TYPES, RECIPIENT_TYPE_NAMES, SLH_DSA_PARAMETERS, type SlhDsaAlgorithm } from '@crypto-service/core';
+import { RECIPIENT_TYPES, SLH_DSA_PARAMETERS, type SlhDsaAlgorithm } from '@crypto-service/core';
 import { postJson, testApp } from './helpers.ts';
 
 type Response = Awaited<ReturnType<typeof postJson>>;
@@ -51,8 +51,8 @@ describe('GET /v2/algorithms: every listed identifier works on its route', () =>
       ...args: unknown[]
     ) => Promise<unknown>;
     offload.runWhile = (async (stillWanted: () => boolean, name: string, ...args: unknown[]) => {
-      if (name === 'slh-dsa.keygen' && isSlowSlhDsa(`slh-dsa-${args[0]}`)) {
-        const algorithm = `slh-dsa-${args[0]}` as SlhDsaAlgorithm;
+      if (name === 'slh-dsa.keygen' && isSlowSlhDsa(String(args[0]))) {
+        const algorithm = args[0] as SlhDsaAlgorithm;
         stoodIn.push([name, algorithm]);
         const { n } = SLH_DSA_PARAMETERS[algorithm];
         return {
@@ -61,9 +61,9 @@ describe('GET /v2/algorithms: every listed identifier works on its route', () =>
           secretKey: new Uint8Array(randomBytes(4 * n)),
         };
       }
-      const variant = (args[2] as { variant?: string } | undefined)?.variant;
-      if (name === 'slh-dsa.sign' && isSlowSlhDsa(`slh-dsa-${variant}`)) {
-        const algorithm = `slh-dsa-${variant}` as SlhDsaAlgorithm;
+      const chosen = (args[2] as { algorithm?: string } | undefined)?.algorithm;
+      if (name === 'slh-dsa.sign' && isSlowSlhDsa(String(chosen))) {
+        const algorithm = chosen as SlhDsaAlgorithm;
         stoodIn.push([name, algorithm]);
         return { algorithm, signature: new Uint8Array(SLH_DSA_PARAMETERS[algorithm].signatureLength) };
       }
@@ -135,109 +135,182 @@ describe('GET /v2/algorithms: every listed identifier works on its route', () =>
     },
     async password() {
       assert.deepEqual(responseData('/v2/password/hash').properties.algorithm.enum, registry.password);
+      for (const path of ['/v2/password/hash', '/v2/password/verify'])
+        assert.deepEqual(requestSchema(path).properties.algorithm.enum, registry.password, path);
       for (const algorithm of registry.password!) {
         const hashed = ok(
-          await post('/v2/password/hash', { password: 'x', timeCost: 2, memoryCost: 19456, parallelism: 1 }),
+          await post('/v2/password/hash', { password: 'x', timeCost: 2, memoryCost: 19456, parallelism: 1, algorithm }),
           algorithm,
         );
         assert.equal(hashed.algorithm, algorithm);
         assert.ok(hashed.hash.startsWith(`$${algorithm}$`));
+        assert.deepEqual(ok(await post('/v2/password/verify', { ...hashed, password: 'x' }), algorithm), {
+          valid: true,
+          needsRehash: true,
+        });
       }
     },
     async keyWrap() {
       for (const path of ['/v2/keys/wrap', '/v2/keys/unwrap'])
         assert.deepEqual(requestSchema(path).properties.algorithm.enum, registry.keyWrap, path);
       for (const algorithm of registry.keyWrap!) {
-        const { wrapped } = ok(
+        const { wrappedKey } = ok(
           await post('/v2/keys/wrap', { kek: '01'.repeat(32), keyToWrap: '02'.repeat(16), algorithm }),
           algorithm,
         );
         assert.equal(
-          ok(await post('/v2/keys/unwrap', { kek: '01'.repeat(32), wrappedKey: wrapped, algorithm }), algorithm),
+          ok(await post('/v2/keys/unwrap', { kek: '01'.repeat(32), wrappedKey, algorithm }), algorithm),
           '02'.repeat(16),
         );
       }
     },
-    async sealedBox() {
-      // Each sealing route answers with its own identifier (a one-value enum in the document).
-      const answered = [responseData('/v2/sealedbox/seal'), responseData('/v2/sealedbox/seal-pq')].flatMap(
-        (data) => data.properties.algorithm.enum,
-      );
-      assert.deepEqual(answered, registry.sealedBox);
-      const classical = ok(await post('/v2/keys/generate', { algorithm: 'x25519' }), 'x25519');
-      const hybrid = ok(await post('/v2/keys/generate', { algorithm: 'x25519-ml-kem-768' }), 'x-wing');
-      const routes: Record<string, { seal: [string, Record<string, string>]; open: [string, Record<string, string>] }> =
-        {
-          'x25519-xsalsa20-poly1305': {
-            seal: ['/v2/sealedbox/seal', { recipientPublicKey: classical.publicKey }],
-            open: ['/v2/sealedbox/open', { recipientSecretKey: classical.privateKey }],
+    async mlDsa() {
+      for (const path of ['/v2/pq/dsa/keygen', '/v2/pq/dsa/sign', '/v2/pq/dsa/verify'])
+        assert.deepEqual(requestSchema(path).properties.algorithm.enum, registry.mlDsa, path);
+      for (const algorithm of registry.mlDsa!) {
+        const pair = ok(await post('/v2/pq/dsa/keygen', { algorithm }), algorithm);
+        assert.equal(pair.algorithm, algorithm);
+        const signed = ok(
+          await post('/v2/pq/dsa/sign', { privateKey: pair.privateKey, algorithm, message: 'm' }),
+          algorithm,
+        );
+        assert.deepEqual(
+          ok(await post('/v2/pq/dsa/verify', { ...signed, publicKey: pair.publicKey, message: 'm' }), algorithm),
+          {
+            valid: true,
+            algorithm,
           },
-          'hpke-x25519-ml-kem-768-chacha20-poly1305': {
-            seal: ['/v2/sealedbox/seal-pq', { publicKey: hybrid.publicKey }],
-            open: ['/v2/sealedbox/open-pq', { secretKey: hybrid.privateKey }],
-          },
-        };
-      for (const algorithm of registry.sealedBox!) {
-        const route = routes[algorithm];
-        assert.ok(route, `no route known for ${algorithm}`);
-        const sealed = ok(await post(route.seal[0], { ...route.seal[1], plaintext: algorithm }), algorithm);
-        assert.equal(sealed.algorithm, algorithm);
-        assert.equal(ok(await post(route.open[0], { ...route.open[1], sealed: sealed.sealed }), algorithm), algorithm);
+        );
       }
     },
-    async kem() {
-      // Multi-recipient slot types (with their aliases) and the ML-KEM levels of /v2/pq are the KEM list.
-      const slotTypes = requestSchema('/v2/multi-recipient/encrypt').properties.recipients.items.properties.type.enum;
-      assert.deepEqual([...slotTypes].sort(), [...RECIPIENT_TYPE_NAMES].sort());
-      const levels = requestSchema('/v2/pq/keygen').properties.level.enum as number[];
-      assert.deepEqual(
-        [...levels.map((level) => `ml-kem-${level}`), ...RECIPIENT_TYPES].sort(),
-        [...registry.kem!].sort(),
-      );
-      for (const algorithm of registry.kem!) {
-        const pair = ok(await post('/v2/keys/generate', { algorithm }), algorithm);
-        if (algorithm.startsWith('ml-kem-')) {
-          const sent = ok(await post('/v2/pq/encapsulate', { publicKey: pair.publicKey }), algorithm);
-          assert.equal(sent.algorithm, algorithm);
-          const level = Number(algorithm.slice('ml-kem-'.length));
-          assert.equal(
-            ok(
-              await post('/v2/pq/decapsulate', { secretKey: pair.privateKey, ciphertext: sent.ciphertext, level }),
-              algorithm,
-            ).sharedSecret,
-            sent.sharedSecret,
-          );
-          continue;
-        }
-        if (algorithm === 'x25519-ml-kem-768') {
-          const sent = ok(await post('/v2/pq/hybrid/encapsulate', { publicKey: pair.publicKey }), algorithm);
-          assert.equal(
-            ok(
-              await post('/v2/pq/hybrid/decapsulate', { secretKey: pair.privateKey, ciphertext: sent.ciphertext }),
-              algorithm,
-            ).sharedSecret,
-            sent.sharedSecret,
-          );
-        }
-        // Both slot types: a one-recipient envelope of the type opens with the generated key.
-        assert.ok(
-          (RECIPIENT_TYPES as readonly string[]).includes(algorithm),
-          `${algorithm} is neither ML-KEM nor a slot type`,
+    async slhDsa() {
+      for (const prefix of ['/v2/pq/slh-dsa', '/v2/pq/hash-sign'])
+        for (const step of ['keygen', 'sign', 'verify'])
+          assert.deepEqual(requestSchema(`${prefix}/${step}`).properties.algorithm.enum, registry.slhDsa, prefix);
+      for (const algorithm of registry.slhDsa!) {
+        const pair = ok(await post('/v2/pq/slh-dsa/keygen', { algorithm }), algorithm);
+        assert.equal(pair.algorithm, algorithm);
+        const signed = ok(
+          await post('/v2/pq/hash-sign/sign', { privateKey: pair.privateKey, algorithm, message: 'm' }),
+          algorithm,
         );
+        assert.equal(signed.algorithm, algorithm);
+        // A stood-in 's' signature is zeros: its real verification answers false, every other one true.
+        assert.deepEqual(
+          ok(await post('/v2/pq/slh-dsa/verify', { ...signed, publicKey: pair.publicKey, message: 'm' }), algorithm),
+          {
+            valid: !isSlowSlhDsa(algorithm),
+            algorithm,
+          },
+        );
+      }
+    },
+    async mlKem() {
+      for (const path of ['/v2/pq/keygen', '/v2/pq/encapsulate', '/v2/pq/decapsulate'])
+        assert.deepEqual(requestSchema(path).properties.algorithm.enum, registry.mlKem, path);
+      for (const algorithm of registry.mlKem!) {
+        const pair = ok(await post('/v2/pq/keygen', { algorithm }), algorithm);
+        const sent = ok(await post('/v2/pq/encapsulate', { publicKey: pair.publicKey, algorithm }), algorithm);
+        assert.equal(sent.algorithm, algorithm);
+        const received = ok(await post('/v2/pq/decapsulate', { ...sent, privateKey: pair.privateKey }), algorithm);
+        assert.deepEqual(received, { sharedSecret: sent.sharedSecret, algorithm });
+      }
+    },
+    async hybridKem() {
+      for (const path of ['/v2/pq/hybrid/keygen', '/v2/pq/hybrid/encapsulate', '/v2/pq/hybrid/decapsulate'])
+        assert.deepEqual(requestSchema(path).properties.algorithm.enum, registry.hybridKem, path);
+      for (const algorithm of registry.hybridKem!) {
+        const pair = ok(await post('/v2/pq/hybrid/keygen', { algorithm }), algorithm);
+        const sent = ok(await post('/v2/pq/hybrid/encapsulate', { publicKey: pair.publicKey, algorithm }), algorithm);
+        const received = ok(
+          await post('/v2/pq/hybrid/decapsulate', { ...sent, privateKey: pair.privateKey }),
+          algorithm,
+        );
+        assert.deepEqual(received, { sharedSecret: sent.sharedSecret, algorithm });
+      }
+    },
+    async passwordEncryption() {
+      for (const path of ['/v2/password/encrypt', '/v2/password/decrypt'])
+        assert.deepEqual(requestSchema(path).properties.algorithm.enum, registry.passwordEncryption, path);
+      for (const algorithm of registry.passwordEncryption!) {
+        const sealed = ok(
+          await post('/v2/password/encrypt', { password: 'pw', plaintext: algorithm, algorithm }),
+          algorithm,
+        );
+        assert.equal(sealed.algorithm, algorithm);
+        assert.equal(ok(await post('/v2/password/decrypt', { ...sealed, password: 'pw' }), algorithm), algorithm);
+      }
+    },
+    async sealedBox() {
+      for (const path of ['/v2/sealedbox/seal', '/v2/sealedbox/open'])
+        assert.deepEqual(requestSchema(path).properties.algorithm.enum, registry.sealedBox, path);
+      const pair = ok(await post('/v2/keys/generate', { algorithm: 'x25519' }), 'x25519');
+      for (const algorithm of registry.sealedBox!) {
+        const sealed = ok(
+          await post('/v2/sealedbox/seal', { publicKey: pair.publicKey, plaintext: algorithm, algorithm }),
+          algorithm,
+        );
+        assert.equal(sealed.algorithm, algorithm);
+        assert.equal(
+          ok(await post('/v2/sealedbox/open', { ...sealed, privateKey: pair.privateKey }), algorithm),
+          algorithm,
+        );
+      }
+    },
+    async pqSealedBox() {
+      for (const path of ['/v2/sealedbox/seal-pq', '/v2/sealedbox/open-pq'])
+        assert.deepEqual(requestSchema(path).properties.algorithm.enum, registry.pqSealedBox, path);
+      const pair = ok(await post('/v2/keys/generate', { algorithm: 'x25519-ml-kem-768' }), 'x-wing');
+      for (const algorithm of registry.pqSealedBox!) {
+        const sealed = ok(
+          await post('/v2/sealedbox/seal-pq', { publicKey: pair.publicKey, plaintext: algorithm, algorithm }),
+          algorithm,
+        );
+        assert.equal(sealed.algorithm, algorithm);
+        assert.equal(
+          ok(await post('/v2/sealedbox/open-pq', { ...sealed, privateKey: pair.privateKey }), algorithm),
+          algorithm,
+        );
+      }
+    },
+    async multiRecipient() {
+      for (const path of ['/v2/multi-recipient/encrypt', '/v2/multi-recipient/decrypt'])
+        assert.deepEqual(requestSchema(path).properties.algorithm.enum, registry.multiRecipient, path);
+      const pair = ok(await post('/v2/keys/generate', { algorithm: 'x25519' }), 'x25519');
+      for (const algorithm of registry.multiRecipient!) {
         const envelope = ok(
           await post('/v2/multi-recipient/encrypt', {
             plaintext: algorithm,
-            recipients: [{ type: algorithm, publicKey: pair.publicKey }],
+            recipients: [{ publicKey: pair.publicKey }],
+            algorithm,
           }),
           algorithm,
         );
-        assert.equal(envelope.recipients[0].type, algorithm);
-        const credential =
-          algorithm === 'x25519' ? { recipientSecretKey: pair.privateKey } : { secretKey: pair.privateKey };
+        assert.equal(envelope.algorithm, algorithm);
         assert.equal(
-          ok(await post('/v2/multi-recipient/decrypt', { ...envelope, ...credential }), algorithm),
+          ok(await post('/v2/multi-recipient/decrypt', { ...envelope, privateKey: pair.privateKey }), algorithm),
           algorithm,
         );
+      }
+    },
+    async recipientType() {
+      const slotTypes = requestSchema('/v2/multi-recipient/encrypt').properties.recipients.items.properties.type.enum;
+      assert.deepEqual(slotTypes, registry.recipientType);
+      assert.deepEqual([...RECIPIENT_TYPES], registry.recipientType);
+      for (const algorithm of registry.recipientType!) {
+        // The slot type's keys come from /v2/keys/generate under the same identifier.
+        const pair = ok(await post('/v2/keys/generate', { algorithm }), algorithm);
+        for (const recipient of [{ type: algorithm, publicKey: pair.publicKey }, { publicKey: pair.publicKey }]) {
+          const envelope = ok(
+            await post('/v2/multi-recipient/encrypt', { plaintext: algorithm, recipients: [recipient] }),
+            algorithm,
+          );
+          assert.equal(envelope.recipients[0].type, algorithm);
+          assert.equal(
+            ok(await post('/v2/multi-recipient/decrypt', { ...envelope, privateKey: pair.privateKey }), algorithm),
+            algorithm,
+          );
+        }
       }
     },
     async keyGeneration() {
@@ -261,12 +334,19 @@ describe('GET /v2/algorithms: every listed identifier works on its route', () =>
     'hash',
     'aead',
     'signature',
+    'mlDsa',
+    'slhDsa',
+    'mlKem',
+    'hybridKem',
     'kdf',
     'mac',
     'password',
+    'passwordEncryption',
     'keyWrap',
     'sealedBox',
-    'kem',
+    'pqSealedBox',
+    'multiRecipient',
+    'recipientType',
     'keyGeneration',
   ]) {
     test(`${family}: each listed identifier works on its route, and the route's enum is the list`, async () => {
@@ -277,7 +357,7 @@ describe('GET /v2/algorithms: every listed identifier works on its route', () =>
     });
   }
 
-  test("the SLH-DSA 's' sets reached their offload jobs with their own parameter set (signature and keyGeneration above)", () => {
+  test("the SLH-DSA 's' sets reached their offload jobs with their own parameter set (signature, slhDsa and keyGeneration above)", () => {
     const slow = Object.keys(SLH_DSA_PARAMETERS).filter(isSlowSlhDsa);
     assert.equal(slow.length, 6);
     for (const algorithm of slow) {

@@ -84,7 +84,7 @@ describe('while the suite runs', () => {
     const stop = gate();
     // ML-DSA-65's test (a passing override: built-in outcomes this process already has are taken
     // at once) comes after the gate, so it has not run while the gate is closed.
-    const app = await readyApp({ selfTests: { 'signature/ed25519': stop.override, 'signature/ml-dsa-65': () => {} } });
+    const app = await readyApp({ selfTests: { 'signature/ed25519': stop.override, 'mlDsa/ml-dsa-65': () => {} } });
     t.after(async () => {
       stop.open();
       await app.close();
@@ -100,9 +100,9 @@ describe('while the suite runs', () => {
       assert.match(response.json().detail, /'ed25519' \(signature\/ed25519\) is not available yet/);
     }
     // Nor has a test after the gate.
-    const mlDsa = await postJson(app, '/v2/pq/dsa/keygen', { level: 65 });
+    const mlDsa = await postJson(app, '/v2/pq/dsa/keygen', { algorithm: 'ml-dsa-65' });
     assert.equal(mlDsa.statusCode, 503);
-    assert.match(mlDsa.json().detail, /signature\/ml-dsa-65/);
+    assert.match(mlDsa.json().detail, /mlDsa\/ml-dsa-65/);
     // The hashes ran before the gate (the suite runs them first): they are served already.
     const hash = await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 'abc' });
     assert.equal(hash.statusCode, 200);
@@ -113,7 +113,7 @@ describe('while the suite runs', () => {
     const signed = await postJson(app, '/v2/sign', { algorithm: 'ed25519', ...body });
     assert.equal(signed.statusCode, 200);
     assert.equal(signed.json().data.signature, RFC8032_TEST2.signature);
-    assert.equal((await postJson(app, '/v2/pq/dsa/keygen', { level: 65 })).statusCode, 200);
+    assert.equal((await postJson(app, '/v2/pq/dsa/keygen', { algorithm: 'ml-dsa-65' })).statusCode, 200);
   });
 });
 
@@ -269,39 +269,102 @@ describe('the route table', () => {
       ['/v2/sign', { privateKey: '00', message: 'm' }, ['signature/ed25519']],
       ['/v2/verify', { algorithm: 'slh-dsa-shake-256s' }, ['signature/slh-dsa-shake-256s']],
       ['/v2/keys/generate', {}, ['keyGeneration/ed25519', 'signature/ed25519']],
-      ['/v2/keys/generate', { algorithm: 'x25519' }, ['keyGeneration/x25519', 'kem/x25519']],
+      ['/v2/keys/generate', { algorithm: 'x25519' }, ['keyGeneration/x25519', 'recipientType/x25519']],
+      [
+        '/v2/keys/generate',
+        { algorithm: 'x25519-ml-kem-768' },
+        ['keyGeneration/x25519-ml-kem-768', 'hybridKem/x25519-ml-kem-768', 'recipientType/x25519-ml-kem-768'],
+      ],
+      [
+        '/v2/keys/generate',
+        { algorithm: 'ml-dsa-44' },
+        ['keyGeneration/ml-dsa-44', 'signature/ml-dsa-44', 'mlDsa/ml-dsa-44'],
+      ],
+      ['/v2/keys/generate', { algorithm: 'hmac-sha256' }, ['keyGeneration/hmac-sha256', 'mac/hmac-sha256']],
       ['/v2/keys/generate', { algorithm: 'aes-256' }, ['keyGeneration/aes-256']],
       ['/v2/keys/wrap', {}, ['keyWrap/aes-kw']],
       ['/v2/keys/unwrap', { algorithm: 'aes-kwp' }, ['keyWrap/aes-kwp']],
       ['/v2/kdf', { algorithm: 'hkdf-sha384' }, ['kdf/hkdf-sha384']],
-      ['/v2/hmac/verify', { algorithm: 'sha3-512' }, ['mac/sha3-512']],
+      ['/v2/hmac/verify', { algorithm: 'hmac-sha3-512' }, ['mac/hmac-sha3-512']],
       ['/v2/decrypt', {}, ['aead/xchacha20-poly1305']],
       ['/v2/password/verify', {}, ['password/argon2id']],
-      ['/v2/password/decrypt', {}, ['password/argon2id', 'aead/xchacha20-poly1305']],
-      ['/v2/sealedbox/open', {}, ['sealedBox/x25519-xsalsa20-poly1305', 'kem/x25519']],
-      ['/v2/sealedbox/seal-pq', {}, ['sealedBox/hpke-x25519-ml-kem-768-chacha20-poly1305', 'kem/x25519-ml-kem-768']],
+      [
+        '/v2/password/decrypt',
+        {},
+        ['passwordEncryption/argon2id-xchacha20-poly1305', 'password/argon2id', 'aead/xchacha20-poly1305'],
+      ],
+      ['/v2/sealedbox/open', {}, ['sealedBox/x25519-xsalsa20-poly1305']],
+      [
+        '/v2/sealedbox/seal-pq',
+        {},
+        ['pqSealedBox/hpke-x25519-ml-kem-768-chacha20-poly1305', 'hybridKem/x25519-ml-kem-768'],
+      ],
       [
         '/v2/multi-recipient/encrypt',
-        { recipients: [{ type: 'classical' }, { type: 'x25519' }, { type: 'pq' }] },
-        ['aead/xchacha20-poly1305', 'kem/x25519', 'kem/x25519-ml-kem-768'],
+        // Types given, or inferred from the key: 32 bytes X25519, 1216 bytes X-Wing, or the parts.
+        {
+          recipients: [
+            { type: 'x25519' },
+            { publicKey: 'ab'.repeat(32) },
+            { publicKey: 'ab'.repeat(1216) },
+            { x25519PublicKey: 'ab'.repeat(32) },
+          ],
+        },
+        [
+          'multiRecipient/hpke-xchacha20-poly1305',
+          'aead/xchacha20-poly1305',
+          'recipientType/x25519',
+          'recipientType/x25519-ml-kem-768',
+        ],
       ],
-      ['/v2/multi-recipient/decrypt', { recipientSecretKey: '00' }, ['aead/xchacha20-poly1305', 'kem/x25519']],
-      ['/v2/multi-recipient/decrypt', { secretKey: '00' }, ['aead/xchacha20-poly1305', 'kem/x25519-ml-kem-768']],
-      ['/v2/pq/keygen', {}, ['kem/ml-kem-768', 'keyGeneration/ml-kem-768']],
-      ['/v2/pq/keygen', { level: 512 }, ['kem/ml-kem-512', 'keyGeneration/ml-kem-512']],
-      ['/v2/pq/encapsulate', { publicKey: 'ab'.repeat(1568) }, ['kem/ml-kem-1024']],
-      ['/v2/pq/decapsulate', { secretKey: 'ab'.repeat(64), ciphertext: '' }, ['kem/ml-kem-768']],
-      ['/v2/pq/decapsulate', { secretKey: 'ab'.repeat(1632), ciphertext: '' }, ['kem/ml-kem-512']],
-      ['/v2/pq/hybrid/keygen', undefined, ['kem/x25519-ml-kem-768', 'keyGeneration/x25519-ml-kem-768']],
-      ['/v2/pq/hybrid/decapsulate', {}, ['kem/x25519-ml-kem-768']],
-      ['/v2/pq/dsa/keygen', { level: 44 }, ['signature/ml-dsa-44', 'keyGeneration/ml-dsa-44']],
-      ['/v2/pq/dsa/sign', { secretKey: 'ab'.repeat(32), level: 87 }, ['signature/ml-dsa-87']],
-      ['/v2/pq/dsa/sign', { secretKey: 'ab'.repeat(4032) }, ['signature/ml-dsa-65']],
-      ['/v2/pq/dsa/verify', { publicKey: 'ab'.repeat(1312) }, ['signature/ml-dsa-44']],
-      ['/v2/pq/slh-dsa/keygen', {}, ['signature/slh-dsa-sha2-128f', 'keyGeneration/slh-dsa-sha2-128f']],
-      ['/v2/pq/hash-sign/sign', { variant: 'shake-192s' }, ['signature/slh-dsa-shake-192s']],
-      // Nothing the handler would not refuse anyway: an unknown level, a key of no known length.
-      ['/v2/pq/keygen', { level: 999 }, []],
+      [
+        '/v2/multi-recipient/encrypt',
+        { recipients: [{ publicKey: 'ab'.repeat(32) }] },
+        ['multiRecipient/hpke-xchacha20-poly1305', 'aead/xchacha20-poly1305', 'recipientType/x25519'],
+      ],
+      // privateKey opens the slots of either type: the envelope's slot types are what runs.
+      [
+        '/v2/multi-recipient/decrypt',
+        { privateKey: '00', recipients: [{ type: 'x25519' }] },
+        ['multiRecipient/hpke-xchacha20-poly1305', 'aead/xchacha20-poly1305', 'recipientType/x25519'],
+      ],
+      [
+        '/v2/multi-recipient/decrypt',
+        { privateKey: '00', recipients: [{ type: 'x25519-ml-kem-768' }, { type: 'x25519' }] },
+        [
+          'multiRecipient/hpke-xchacha20-poly1305',
+          'aead/xchacha20-poly1305',
+          'recipientType/x25519-ml-kem-768',
+          'recipientType/x25519',
+        ],
+      ],
+      [
+        '/v2/multi-recipient/decrypt',
+        { x25519PrivateKey: '00', recipients: [{ type: 'x25519' }] },
+        ['multiRecipient/hpke-xchacha20-poly1305', 'aead/xchacha20-poly1305', 'recipientType/x25519-ml-kem-768'],
+      ],
+      ['/v2/pq/keygen', {}, ['mlKem/ml-kem-768', 'keyGeneration/ml-kem-768']],
+      ['/v2/pq/keygen', { algorithm: 'ml-kem-512' }, ['mlKem/ml-kem-512', 'keyGeneration/ml-kem-512']],
+      ['/v2/pq/encapsulate', { publicKey: 'ab'.repeat(1568) }, ['mlKem/ml-kem-1024']],
+      ['/v2/pq/decapsulate', { privateKey: 'ab'.repeat(64), ciphertext: '' }, ['mlKem/ml-kem-768']],
+      [
+        '/v2/pq/decapsulate',
+        { privateKey: 'ab'.repeat(64), ciphertext: '', algorithm: 'ml-kem-1024' },
+        ['mlKem/ml-kem-1024'],
+      ],
+      ['/v2/pq/decapsulate', { privateKey: 'ab'.repeat(1632), ciphertext: '' }, ['mlKem/ml-kem-512']],
+      ['/v2/pq/hybrid/keygen', undefined, ['hybridKem/x25519-ml-kem-768', 'keyGeneration/x25519-ml-kem-768']],
+      ['/v2/pq/hybrid/decapsulate', {}, ['hybridKem/x25519-ml-kem-768']],
+      ['/v2/pq/dsa/keygen', { algorithm: 'ml-dsa-44' }, ['mlDsa/ml-dsa-44', 'keyGeneration/ml-dsa-44']],
+      ['/v2/pq/dsa/sign', { privateKey: 'ab'.repeat(32), algorithm: 'ml-dsa-87' }, ['mlDsa/ml-dsa-87']],
+      ['/v2/pq/dsa/sign', { privateKey: 'ab'.repeat(4032) }, ['mlDsa/ml-dsa-65']],
+      ['/v2/pq/dsa/verify', { publicKey: 'ab'.repeat(1312) }, ['mlDsa/ml-dsa-44']],
+      ['/v2/pq/slh-dsa/keygen', {}, ['slhDsa/slh-dsa-sha2-128f', 'keyGeneration/slh-dsa-sha2-128f']],
+      ['/v2/pq/hash-sign/sign', { algorithm: 'slh-dsa-shake-192s' }, ['slhDsa/slh-dsa-shake-192s']],
+      // Nothing the handler would not refuse anyway: an unknown identifier, a key that disagrees, a
+      // key of no known length.
+      ['/v2/pq/keygen', { algorithm: 'ml-kem-999' }, []],
+      ['/v2/pq/decapsulate', { privateKey: 'ab'.repeat(1632), ciphertext: '', algorithm: 'ml-kem-768' }, []],
       ['/v2/pq/encapsulate', { publicKey: 'ab'.repeat(10) }, []],
       ['/v1/sign', { message: 'm' }, []],
       ['/v2/algorithms', undefined, []],
@@ -319,22 +382,13 @@ describe('the route table', () => {
     // A pair no request depends on would be tested but never enforced: list what each route can reach.
     const reached = new Set<string>();
     const bodies: unknown[] = [{}];
-    for (const family of ['hash', 'signature', 'kdf', 'mac', 'keyWrap']) {
+    for (const family of ['hash', 'signature', 'kdf', 'mac', 'keyWrap', 'mlKem', 'mlDsa', 'slhDsa']) {
       for (const id of selfTestIds().filter((pair) => pair.startsWith(`${family}/`)))
         bodies.push({ algorithm: id.slice(family.length + 1) });
     }
     for (const id of selfTestIds().filter((pair) => pair.startsWith('keyGeneration/')))
       bodies.push({ algorithm: id.slice('keyGeneration/'.length) });
-    bodies.push(
-      { recipients: [{ type: 'x25519' }, { type: 'x25519-ml-kem-768' }] },
-      { recipientSecretKey: '00' },
-      { secretKey: '00' },
-    );
-    for (const level of [512, 768, 1024, 44, 65, 87]) bodies.push({ level });
-    for (const variant of selfTestIds()
-      .filter((pair) => pair.startsWith('signature/slh-dsa-'))
-      .map((pair) => pair.slice('signature/slh-dsa-'.length)))
-      bodies.push({ variant });
+    bodies.push({ recipients: [{ type: 'x25519' }, { type: 'x25519-ml-kem-768' }] }, { x25519PrivateKey: '00' });
     for (const url of Object.keys(SELF_TESTS_BY_ROUTE)) {
       for (const body of bodies) for (const id of selfTestsOfRequest(url, body)) reached.add(id);
     }

@@ -118,7 +118,7 @@ const SLH_ROUTES = [
   {
     path: '/v2/pq/slh-dsa/sign',
     operation: 'slh-dsa.sign',
-    body: (secretKey: string) => ({ variant: 'sha2-192s', secretKey, message: 'm' }),
+    body: (privateKey: string) => ({ algorithm: 'slh-dsa-sha2-192s', privateKey, message: 'm' }),
   },
   {
     path: '/v2/sign',
@@ -135,7 +135,7 @@ test(
     t.after(() => server.kill());
     await untilReady(server);
     // The key is made here: on Node 22 the server's own key generation would outlast the 100 ms too.
-    const secretKey = Buffer.from((await slhDsaKeygen('sha2-192s')).secretKey).toString('hex');
+    const secretKey = Buffer.from((await slhDsaKeygen('slh-dsa-sha2-192s')).secretKey).toString('hex');
     const gauge = (metrics: string, state: string) => sample(metrics, `crypto_pq_queue_jobs{state="${state}"}`);
     let droppedBefore = 0;
 

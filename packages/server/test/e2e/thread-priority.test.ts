@@ -45,8 +45,8 @@ test("HEAVY_WORK_NICE=7: libuv's pool and the worker threads run 7 steps below t
   // An ML-DSA signature: on Node 22 it starts a post-quantum worker thread, which lowers itself too.
   const keys = await postJson(`${server.baseUrl}/v2/pq/dsa/keygen`, {});
   assert.equal(keys.status, 200);
-  const { secretKey } = (keys.json() as { data: { secretKey: string } }).data;
-  const signed = await postJson(`${server.baseUrl}/v2/pq/dsa/sign`, { secretKey, message: 'abc' });
+  const { privateKey } = (keys.json() as { data: { privateKey: string } }).data;
+  const signed = await postJson(`${server.baseUrl}/v2/pq/dsa/sign`, { privateKey, message: 'abc' });
   assert.equal(signed.status, 200);
   // The OpenPGP worker threads start with the first /v1 job.
   const generated = await postJson(`${server.baseUrl}/v1/generate`, { name: 'Nice', email: 'nice@example.com' });

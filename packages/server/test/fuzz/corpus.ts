@@ -39,6 +39,7 @@ import {
   xwingKeyPairFromSeed,
   type Argon2Params,
   type MlDsaAlgorithm,
+  type MlKemAlgorithm,
   type SlhDsaAlgorithm,
 } from '@crypto-service/core';
 import { toBase64, toHex } from './arbitraries.ts';
@@ -75,26 +76,26 @@ export interface Corpus {
   aeadKeys: string[];
   /** XChaCha20-Poly1305 blobs (the format of /v2/encrypt and /v2/secretbox/seal). */
   aeadBlobs: { key: string; ciphertext: string; aad?: string }[];
-  x25519: { secretKey: string; publicKey: string }[];
-  sealedBoxes: { recipientSecretKey: string; sealed: string }[];
+  x25519: { privateKey: string; publicKey: string }[];
+  sealedBoxes: { privateKey: string; ciphertext: string }[];
   xwing: {
-    secretKey: string;
+    privateKey: string;
     publicKey: string;
     x25519PublicKey: string;
     x25519PrivateKey: string;
     mlKemPublicKey: string;
-    mlKemSecretKey: string;
+    mlKemPrivateKey: string;
+    /** The X-Wing ciphertext of an encapsulation to the key. */
     ciphertext: string;
-    x25519EphemeralPublic: string;
-    mlKemCiphertext: string;
+    /** A post-quantum sealed box to the key. */
     sealed: string;
   }[];
-  keyWraps: { algorithm: 'aes-kw' | 'aes-kwp'; kek: string; keyToWrap: string; wrapped: string }[];
+  keyWraps: { algorithm: 'aes-kw' | 'aes-kwp'; kek: string; keyToWrap: string; wrappedKey: string }[];
   signers: Signer[];
   hmacs: { algorithm: string; key: string; data: string; mac: string }[];
-  mlKem: { level: number; publicKey: string; seed: string; expanded: string; ciphertext: string }[];
+  mlKem: { algorithm: MlKemAlgorithm; publicKey: string; seed: string; expanded: string; ciphertext: string }[];
   mlDsa: {
-    level: number;
+    algorithm: MlDsaAlgorithm;
     seed: string;
     expanded: string;
     publicKey: string;
@@ -103,8 +104,8 @@ export interface Corpus {
     signature: string;
   }[];
   slhDsa: {
-    variant: string;
-    secretKey: string;
+    algorithm: SlhDsaAlgorithm;
+    privateKey: string;
     publicKey: string;
     message: string;
     context: string;
@@ -198,18 +199,18 @@ async function classicalSigners(): Promise<Signer[]> {
 async function mlDsaEntries(): Promise<Corpus['mlDsa']> {
   const entries: Corpus['mlDsa'] = [];
   for (const algorithm of Object.keys(ML_DSA_PARAMETERS) as MlDsaAlgorithm[]) {
-    const { level, noble } = ML_DSA_PARAMETERS[algorithm];
+    const { noble } = ML_DSA_PARAMETERS[algorithm];
     const seed = corpusBytes(`${algorithm}/seed`, 32);
-    const pair = await mlDsaKeygen(level, { seed });
+    const pair = await mlDsaKeygen(algorithm, { seed });
     const message = `message for ${algorithm}`;
     const context = 'fuzz context';
     const { signature } = await mlDsaSign(seed, utf8(message), {
-      level,
+      algorithm,
       context: utf8(context),
       randomness: corpusBytes(`${algorithm}/rnd`, 32),
     });
     entries.push({
-      level,
+      algorithm,
       seed: toHex(seed),
       expanded: toHex(noble.keygen(seed).secretKey),
       publicKey: toHex(pair.publicKey),
@@ -229,18 +230,18 @@ async function mlDsaEntries(): Promise<Corpus['mlDsa']> {
 async function slhDsaEntries(): Promise<Corpus['slhDsa']> {
   const entries: Corpus['slhDsa'] = [];
   for (const algorithm of ['slh-dsa-sha2-128f'] as SlhDsaAlgorithm[]) {
-    const { variant, n } = SLH_DSA_PARAMETERS[algorithm];
-    const pair = await slhDsaKeygen(variant, { seed: corpusBytes(`${algorithm}/seed`, 3 * n) });
+    const { n } = SLH_DSA_PARAMETERS[algorithm];
+    const pair = await slhDsaKeygen(algorithm, { seed: corpusBytes(`${algorithm}/seed`, 3 * n) });
     const message = `message for ${algorithm}`;
     const context = 'fuzz context';
     const { signature } = await slhDsaSign(pair.secretKey, utf8(message), {
-      variant,
+      algorithm,
       context: utf8(context),
       deterministic: true,
     });
     entries.push({
-      variant,
-      secretKey: toHex(pair.secretKey),
+      algorithm,
+      privateKey: toHex(pair.secretKey),
       publicKey: toHex(pair.publicKey),
       message,
       context,
@@ -252,12 +253,13 @@ async function slhDsaEntries(): Promise<Corpus['slhDsa']> {
 
 async function mlKemEntries(): Promise<Corpus['mlKem']> {
   const entries: Corpus['mlKem'] = [];
-  for (const [algorithm, spec] of Object.entries(ML_KEM_PARAMETERS)) {
+  for (const algorithm of Object.keys(ML_KEM_PARAMETERS) as MlKemAlgorithm[]) {
+    const spec = ML_KEM_PARAMETERS[algorithm];
     const seed = corpusBytes(`${algorithm}/seed`, 64);
-    const pair = mlKemKeyPairFromSeed(seed, spec.level);
+    const pair = mlKemKeyPairFromSeed(seed, algorithm);
     const { ciphertext } = await mlKemEncapsulate(pair.publicKey, { randomness: corpusBytes(`${algorithm}/m`, 32) });
     entries.push({
-      level: spec.level,
+      algorithm,
       publicKey: toHex(pair.publicKey),
       seed: toHex(seed),
       expanded: toHex(spec.noble.keygen(seed).secretKey),
@@ -276,15 +278,13 @@ async function xwingEntries(): Promise<Corpus['xwing']> {
     });
     const sealed = await sealBoxPq({ publicKey: pair.publicKey }, utf8(`sealed for x-wing ${index}`));
     entries.push({
-      secretKey: toHex(pair.secretKey),
+      privateKey: toHex(pair.secretKey),
       publicKey: toHex(pair.publicKey),
       x25519PublicKey: toHex(pair.x25519PublicKey),
       x25519PrivateKey: toHex(pair.x25519PrivateKey),
       mlKemPublicKey: toHex(pair.mlKemPublicKey),
-      mlKemSecretKey: toHex(pair.mlKemSecretKey),
+      mlKemPrivateKey: toHex(pair.mlKemSecretKey),
       ciphertext: toHex(encapsulation.ciphertext),
-      x25519EphemeralPublic: toHex(encapsulation.x25519EphemeralPublic),
-      mlKemCiphertext: toHex(encapsulation.mlKemCiphertext),
       sealed: toBase64(sealed),
     });
   }
@@ -308,12 +308,12 @@ export async function buildCorpus(): Promise<Corpus> {
     ...(aad === undefined ? {} : { aad }),
   }));
   const x25519 = [0, 1].map((index) => {
-    const secretKey = corpusBytes(`x25519/${index}`, 32);
-    return { secretKey: toHex(secretKey), publicKey: toHex(x25519PublicKeyOf(secretKey)) };
+    const privateKey = corpusBytes(`x25519/${index}`, 32);
+    return { privateKey: toHex(privateKey), publicKey: toHex(x25519PublicKeyOf(privateKey)) };
   });
   const sealedBoxes = x25519.map((pair, index) => ({
-    recipientSecretKey: pair.secretKey,
-    sealed: toBase64(sealBox(Buffer.from(pair.publicKey, 'hex'), utf8(`sealed for x25519 ${index}`))),
+    privateKey: pair.privateKey,
+    ciphertext: toBase64(sealBox(Buffer.from(pair.publicKey, 'hex'), utf8(`sealed for x25519 ${index}`))),
   }));
   const keyWraps = (
     [
@@ -328,13 +328,13 @@ export async function buildCorpus(): Promise<Corpus> {
       algorithm,
       kek: toHex(kek),
       keyToWrap: toHex(keyToWrap),
-      wrapped: toBase64(wrapKey(algorithm, kek, keyToWrap)),
+      wrappedKey: toBase64(wrapKey(algorithm, kek, keyToWrap)),
     };
   });
-  const hmacs = ['sha256', 'sha384', 'sha512', 'sha3-256', 'sha3-384', 'sha3-512'].map((algorithm) => {
-    const key = corpusBytes(`hmac/${algorithm}`, 32);
-    const data = `data for ${algorithm}`;
-    return { algorithm, key: toHex(key), data, mac: createHmac(algorithm, key).update(data).digest('hex') };
+  const hmacs = ['sha256', 'sha384', 'sha512', 'sha3-256', 'sha3-384', 'sha3-512'].map((hash) => {
+    const key = corpusBytes(`hmac/${hash}`, 32);
+    const data = `data for ${hash}`;
+    return { algorithm: `hmac-${hash}`, key: toHex(key), data, mac: createHmac(hash, key).update(data).digest('hex') };
   });
   const xwing = await xwingEntries();
   const phcPassword = 'correct horse battery staple';
@@ -353,21 +353,18 @@ export async function buildCorpus(): Promise<Corpus> {
   const signers = [
     ...(await classicalSigners()),
     ...mlDsa.map((entry) => ({
-      algorithm: `ml-dsa-${entry.level}`,
+      algorithm: entry.algorithm,
       privateKey: entry.seed,
-      privatePem: pem('PRIVATE KEY', postQuantumPrivateKeyDer(`ml-dsa-${entry.level}`, Buffer.from(entry.seed, 'hex'))),
+      privatePem: pem('PRIVATE KEY', postQuantumPrivateKeyDer(entry.algorithm, Buffer.from(entry.seed, 'hex'))),
       publicKey: entry.publicKey,
-      publicPem: pem(
-        'PUBLIC KEY',
-        postQuantumPublicKeyDer(`ml-dsa-${entry.level}`, Buffer.from(entry.publicKey, 'hex')),
-      ),
+      publicPem: pem('PUBLIC KEY', postQuantumPublicKeyDer(entry.algorithm, Buffer.from(entry.publicKey, 'hex'))),
       message: entry.message,
       context: entry.context,
       signature: entry.signature,
     })),
     ...slhDsa.map((entry) => ({
-      algorithm: `slh-dsa-${entry.variant}`,
-      privateKey: entry.secretKey,
+      algorithm: entry.algorithm,
+      privateKey: entry.privateKey,
       publicKey: entry.publicKey,
       message: entry.message,
       context: entry.context,
@@ -397,15 +394,15 @@ export async function buildCorpus(): Promise<Corpus> {
           wrappedKey: toBase64(slot.wrappedKey),
         })),
         credentials: [
-          { recipientSecretKey: x25519[0]!.secretKey },
-          { secretKey: xwing[0]!.secretKey },
-          { x25519SecretKey: xwing[0]!.x25519PrivateKey, mlKemSecretKey: xwing[0]!.mlKemSecretKey },
+          { privateKey: x25519[0]!.privateKey },
+          { privateKey: xwing[0]!.privateKey },
+          { x25519PrivateKey: xwing[0]!.x25519PrivateKey, mlKemPrivateKey: xwing[0]!.mlKemPrivateKey },
         ],
         publicKeys: [
           { type: 'x25519', publicKey: x25519[1]!.publicKey },
-          { type: 'classical', publicKey: x25519[0]!.publicKey },
+          { publicKey: x25519[0]!.publicKey },
           { type: 'x25519-ml-kem-768', publicKey: xwing[1]!.publicKey },
-          { type: 'pq', publicKey: xwing[0]!.x25519PublicKey, mlKemPublicKey: xwing[0]!.mlKemPublicKey },
+          { x25519PublicKey: xwing[0]!.x25519PublicKey, mlKemPublicKey: xwing[0]!.mlKemPublicKey },
         ],
       },
     ],

@@ -23,6 +23,7 @@ import {
   isExtendable,
   KEK_LENGTHS,
   ML_DSA_PARAMETERS,
+  ML_KEM_ALGORITHM_IDS,
   ML_KEM_PARAMETERS,
   PBKDF2_MAX_ITERATIONS,
   PBKDF2_MIN_ITERATIONS,
@@ -30,6 +31,7 @@ import {
   SCRYPT_MAX_P,
   SCRYPT_MAX_R,
   SCRYPT_MIN_N,
+  SLH_DSA_ALGORITHM_IDS,
   SLH_DSA_PARAMETERS,
   XWING_CIPHERTEXT_LENGTH,
   XWING_PUBLIC_KEY_LENGTH,
@@ -92,10 +94,10 @@ const optional = <T>(value: T | undefined, key: string) => (value === undefined 
 // ---------------------------------------------------------------------------------------------
 // Cheap mode
 
-const CHEAP_SLH_SIGNING = ['sha2-128f'];
+const CHEAP_SLH_SIGNING = ['slh-dsa-sha2-128f'];
 const CHEAP_SCRYPT_BYTES = 16 * 1024 * 1024;
-const CHEAP_SLH_VERIFYING = ['sha2-128f', 'sha2-128s', 'shake-128f', 'shake-128s'];
-const slhVariants = slhDsa.map((spec) => spec.variant as string);
+const CHEAP_SLH_VERIFYING = ['slh-dsa-sha2-128f', 'slh-dsa-sha2-128s', 'slh-dsa-shake-128f', 'slh-dsa-shake-128s'];
+const slhAlgorithms: readonly string[] = SLH_DSA_ALGORITHM_IDS;
 
 /** A valid integer above `cheapest`, or an absent one: `cheapest`. Anything else stays. */
 function clampInteger(body: Body, key: string, min: number, max: number, cheapest: number): void {
@@ -108,20 +110,11 @@ function clampInteger(body: Body, key: string, min: number, max: number, cheapes
   }
 }
 
-function cheapVariant(body: Body, key: string, allowed: readonly string[], fallback: string): void {
-  const value = body[key];
-  if (typeof value === 'string' && slhVariants.includes(value) && !allowed.includes(value)) body[key] = fallback;
-}
-
-function cheapSignatureAlgorithm(body: Body, allowed: readonly string[]): void {
+/** An SLH-DSA parameter set that is slow here is replaced by the first allowed one. */
+function cheapSlhDsa(body: Body, allowed: readonly string[]): void {
   const value = body.algorithm;
-  if (
-    typeof value === 'string' &&
-    value.startsWith('slh-dsa-') &&
-    slhVariants.includes(value.slice('slh-dsa-'.length)) &&
-    !allowed.includes(value.slice('slh-dsa-'.length))
-  ) {
-    body.algorithm = `slh-dsa-${allowed[0]}`;
+  if (typeof value === 'string' && slhAlgorithms.includes(value) && !allowed.includes(value)) {
+    body.algorithm = allowed[0];
   }
 }
 
@@ -289,7 +282,7 @@ function signatureRoutes(): Record<string, RouteProfile> {
           }),
         ),
       ],
-      cheapen: (body) => cheapSignatureAlgorithm(body, CHEAP_SLH_SIGNING),
+      cheapen: (body) => cheapSlhDsa(body, CHEAP_SLH_SIGNING),
     },
     '/v2/verify': {
       lengths: { '/publicKey': SIGNATURE_PUBLIC, '/signature': SIGNATURES },
@@ -314,10 +307,10 @@ function signatureRoutes(): Record<string, RouteProfile> {
           })),
         ),
       ],
-      cheapen: (body) => cheapSignatureAlgorithm(body, CHEAP_SLH_VERIFYING),
+      cheapen: (body) => cheapSlhDsa(body, CHEAP_SLH_VERIFYING),
     },
     '/v2/keys/generate': {
-      cheapen: (body) => cheapSignatureAlgorithm(body, CHEAP_SLH_SIGNING),
+      cheapen: (body) => cheapSlhDsa(body, CHEAP_SLH_SIGNING),
     },
   };
 }
@@ -350,14 +343,14 @@ function symmetricRoutes(): Record<string, RouteProfile> {
     '/v2/secretbox/seal': aead(true),
     '/v2/secretbox/open': aead(false),
     '/v2/sealedbox/seal': {
-      lengths: { '/recipientPublicKey': X25519 },
-      values: (corpus) => ({ '/recipientPublicKey': corpus.x25519.map((pair) => pair.publicKey) }),
+      lengths: { '/publicKey': X25519 },
+      values: (corpus) => ({ '/publicKey': corpus.x25519.map((pair) => pair.publicKey) }),
     },
     '/v2/sealedbox/open': {
-      lengths: { '/recipientSecretKey': X25519, '/sealed': [48, 60] },
+      lengths: { '/privateKey': X25519, '/ciphertext': [48, 60] },
       values: (corpus) => ({
-        '/recipientSecretKey': corpus.x25519.map((pair) => pair.secretKey),
-        '/sealed': corpus.sealedBoxes.map((box) => box.sealed),
+        '/privateKey': corpus.x25519.map((pair) => pair.privateKey),
+        '/ciphertext': corpus.sealedBoxes.map((box) => box.ciphertext),
       }),
       recipes: (corpus) => [pick(corpus.sealedBoxes).map((box) => ({ ...box }))],
     },
@@ -382,19 +375,19 @@ function symmetricRoutes(): Record<string, RouteProfile> {
     },
     '/v2/sealedbox/open-pq': {
       lengths: {
-        '/x25519SecretKey': X25519,
-        '/mlKemSecretKey': ML_KEM_768_SECRET,
-        '/secretKey': [32],
-        '/sealed': [XWING_CIPHERTEXT_LENGTH + 16],
+        '/x25519PrivateKey': X25519,
+        '/mlKemPrivateKey': ML_KEM_768_SECRET,
+        '/privateKey': [32],
+        '/ciphertext': [XWING_CIPHERTEXT_LENGTH + 16],
       },
       recipes: (corpus) => [
         pick(corpus.xwing).chain((pair) =>
           fc.oneof(
-            fc.constant({ secretKey: pair.secretKey, sealed: pair.sealed }),
+            fc.constant({ privateKey: pair.privateKey, ciphertext: pair.sealed }),
             fc.constant({
-              x25519SecretKey: pair.x25519PrivateKey,
-              mlKemSecretKey: pair.mlKemSecretKey,
-              sealed: pair.sealed,
+              x25519PrivateKey: pair.x25519PrivateKey,
+              mlKemPrivateKey: pair.mlKemPrivateKey,
+              ciphertext: pair.sealed,
             }),
           ),
         ),
@@ -409,7 +402,11 @@ function symmetricRoutes(): Record<string, RouteProfile> {
     '/v2/keys/unwrap': {
       lengths: { '/kek': KEK_LENGTHS, '/wrappedKey': [16, 24, 40] },
       recipes: (corpus) => [
-        pick(corpus.keyWraps).map((wrap) => ({ algorithm: wrap.algorithm, kek: wrap.kek, wrappedKey: wrap.wrapped })),
+        pick(corpus.keyWraps).map((wrap) => ({
+          algorithm: wrap.algorithm,
+          kek: wrap.kek,
+          wrappedKey: wrap.wrappedKey,
+        })),
       ],
     },
   };
@@ -544,22 +541,22 @@ function derivationRoutes(): Record<string, RouteProfile> {
 function pqRoutes(): Record<string, RouteProfile> {
   const slh = (prefix: string): Record<string, RouteProfile> => ({
     [`${prefix}/keygen`]: {
-      cheapen: (body) => cheapVariant(body, 'variant', CHEAP_SLH_SIGNING, CHEAP_SLH_SIGNING[0]!),
+      cheapen: (body) => cheapSlhDsa(body, CHEAP_SLH_SIGNING),
       runShare: 0.5,
     },
     [`${prefix}/sign`]: {
-      lengths: { '/secretKey': unique(slhDsa.map((spec) => 4 * spec.n)) },
+      lengths: { '/privateKey': unique(slhDsa.map((spec) => 4 * spec.n)) },
       recipes: (corpus) => [
         pick(corpus.slhDsa).chain((entry) =>
           fc.record({
-            secretKey: fc.constant(entry.secretKey),
-            variant: fc.constant(entry.variant),
+            privateKey: fc.constant(entry.privateKey),
+            algorithm: fc.constant(entry.algorithm),
             message: text,
             context: fc.constantFrom(entry.context, ''),
           }),
         ),
       ],
-      cheapen: (body) => cheapVariant(body, 'variant', CHEAP_SLH_SIGNING, CHEAP_SLH_SIGNING[0]!),
+      cheapen: (body) => cheapSlhDsa(body, CHEAP_SLH_SIGNING),
       runShare: 0.5,
     },
     [`${prefix}/verify`]: {
@@ -573,10 +570,10 @@ function pqRoutes(): Record<string, RouteProfile> {
           signature: entry.signature,
           message: entry.message,
           context: entry.context,
-          variant: entry.variant,
+          algorithm: entry.algorithm,
         })),
       ],
-      cheapen: (body) => cheapVariant(body, 'variant', CHEAP_SLH_VERIFYING, CHEAP_SLH_VERIFYING[0]!),
+      cheapen: (body) => cheapSlhDsa(body, CHEAP_SLH_VERIFYING),
     },
   });
   return {
@@ -586,18 +583,18 @@ function pqRoutes(): Record<string, RouteProfile> {
     },
     '/v2/pq/decapsulate': {
       lengths: {
-        '/secretKey': [64, ...mlKem.map((spec) => spec.expandedSecretKeyLength)],
+        '/privateKey': [64, ...mlKem.map((spec) => spec.expandedSecretKeyLength)],
         '/ciphertext': mlKem.map((spec) => spec.ciphertextLength),
       },
       recipes: (corpus) => [
         pick(corpus.mlKem).chain((entry) =>
           fc.record(
             {
-              secretKey: fc.constantFrom(entry.seed, entry.expanded),
+              privateKey: fc.constantFrom(entry.seed, entry.expanded),
               ciphertext: fc.constant(entry.ciphertext),
-              level: fc.constantFrom(entry.level, 512, 768, 1024),
+              algorithm: fc.constantFrom(entry.algorithm, ...ML_KEM_ALGORITHM_IDS),
             },
-            { requiredKeys: ['secretKey', 'ciphertext'] },
+            { requiredKeys: ['privateKey', 'ciphertext'] },
           ),
         ),
       ],
@@ -620,38 +617,35 @@ function pqRoutes(): Record<string, RouteProfile> {
     '/v2/pq/hybrid/decapsulate': {
       lengths: {
         '/x25519PrivateKey': X25519,
-        '/mlKemSecretKey': ML_KEM_768_SECRET,
-        '/x25519EphemeralPublic': X25519,
-        '/mlKemCiphertext': [ML_KEM_PARAMETERS['ml-kem-768'].ciphertextLength],
-        '/secretKey': [32],
+        '/mlKemPrivateKey': ML_KEM_768_SECRET,
+        '/privateKey': [32],
         '/ciphertext': [XWING_CIPHERTEXT_LENGTH],
       },
       recipes: (corpus) => [
         pick(corpus.xwing).chain((pair) =>
           fc.constantFrom(
-            { secretKey: pair.secretKey, ciphertext: pair.ciphertext },
+            { privateKey: pair.privateKey, ciphertext: pair.ciphertext },
             {
               x25519PrivateKey: pair.x25519PrivateKey,
-              mlKemSecretKey: pair.mlKemSecretKey,
-              x25519EphemeralPublic: pair.x25519EphemeralPublic,
-              mlKemCiphertext: pair.mlKemCiphertext,
+              mlKemPrivateKey: pair.mlKemPrivateKey,
+              ciphertext: pair.ciphertext,
             },
           ),
         ),
       ],
     },
     '/v2/pq/dsa/sign': {
-      lengths: { '/secretKey': [32, ...mlDsa.map((spec) => spec.expandedSecretKeyLength)] },
+      lengths: { '/privateKey': [32, ...mlDsa.map((spec) => spec.expandedSecretKeyLength)] },
       recipes: (corpus) => [
         pick(corpus.mlDsa).chain((entry) =>
           fc.record(
             {
-              secretKey: fc.constantFrom(entry.seed, entry.expanded),
-              level: fc.constant(entry.level),
+              privateKey: fc.constantFrom(entry.seed, entry.expanded),
+              algorithm: fc.constant(entry.algorithm),
               message: text,
               context: fc.constantFrom(entry.context, ''),
             },
-            { requiredKeys: ['secretKey', 'message'] },
+            { requiredKeys: ['privateKey', 'message'] },
           ),
         ),
       ],
@@ -667,7 +661,7 @@ function pqRoutes(): Record<string, RouteProfile> {
           signature: entry.signature,
           message: entry.message,
           context: entry.context,
-          level: entry.level,
+          algorithm: entry.algorithm,
         })),
       ],
     },
@@ -681,6 +675,7 @@ function multiRecipientRoutes(): Record<string, RouteProfile> {
     '/v2/multi-recipient/encrypt': {
       lengths: {
         '/recipients/*/publicKey': [32, XWING_PUBLIC_KEY_LENGTH],
+        '/recipients/*/x25519PublicKey': X25519,
         '/recipients/*/mlKemPublicKey': ML_KEM_768_PUBLIC,
       },
       recipes: (corpus) => [
@@ -692,10 +687,9 @@ function multiRecipientRoutes(): Record<string, RouteProfile> {
     },
     '/v2/multi-recipient/decrypt': {
       lengths: {
-        '/recipientSecretKey': X25519,
-        '/secretKey': [32],
-        '/x25519SecretKey': X25519,
-        '/mlKemSecretKey': ML_KEM_768_SECRET,
+        '/privateKey': X25519,
+        '/x25519PrivateKey': X25519,
+        '/mlKemPrivateKey': ML_KEM_768_SECRET,
         '/recipients/*/enc': [32, XWING_CIPHERTEXT_LENGTH],
         '/recipients/*/wrappedKey': [48],
       },

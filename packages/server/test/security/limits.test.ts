@@ -331,7 +331,7 @@ describe('cost parameters are capped', () => {
       [
         'SLH-DSA context',
         '/v2/pq/slh-dsa/sign',
-        { secretKey: '00'.repeat(64), message: 'm', context: 'c'.repeat(SLH_DSA_CONTEXT_MAX_BYTES + 1) },
+        { privateKey: '00'.repeat(64), message: 'm', context: 'c'.repeat(SLH_DSA_CONTEXT_MAX_BYTES + 1) },
       ],
       ['RSA bits (/v1/generate)', '/v1/generate', { ...gen, type: 'rsa', rsaBits: 8192 }],
       ['RSA bits below the floor', '/v1/generate', { ...gen, type: 'rsa', rsaBits: 1024 }],

@@ -219,29 +219,29 @@ describe('secrets never reach the logs or an error body', () => {
     const x25519 = await ok('x25519 keys', '/v2/keys/generate', { algorithm: 'x25519' });
     secrets.push(binary('X25519 private key', Buffer.from(x25519.privateKey, 'hex')));
     const box = (
-      await ok('sealedbox seal', '/v2/sealedbox/seal', { recipientPublicKey: x25519.publicKey, plaintext: PLAINTEXT })
-    ).sealed;
-    await ok('sealedbox open', '/v2/sealedbox/open', { recipientSecretKey: x25519.privateKey, sealed: box });
+      await ok('sealedbox seal', '/v2/sealedbox/seal', { publicKey: x25519.publicKey, plaintext: PLAINTEXT })
+    ).ciphertext;
+    await ok('sealedbox open', '/v2/sealedbox/open', { privateKey: x25519.privateKey, ciphertext: box });
     await refused(
       'sealedbox open with another key',
       '/v2/sealedbox/open',
-      { recipientSecretKey: wrongKey.toString('hex'), sealed: box },
+      { privateKey: wrongKey.toString('hex'), ciphertext: box },
       400,
     );
     const xwing = await ok('X-Wing keys', '/v2/pq/hybrid/keygen', {});
-    secrets.push(binary('X-Wing seed', Buffer.from(xwing.secretKey, 'hex')));
+    secrets.push(binary('X-Wing seed', Buffer.from(xwing.privateKey, 'hex')));
     const pqBox = (await ok('PQ seal', '/v2/sealedbox/seal-pq', { publicKey: xwing.publicKey, plaintext: PLAINTEXT }))
-      .sealed;
+      .ciphertext;
     await refused(
       'PQ open with another seed',
       '/v2/sealedbox/open-pq',
-      { secretKey: wrongKey.toString('hex'), sealed: pqBox },
+      { privateKey: wrongKey.toString('hex'), ciphertext: pqBox },
       400,
     );
     const encapsulated = await ok('X-Wing encapsulate', '/v2/pq/hybrid/encapsulate', { publicKey: xwing.publicKey });
     secrets.push(binary('X-Wing shared secret', Buffer.from(encapsulated.sharedSecret, 'hex')));
     await ok('X-Wing decapsulate', '/v2/pq/hybrid/decapsulate', {
-      secretKey: xwing.secretKey,
+      privateKey: xwing.privateKey,
       ciphertext: encapsulated.ciphertext,
     });
 
@@ -251,22 +251,23 @@ describe('secrets never reach the logs or an error body', () => {
     const signature = (await ok('sign', '/v2/sign', { privateKey: ed.privateKey, message: MESSAGE })).signature;
     await ok('verify a forged message', '/v2/verify', { publicKey: ed.publicKey, message: `${MESSAGE}!`, signature });
     await refused('sign with 33 bytes of key', '/v2/sign', { privateKey: `${ed.privateKey}00`, message: MESSAGE }, 400);
-    const mlDsa = await ok('ML-DSA keys', '/v2/pq/dsa/keygen', { level: 44 });
-    secrets.push(binary('ML-DSA seed', Buffer.from(mlDsa.secretKey, 'hex')));
-    await ok('ML-DSA sign', '/v2/pq/dsa/sign', { secretKey: mlDsa.secretKey, message: MESSAGE });
+    const mlDsa = await ok('ML-DSA keys', '/v2/pq/dsa/keygen', { algorithm: 'ml-dsa-44' });
+    secrets.push(binary('ML-DSA seed', Buffer.from(mlDsa.privateKey, 'hex')));
+    await ok('ML-DSA sign', '/v2/pq/dsa/sign', { privateKey: mlDsa.privateKey, message: MESSAGE });
     await refused(
       'ML-DSA sign with a bad context',
       '/v2/pq/dsa/sign',
-      { secretKey: mlDsa.secretKey, message: MESSAGE, context: 'c'.repeat(300) },
+      { privateKey: mlDsa.privateKey, message: MESSAGE, context: 'c'.repeat(300) },
       400,
     );
 
     // MACs and key derivation.
     const macKey = randomBytes(48);
     secrets.push(binary('HMAC key', macKey));
-    const mac = (await ok('hmac', '/v2/hmac', { algorithm: 'sha384', key: macKey.toString('hex'), data: MESSAGE })).mac;
+    const mac = (await ok('hmac', '/v2/hmac', { algorithm: 'hmac-sha384', key: macKey.toString('hex'), data: MESSAGE }))
+      .mac;
     await ok('hmac verify, wrong data', '/v2/hmac/verify', {
-      algorithm: 'sha384',
+      algorithm: 'hmac-sha384',
       key: macKey.toString('hex'),
       data: `${MESSAGE}.`,
       mac,
@@ -274,7 +275,7 @@ describe('secrets never reach the logs or an error body', () => {
     await refused(
       'hmac verify, truncated MAC',
       '/v2/hmac/verify',
-      { algorithm: 'sha384', key: macKey.toString('hex'), data: MESSAGE, mac: mac.slice(0, 40) },
+      { algorithm: 'hmac-sha384', key: macKey.toString('hex'), data: MESSAGE, mac: mac.slice(0, 40) },
       400,
     );
     const ikm = randomBytes(40);
@@ -306,7 +307,7 @@ describe('secrets never reach the logs or an error body', () => {
     secrets.push(binary('KEK', kek), binary('wrapped key', keyToWrap));
     const wrapped = (
       await ok('wrap', '/v2/keys/wrap', { kek: kek.toString('hex'), keyToWrap: keyToWrap.toString('hex') })
-    ).wrapped;
+    ).wrappedKey;
     await refused(
       'unwrap with the wrong KEK',
       '/v2/keys/unwrap',
@@ -333,7 +334,7 @@ describe('secrets never reach the logs or an error body', () => {
     await refused('password hash over the time cap', '/v2/password/hash', { password: PASSWORD, timeCost: 99 }, 400);
     const encrypted = (
       await ok('password encrypt', '/v2/password/encrypt', { password: PASSWORD, plaintext: PLAINTEXT })
-    ).encrypted;
+    ).ciphertext;
     await refused(
       'password decrypt, wrong password',
       '/v2/password/decrypt',
@@ -349,7 +350,7 @@ describe('secrets never reach the logs or an error body', () => {
     await refused(
       'multi-recipient decrypt, not a recipient',
       '/v2/multi-recipient/decrypt',
-      { ...envelope, recipientSecretKey: wrongKey.toString('hex') },
+      { ...envelope, privateKey: wrongKey.toString('hex') },
       400,
     );
 
