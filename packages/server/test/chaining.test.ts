@@ -104,8 +104,11 @@ describe('every output feeds the next call unchanged', () => {
 
   test('multi-recipient/encrypt -> decrypt, by each recipient of every recipient type', async () => {
     const [algorithm] = family('multiRecipient');
-    const pairs = [];
-    for (const type of family('recipientType')) pairs.push({ type, ...(await keyPair(type)) });
+    const pairs: { type: string; publicKey: string; privateKey: string }[] = [];
+    for (const type of family('recipientType')) {
+      const { publicKey, privateKey } = await keyPair(type);
+      pairs.push({ type, publicKey, privateKey });
+    }
     const envelope = await call('/v2/multi-recipient/encrypt', {
       plaintext: 'for both',
       recipients: pairs.map(({ publicKey }) => ({ publicKey })),
