@@ -202,7 +202,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   // In the order of the OpenAPI document's paths.
   await app.register(probeRoutes, { readiness });
-  await app.register(metricsEndpoint, { token: config.metricsToken });
+  await app.register(metricsEndpoint, { token: config.metricsToken, cacheMs: config.metricsCacheMs });
   await app.register(pqRoutes);
   await app.register(algorithmRoutes);
   await app.register(hashRoutes);

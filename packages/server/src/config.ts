@@ -6,6 +6,7 @@
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
+import { SCRAPE_CACHE_MS } from './metrics-scrape-cache.ts';
 
 export type Protocol = 'http' | 'https';
 export type NodeEnv = 'development' | 'production' | 'test';
@@ -107,6 +108,8 @@ export interface Config {
   rateLimitKey: ClientKeyConfig;
   /** The bearer token /metrics requires; undefined leaves /metrics public. */
   metricsToken: string | undefined;
+  /** METRICS_CACHE_MS: how long a rendered /metrics text is reused. */
+  metricsCacheMs: number;
   /** Open connections one client address (IPv6: one prefix) may hold; 0 means no cap. */
   maxConnectionsPerIp: number;
   bodyLimitBytes: number;
@@ -520,6 +523,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     rateLimitKey: readClientKey(env),
     metricsToken: readMetricsToken(env),
+    metricsCacheMs: readInteger(env, 'METRICS_CACHE_MS', SCRAPE_CACHE_MS, 0, 60_000),
     maxConnectionsPerIp: readInteger(env, 'MAX_CONNECTIONS_PER_IP', 0, 0, 1_000_000),
     bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 67_108_864),
     workers: readWorkers(env),

@@ -51,6 +51,7 @@ describe('configuration', () => {
     assert.equal(config.keyDir, undefined);
     assert.deepEqual(config.rateLimitKey, { by: 'address', ipv6PrefixLength: 64 });
     assert.equal(config.metricsToken, undefined);
+    assert.equal(config.metricsCacheMs, 1000);
     assert.equal(config.maxConnectionsPerIp, 0);
     assert.equal(config.auth.jwtMaxTtlSeconds, 86400);
     assert.deepEqual(config.v1, {
@@ -102,11 +103,13 @@ describe('configuration', () => {
       RATE_LIMIT_KEY: 'credential',
       RATE_LIMIT_IPV6_PREFIX: '48',
       METRICS_TOKEN: 'metrics-token-0123456789',
+      METRICS_CACHE_MS: '0',
       MAX_CONNECTIONS_PER_IP: '200',
       JWT_MAX_TTL_SECONDS: '3600',
     });
     assert.deepEqual(config.rateLimitKey, { by: 'credential', ipv6PrefixLength: 48 });
     assert.equal(config.metricsToken, 'metrics-token-0123456789');
+    assert.equal(config.metricsCacheMs, 0);
     assert.equal(config.maxConnectionsPerIp, 200);
     assert.equal(config.auth.jwtMaxTtlSeconds, 3600);
     assert.equal(config.heavyWorkNice, 19);

@@ -19,6 +19,8 @@ import '../route-config.ts';
 export interface MetricsEndpointOptions {
   /** METRICS_TOKEN; undefined leaves the route public. */
   token: string | undefined;
+  /** METRICS_CACHE_MS: how long a rendered text is reused (0: render every scrape). */
+  cacheMs?: number;
 }
 
 declare module 'fastify' {
@@ -69,8 +71,8 @@ function requireToken(token: string) {
 }
 
 export default fp<MetricsEndpointOptions>(
-  async function metricsEndpoint(app, { token }) {
-    const scrapes = new ScrapeCache(() => metricsExposition(app.metricsRegistry));
+  async function metricsEndpoint(app, { token, cacheMs }) {
+    const scrapes = new ScrapeCache(() => metricsExposition(app.metricsRegistry), cacheMs);
     app.decorate('metricsScrapes', scrapes);
     // Each render's compressed forms, made once (off the event loop) and dropped with the render.
     const compressed = new WeakMap<Exposition, Map<Encoding, Promise<Buffer>>>();

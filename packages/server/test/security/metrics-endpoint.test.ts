@@ -82,6 +82,16 @@ describe('rate limits of /metrics and the documentation', () => {
 });
 
 describe('the scrape cache', () => {
+  test('METRICS_CACHE_MS=0 renders on every scrape', async (t) => {
+    const app = await testApp({ METRICS_CACHE_MS: '0' });
+    t.after(() => app.close());
+    await app.inject(scrape());
+    await postJson(app, '/v2/hash', { algorithm: 'sha256', data: 'abc' });
+    const next = await app.inject(scrape());
+    assert.equal(app.metricsScrapes.renders, 2);
+    assert.match(next.body, /route="\/v2\/hash"/);
+  });
+
   test('scrapes within a second share one render; the next second renders again', async (t) => {
     const app = await testApp();
     t.after(() => app.close());
