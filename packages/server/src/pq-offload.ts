@@ -162,6 +162,11 @@ export class PqOffload {
     return this.queue.rejected;
   }
 
+  /** Jobs refused with a 429 since the offload was made, their client being at MAX_HEAVY_JOBS_PER_CLIENT. */
+  get capped(): number {
+    return this.queue.capped;
+  }
+
   /** The queue's settings: running and waiting jobs, Retry-After, the refusal delay. */
   get queueOptions(): Readonly<WorkQueueOptions> {
     return this.queue.options;

@@ -148,6 +148,7 @@ export class WorkQueue {
   readonly #memory: Record<Lane, number> = { main: 0, small: 0 };
   #rejected = 0;
   #dropped = 0;
+  #capped = 0;
   /** Each client's waiting jobs; the map's order is the order of turns (served clients go last). */
   readonly #lines = new Map<string, Waiting[]>();
   #waiting = 0;
@@ -204,6 +205,11 @@ export class WorkQueue {
   }
 
   /** Jobs refused since the queue was made. */
+  /** Jobs refused with a 429 since the queue was made, their client being at its cap. */
+  get capped(): number {
+    return this.#capped;
+  }
+
   get rejected(): number {
     return this.#rejected;
   }
@@ -241,6 +247,7 @@ export class WorkQueue {
       const capped = cap.acquire(client);
       if (capped !== undefined) {
         // Held back like a full queue's refusal: a client retrying at once would flood the loop.
+        this.#capped += 1;
         this.#hooks.onCapped?.();
         return this.#refuseWhenDue(capped);
       }

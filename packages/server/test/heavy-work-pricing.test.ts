@@ -141,6 +141,23 @@ describe('MAX_HEAVY_JOBS_PER_CLIENT', () => {
     assert.equal(other.statusCode, 200);
     // Once the first has finished, the client may start another.
     assert.equal((await inject(app, '/v2/password/verify', body, '192.0.2.1')).statusCode, 200);
+    const metrics = await app.metricsRegistry.metrics();
+    assert.match(metrics, /^crypto_work_queue_client_capped_total\{queue="password"\} 1$/m);
+  });
+
+  test('the post-quantum queue counts toward the same cap, and its refusals are counted', async (t) => {
+    const app = await testApp({ RATE_LIMIT_MAX: '1000', MAX_HEAVY_JOBS_PER_CLIENT: '1' });
+    t.after(() => app.close());
+    const algorithm = 'slh-dsa-sha2-128s';
+    const keys = (await inject(app, '/v2/pq/slh-dsa/keygen', { algorithm }, '192.0.2.9')).json().data;
+    const body = { algorithm, privateKey: keys.privateKey, message: 'm' };
+    const [first, second] = await Promise.all([
+      inject(app, '/v2/pq/slh-dsa/sign', body, '192.0.2.1'),
+      inject(app, '/v2/pq/slh-dsa/sign', body, '192.0.2.1'),
+    ]);
+    assert.deepEqual([first.statusCode, second.statusCode].sort(), [200, 429]);
+    const metrics = await app.metricsRegistry.metrics();
+    assert.match(metrics, /^crypto_pq_queue_client_capped_total 1$/m);
   });
 });
 

@@ -54,6 +54,12 @@ export default fp<PqOffloadPluginOptions>(
       'Post-quantum jobs dropped before they started because their request had ended (HANDLER_TIMEOUT_MS, or the client left)',
       () => offload.dropped,
     );
+    totalCounter(
+      app.metricsRegistry,
+      'crypto_pq_queue_client_capped_total',
+      'Post-quantum jobs refused with 429 because their client had MAX_HEAVY_JOBS_PER_CLIENT in flight',
+      () => offload.capped,
+    );
     new Gauge({
       name: 'crypto_pq_queue_jobs',
       help: 'Post-quantum jobs in the bounded queue (worker threads, or native SLH-DSA signing and key generation), by state (running, waiting)',
