@@ -20,7 +20,7 @@ const WRAPPED_NODE_CRYPTO = [
 ];
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '.ci/runtimes/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', '.ci/runtimes/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -3,10 +3,15 @@
  * next version, in lockstep (one version for the whole project), and updates everything that
  * names that version: the inter-workspace dependency ranges and package-lock.json's entries for
  * the root and the workspaces. The server reads its version from its package.json at run time, so nothing else
- * needs to change. It does not commit or tag: review the change, then commit it.
+ * needs to change. CHANGELOG.md's Unreleased section becomes the new version's. Then it builds,
+ * packs every package into release/, checks each tarball (publint, attw) and prints the
+ * `npm publish` commands (release/publishable.ts). It publishes nothing, and it does not commit
+ * or tag: review the change, then commit it.
  *
  *   npm run release                     make the release
- *   npm run release -- --dry-run        show what would change, write nothing
+ *   npm run release -- --dry-run        show what would change and write nothing to the sources;
+ *                                       build, pack and check them, and run npm publish --dry-run
+ *   --versions-only                     skip the build and the tarballs (the tests' copies have no sources)
  *   node scripts/release.ts --root DIR  act on another checkout (the tests use a temporary copy)
  *
  * The next version: each of patch and minor counts up to 999 and then carries into the position
@@ -22,6 +27,8 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { ChangelogError, releaseChangelog } from './release/changelog.ts';
+import { preparePublish } from './release/publishable.ts';
 
 export class ReleaseError extends Error {
   override readonly name = 'ReleaseError';
@@ -159,8 +166,8 @@ class VersionEdits {
   }
 }
 
-/** Reads the repository at `root` and works out the release, without writing anything. */
-export async function planRelease(root: string): Promise<ReleasePlan> {
+/** Reads the repository at `root` and works out the release, without writing anything. `date` dates the changelog's new section. */
+export async function planRelease(root: string, date = new Date().toISOString().slice(0, 10)): Promise<ReleasePlan> {
   const rootManifest = await readJson(root, 'package.json');
   const workspaces = await Promise.all(
     workspaceDirs(root, rootManifest.data).map((dir) => readJson(root, `${dir}/package.json`)),
@@ -204,7 +211,21 @@ export async function planRelease(root: string): Promise<ReleasePlan> {
       `every package must be at ${from} before a release, but:\n${edits.problems.map((problem) => `  ${problem}`).join('\n')}`,
     );
   }
-  return { from, to, files: files.map((file) => ({ name: file.name, path: file.path, text: serialize(file) })) };
+  const planned = files.map((file) => ({ name: file.name, path: file.path, text: serialize(file) }));
+  const changelog = join(root, 'CHANGELOG.md');
+  if (existsSync(changelog)) {
+    try {
+      planned.push({
+        name: 'CHANGELOG.md',
+        path: changelog,
+        text: releaseChangelog(await readFile(changelog, 'utf8'), to, date),
+      });
+    } catch (error) {
+      if (error instanceof ChangelogError) throw new ReleaseError(error.message);
+      throw error;
+    }
+  }
+  return { from, to, files: planned };
 }
 
 /** package-lock.json: its own version, the root's entry, each workspace's entry, and any versioned link to a workspace. */
@@ -247,26 +268,33 @@ export async function applyRelease(plan: ReleasePlan): Promise<void> {
 async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { root: { type: 'string' }, 'dry-run': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      root: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      'versions-only': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
     strict: true,
   });
   if (values.help === true) {
     process.stdout.write(
-      'Usage: npm run release [-- --dry-run] [-- --root <dir>]\nMoves every package to the next version in lockstep; see scripts/release.ts.\n',
+      'Usage: npm run release [-- --dry-run] [-- --versions-only] [-- --root <dir>]\nMoves every package to the next version in lockstep, packs and checks the tarballs; see scripts/release.ts.\n',
     );
     return 0;
   }
   const root = resolve(values.root ?? join(import.meta.dirname, '..'));
   const plan = await planRelease(root);
   const list = plan.files.map((file) => `  ${file.name}`).join('\n');
-  if (values['dry-run'] === true) {
-    process.stdout.write(`would release ${plan.from} -> ${plan.to}, changing:\n${list}\n`);
-    return 0;
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  const dryRun = values['dry-run'] === true;
+  if (dryRun) {
+    log(`would release ${plan.from} -> ${plan.to}, changing:\n${list}`);
+  } else {
+    await applyRelease(plan);
+    log(`released ${plan.from} -> ${plan.to}, changed:\n${list}`);
   }
-  await applyRelease(plan);
-  process.stdout.write(
-    `released ${plan.from} -> ${plan.to}, changed:\n${list}\nReview, then commit and tag: git commit -am 'Release ${plan.to}' && git tag v${plan.to}\n`,
-  );
+  if (values['versions-only'] !== true) await preparePublish(root, dryRun, log);
+  if (!dryRun) log(`Review, then commit and tag: git commit -am 'Release ${plan.to}' && git tag v${plan.to}`);
   return 0;
 }
 

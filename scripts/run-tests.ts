@@ -17,6 +17,9 @@ import { resolve } from 'node:path';
 /** Statistical timing tests: run by `npm run test:timing`, never by `npm test`. */
 const TIMING_TESTS: readonly string[] = ['packages/server/test/security/timing.test.ts'];
 
+/** The same as in .npmrc: CI also runs this script directly, not through npm. */
+const SOURCE_CONDITION = '--conditions=crypto-service-source';
+
 type Selection = 'default' | 'timing' | 'vectors';
 
 const OPTIONS = new Map<string | undefined, Selection>([
@@ -57,6 +60,11 @@ function testFiles(selection: Selection): string[] {
     .sort();
 }
 
+/** NODE_OPTIONS with the export condition that resolves the workspace packages to their src/. */
+function withSourceCondition(options = ''): string {
+  return options.includes(SOURCE_CONDITION) ? options : `${options} ${SOURCE_CONDITION}`.trim();
+}
+
 // The paths and globs above are relative to the repository root, wherever this is run from.
 process.chdir(resolve(import.meta.dirname, '..'));
 const selection = selectionFrom(process.argv.slice(2));
@@ -66,5 +74,7 @@ if (files.length === 0) {
   process.stderr.write('no test files to run\n');
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...files], { stdio: 'inherit' });
+// Through NODE_OPTIONS, so that every process the tests start runs the packages' sources too.
+const env = { ...process.env, NODE_OPTIONS: withSourceCondition(process.env.NODE_OPTIONS) };
+const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...files], { stdio: 'inherit', env });
 process.exit(result.status ?? 1);

@@ -119,7 +119,13 @@ async function startServer(name: string, script: string, env: Record<string, str
   const out = openSync(logFile, 'w');
   const child = spawn(process.execPath, [...SERVER_V8_FLAGS, script], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', HOST, PORT: String(port), ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_OPTIONS: process.env.NODE_OPTIONS ?? '',
+      HOST,
+      PORT: String(port),
+      ...env,
+    },
     stdio: ['ignore', out, 'inherit'],
   });
   closeSync(out);

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /**
  * crypto-service: the command-line front end. This file finds the
  * command, runs it, prints its result and sets the exit status; each command lives in its own

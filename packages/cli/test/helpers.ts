@@ -28,9 +28,14 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
-/** The runtime's directory first on PATH: `#!/usr/bin/env node` then finds this very runtime. */
+/**
+ * The runtime's directory first on PATH: `#!/usr/bin/env node` then finds this very runtime. And
+ * this process's NODE_OPTIONS, whose export condition makes the child run the sources too.
+ */
 export function childEnv(env: Record<string, string> = {}): Record<string, string> {
-  return { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, ...env };
+  const options: Record<string, string> =
+    process.env.NODE_OPTIONS === undefined ? {} : { NODE_OPTIONS: process.env.NODE_OPTIONS };
+  return { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, ...options, ...env };
 }
 
 /** Runs crypto-service with `args`; resolves when it exits (never rejects on a non-zero status). */

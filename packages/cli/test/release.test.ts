@@ -10,6 +10,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { nextVersion } from '../../../scripts/release.ts';
+import { releaseChangelog } from '../../../scripts/release/changelog.ts';
 import { REPO_ROOT } from './helpers.ts';
 
 const SCRIPT = join(REPO_ROOT, 'scripts/release.ts');
@@ -49,7 +50,7 @@ async function snapshot(root: string, names: string[]): Promise<Map<string, stri
 }
 
 function release(root: string, ...args: string[]) {
-  return spawnSync(process.execPath, [SCRIPT, '--root', root, ...args], { encoding: 'utf8' });
+  return spawnSync(process.execPath, [SCRIPT, '--root', root, '--versions-only', ...args], { encoding: 'utf8' });
 }
 
 /** JSON pointers of every value that differs between a and b. */
@@ -249,4 +250,35 @@ test('--dry-run says what would change and writes nothing', async () => {
   assert.match(run.stdout, /would release 0\.0\.7 -> 0\.0\.8/);
   for (const name of names) assert.ok(run.stdout.includes(`  ${name}\n`), name);
   assert.deepEqual(await snapshot(root, names), before);
+});
+
+test('releaseChangelog: Unreleased becomes the dated section, an empty Unreleased stays above it', () => {
+  const before =
+    '# Changelog\n\nIntro.\n\n## [Unreleased]\n\n### Added\n\n- a thing\n\n## [0.0.7] - 2026-01-01\n\n- old\n';
+  assert.equal(
+    releaseChangelog(before, '0.0.8', '2026-02-03'),
+    '# Changelog\n\nIntro.\n\n## [Unreleased]\n\n## [0.0.8] - 2026-02-03\n\n### Added\n\n- a thing\n\n## [0.0.7] - 2026-01-01\n\n- old\n',
+  );
+  assert.throws(
+    () => releaseChangelog('# Changelog\n\n## [0.0.7] - 2026-01-01\n', '0.0.8', '2026-02-03'),
+    /no "## \[Unreleased\]"/,
+  );
+  assert.throws(() => releaseChangelog('## [Unreleased]\n\n## [0.0.7] - 2026-01-01\n', '0.0.8', 'x'), /nothing under/);
+});
+
+test('a release writes the new CHANGELOG.md section; --dry-run leaves it as it was', async () => {
+  const root = await fixture('0.0.7');
+  const changelog = '# Changelog\n\n## [Unreleased]\n\n- a fix\n\n## [0.0.7] - 2026-01-01\n';
+  await writeFile(join(root, 'CHANGELOG.md'), changelog);
+  const dry = release(root, '--dry-run');
+  assert.equal(dry.status, 0, dry.stderr);
+  assert.match(dry.stdout, /^ {2}CHANGELOG\.md$/m);
+  assert.equal(await readFile(join(root, 'CHANGELOG.md'), 'utf8'), changelog);
+  const run = release(root);
+  assert.equal(run.status, 0, run.stderr);
+  const today = new Date().toISOString().slice(0, 10);
+  assert.equal(
+    await readFile(join(root, 'CHANGELOG.md'), 'utf8'),
+    `# Changelog\n\n## [Unreleased]\n\n## [0.0.8] - ${today}\n\n- a fix\n\n## [0.0.7] - 2026-01-01\n`,
+  );
 });

@@ -24,6 +24,7 @@ import { DEFAULT_PASSWORD_HASH_UNITS } from './rate-limit/costs.ts';
 import { WorkQueue, type JobTerms, type WorkQueueOptions } from './work-queue.ts';
 import { runPqJob, type PqJob, type PqJobArgs, type PqJobName, type PqJobResult } from './workers/pq-jobs.ts';
 import { WorkerPool } from './workers/pool.ts';
+import { moduleUrl } from './module-url.ts';
 
 export type PqOffloadMode = 'inline' | 'worker';
 
@@ -82,7 +83,7 @@ export function defaultPqWorkers(): number {
   return Math.max(1, Math.min(4, availableParallelism() - 1));
 }
 
-const WORKER_SCRIPT = new URL('./workers/pq-worker.ts', import.meta.url);
+const WORKER_SCRIPT = moduleUrl('./workers/pq-worker', import.meta.url);
 
 const alwaysWanted = (): boolean => true;
 

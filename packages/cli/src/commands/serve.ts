@@ -20,9 +20,9 @@ Options:
 
 Exit status: the server's (0 after a clean shutdown; 1 when it cannot start).`;
 
-/** The server's entry point, found through the workspace package (its export is src/app.ts). */
+/** The server's entry point: its source in this repository, its build where the package is installed. */
 function serverEntry(): string {
-  return fileURLToPath(new URL('./server.ts', import.meta.resolve('@crypto-service/server')));
+  return fileURLToPath(import.meta.resolve('@crypto-service/server/main'));
 }
 
 export const serve: Command = {

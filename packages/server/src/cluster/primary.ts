@@ -25,9 +25,10 @@ import { MetricsGatherer, type MetricsWorker } from './metrics-gather.ts';
 import { RateLimitHost } from './rate-limit-host.ts';
 import { RestartBudget } from './restart-budget.ts';
 import { WORKER_MARKER_VARIABLE } from './role.ts';
+import { moduleUrl } from '../module-url.ts';
 
 /** What every worker runs: the ordinary server entry point. */
-export const SERVER_ENTRY = fileURLToPath(new URL('../server.ts', import.meta.url));
+export const SERVER_ENTRY = fileURLToPath(moduleUrl('../server', import.meta.url));
 /** Beyond SHUTDOWN_TIMEOUT_MS, the time a worker gets to exit after its own forced exit. */
 export const SHUTDOWN_MARGIN_MS = 2000;
 export const RESTART_WINDOW_MS = 60_000;

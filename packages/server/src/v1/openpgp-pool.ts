@@ -18,6 +18,7 @@ import { ApiError } from '../errors.ts';
 import { WorkQueue } from '../work-queue.ts';
 import { WorkerPool } from '../workers/pool.ts';
 import type { ServerKeyInfo, V1Job, V1JobResults } from './openpgp-jobs.ts';
+import { moduleUrl } from '../module-url.ts';
 
 /** What each worker is given at start. */
 export interface WorkerInit {
@@ -38,7 +39,7 @@ export interface OpenPgpPoolOptions {
   onTimeout?: () => void;
 }
 
-const WORKER_SCRIPT = new URL('./worker.ts', import.meta.url);
+const WORKER_SCRIPT = moduleUrl('./worker', import.meta.url);
 
 export class OpenPgpPool {
   readonly queue: WorkQueue;

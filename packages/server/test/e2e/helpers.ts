@@ -95,7 +95,8 @@ export function waitForExit(child: ChildProcess, timeoutMs = 5000): Promise<Exit
 }
 
 function controlledEnv(env: Env): NodeJS.ProcessEnv {
-  const merged: Env = { PATH: process.env.PATH, ...DEFAULT_ENV, ...env };
+  // NODE_OPTIONS carries the export condition that makes the child run the sources, as this process does.
+  const merged: Env = { PATH: process.env.PATH, NODE_OPTIONS: process.env.NODE_OPTIONS, ...DEFAULT_ENV, ...env };
   return Object.fromEntries(
     Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined),
   );
