@@ -1,5 +1,5 @@
 /**
- * The cookbook of docs/api.md, run as it is written: its first ```sh block defines the `post`
+ * The cookbook, docs/cookbook.md, run as it is written: its first ```sh block defines the `post`
  * function, and every other block runs after it in its own bash, against a real server process,
  * with URL and API_KEY set. A block passes when it exits 0; each ends its round trip with `test`.
  */
@@ -20,12 +20,7 @@ interface ShellBlock {
 }
 
 /** The ```sh blocks of one `## ` section of a Markdown document, in order. */
-function shellBlocks(markdown: string, section: string): ShellBlock[] {
-  const start = markdown.indexOf(`\n## ${section}\n`);
-  assert.ok(start >= 0, `no "## ${section}" section`);
-  const rest = markdown.slice(start + 1);
-  const next = rest.indexOf('\n## ', 1);
-  const body = next < 0 ? rest : rest.slice(0, next);
+function shellBlocks(body: string): ShellBlock[] {
   return [...body.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => {
     const script = match[1] as string;
     const before = body.slice(0, match.index);
@@ -50,7 +45,7 @@ function runBash(script: string, env: Record<string, string>, cwd: string): Prom
   });
 }
 
-const blocks = shellBlocks(readFileSync(join(REPO_ROOT, 'docs/api.md'), 'utf8'), 'Cookbook');
+const blocks = shellBlocks(readFileSync(join(REPO_ROOT, 'docs/cookbook.md'), 'utf8'));
 const [setup, ...recipes] = blocks;
 let server: StartedServer;
 let workDir: string;
