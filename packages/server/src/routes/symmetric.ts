@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import {
   AEAD_ALGORITHM_IDS,
   PQ_SEALED_BOX,
@@ -87,6 +88,27 @@ export const symmetricRoutes = fp(
   async function symmetricRoutes(fastify) {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
+    // /v2/encrypt and /v2/secretbox/seal (and their opening routes) are one format under two names.
+    const seal = (request: FastifyRequest, { key, plaintext, aad, encoding = 'utf8' }: EncryptRequest) => {
+      const sealed = app.operations.run(request, AEAD, () =>
+        withHexSecret(key, '/key', (keyBytes) =>
+          xchachaSeal(keyBytes, decodeText(plaintext, encoding, '/plaintext'), decodeAad(aad, encoding)),
+        ),
+      );
+      return { data: { ciphertext: bytesToBase64(sealed), algorithm: AEAD } };
+    };
+    const open = (request: FastifyRequest, { key, ciphertext, aad, encoding = 'utf8' }: DecryptRequest) => {
+      const data = app.operations.run(request, AEAD, () => {
+        const sealed = base64ToBytes(ciphertext, '/ciphertext');
+        const additional = decodeAad(aad, encoding);
+        return encodePlaintext(
+          withHexSecret(key, '/key', (keyBytes) => xchachaOpen(keyBytes, sealed, additional)),
+          encoding,
+        );
+      });
+      return { data };
+    };
+
     app.post(
       '/v2/encrypt',
       {
@@ -98,15 +120,7 @@ export const symmetricRoutes = fp(
           response: { 200: EncryptResponse, ...problemResponses },
         },
       },
-      async (request) => {
-        const { key, plaintext, aad, encoding = 'utf8' } = request.body;
-        const sealed = app.operations.run(request, AEAD, () =>
-          withHexSecret(key, '/key', (keyBytes) =>
-            xchachaSeal(keyBytes, decodeText(plaintext, encoding, '/plaintext'), decodeAad(aad, encoding)),
-          ),
-        );
-        return { data: { ciphertext: bytesToBase64(sealed), algorithm: AEAD } };
-      },
+      async (request) => seal(request, request.body),
     );
 
     app.post(
@@ -120,18 +134,7 @@ export const symmetricRoutes = fp(
           response: { 200: DecryptResponse, ...problemResponses },
         },
       },
-      async (request) => {
-        const { key, ciphertext, aad, encoding = 'utf8' } = request.body;
-        const data = app.operations.run(request, AEAD, () => {
-          const sealed = base64ToBytes(ciphertext, '/ciphertext');
-          const additional = decodeAad(aad, encoding);
-          return encodePlaintext(
-            withHexSecret(key, '/key', (keyBytes) => xchachaOpen(keyBytes, sealed, additional)),
-            encoding,
-          );
-        });
-        return { data };
-      },
+      async (request) => open(request, request.body),
     );
 
     app.post(
@@ -145,15 +148,7 @@ export const symmetricRoutes = fp(
           response: { 200: SecretboxSealResponse, ...problemResponses },
         },
       },
-      async (request) => {
-        const { key, plaintext, aad, encoding = 'utf8' } = request.body;
-        const sealed = app.operations.run(request, AEAD, () =>
-          withHexSecret(key, '/key', (keyBytes) =>
-            xchachaSeal(keyBytes, decodeText(plaintext, encoding, '/plaintext'), decodeAad(aad, encoding)),
-          ),
-        );
-        return { data: { ciphertext: bytesToBase64(sealed), algorithm: AEAD } };
-      },
+      async (request) => seal(request, request.body),
     );
 
     app.post(
@@ -167,18 +162,7 @@ export const symmetricRoutes = fp(
           response: { 200: SecretboxOpenResponse, ...problemResponses },
         },
       },
-      async (request) => {
-        const { key, ciphertext, aad, encoding = 'utf8' } = request.body;
-        const data = app.operations.run(request, AEAD, () => {
-          const sealed = base64ToBytes(ciphertext, '/ciphertext');
-          const additional = decodeAad(aad, encoding);
-          return encodePlaintext(
-            withHexSecret(key, '/key', (keyBytes) => xchachaOpen(keyBytes, sealed, additional)),
-            encoding,
-          );
-        });
-        return { data };
-      },
+      async (request) => open(request, request.body),
     );
 
     app.post(
