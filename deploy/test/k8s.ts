@@ -5,7 +5,8 @@
  * tests (label selectors, named ports, quantities).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Secret } from 'kubernetes-models/v1/Secret';
@@ -14,13 +15,18 @@ import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
-import { validate as configMapSchema } from 'kubernetes-models/_schemas/IoK8sApiCoreV1ConfigMap';
-import { validate as secretSchema } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Secret';
-import { validate as serviceSchema } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Service';
-import { validate as deploymentSchema } from 'kubernetes-models/_schemas/IoK8sApiAppsV1Deployment';
-import { validate as hpaSchema } from 'kubernetes-models/_schemas/IoK8sApiAutoscalingV2HorizontalPodAutoscaler';
-import { validate as pdbSchema } from 'kubernetes-models/_schemas/IoK8sApiPolicyV1PodDisruptionBudget';
-import { validate as networkPolicySchema } from 'kubernetes-models/_schemas/IoK8sApiNetworkingV1NetworkPolicy';
+
+const require = createRequire(import.meta.url);
+const SCHEMAS_DIR = join(dirname(require.resolve('kubernetes-models')), '_schemas');
+
+/**
+ * A compiled schema of kubernetes-models as a bare function. The package does not export its
+ * _schemas folder, so the file is loaded by its path.
+ */
+function schema(name: string): (data: unknown) => boolean {
+  const module = require(join(SCHEMAS_DIR, `${name}.js`)) as { validate: (data: unknown) => boolean };
+  return module.validate;
+}
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 export const K8S_DIR = join(REPO_ROOT, 'deploy/k8s');
@@ -46,13 +52,13 @@ interface Kind {
 }
 
 const KINDS: readonly Kind[] = [
-  { model: ConfigMap, schema: configMapSchema },
-  { model: Secret, schema: secretSchema },
-  { model: Service, schema: serviceSchema },
-  { model: Deployment, schema: deploymentSchema },
-  { model: HorizontalPodAutoscaler, schema: hpaSchema },
-  { model: PodDisruptionBudget, schema: pdbSchema },
-  { model: NetworkPolicy, schema: networkPolicySchema },
+  { model: ConfigMap, schema: schema('IoK8sApiCoreV1ConfigMap') },
+  { model: Secret, schema: schema('IoK8sApiCoreV1Secret') },
+  { model: Service, schema: schema('IoK8sApiCoreV1Service') },
+  { model: Deployment, schema: schema('IoK8sApiAppsV1Deployment') },
+  { model: HorizontalPodAutoscaler, schema: schema('IoK8sApiAutoscalingV2HorizontalPodAutoscaler') },
+  { model: PodDisruptionBudget, schema: schema('IoK8sApiPolicyV1PodDisruptionBudget') },
+  { model: NetworkPolicy, schema: schema('IoK8sApiNetworkingV1NetworkPolicy') },
 ];
 
 export function kindOf(manifest: { apiVersion?: unknown; kind?: unknown }): Kind | undefined {

@@ -4,7 +4,7 @@
  * point at.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGES } from '../build.ts';
 
@@ -34,6 +34,26 @@ export function unwantedFiles(files: readonly string[]): string[] {
   );
 }
 
+/**
+ * The packed package.json states engines for consumers, and packing left the repository's own
+ * package.json as it was (see manifest-for-pack.ts).
+ */
+function checkPackedManifest(name: string, tarball: string, dir: string): void {
+  const packed = JSON.parse(
+    spawnSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }).stdout,
+  ) as {
+    engines?: { node?: string };
+    enginesForConsumers?: unknown;
+  };
+  if (typeof packed.engines?.node !== 'string') throw new Error(`${name}: the packed package.json has no engines.node`);
+  if (packed.enginesForConsumers !== undefined)
+    throw new Error(`${name}: the packed package.json kept enginesForConsumers`);
+  const source = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { engines?: unknown };
+  if (source.engines !== undefined || existsSync(join(dir, '.package.json.before-pack'))) {
+    throw new Error(`${name}: packing did not restore ${dir}/package.json`);
+  }
+}
+
 export function packAll(root: string, destination: string): Tarball[] {
   mkdirSync(destination, { recursive: true });
   return PACKAGES.map((dir) => {
@@ -48,6 +68,8 @@ export function packAll(root: string, destination: string): Tarball[] {
     const files = packed.files.map((file) => file.path);
     const unwanted = unwantedFiles(files);
     if (unwanted.length > 0) throw new Error(`${packed.name} would publish ${unwanted.join(', ')}`);
-    return { name: packed.name, version: packed.version, path: join(destination, packed.filename), files };
+    const path = join(destination, packed.filename);
+    checkPackedManifest(packed.name, path, join(root, 'packages', dir));
+    return { name: packed.name, version: packed.version, path, files };
   });
 }
