@@ -1,19 +1,20 @@
 /**
  * deploy/Dockerfile, checked without a Docker engine: the stages and base image, the user, the
  * health check, the command, that development dependencies stay out, that every file it copies
- * exists and survives .dockerignore, and that the files it copies are all the server loads at run
- * time (every import a production dependency or a copied workspace). The health check's own
- * command line runs against a real server.
+ * exists and survives .dockerignore, and that the packages it builds are all the server loads at run
+ * time (every import a production dependency or a built workspace). The build runs here, and the
+ * health check's own command line runs against the built server.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, globSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { copyParts, dockerIgnore, execForm, parseDockerfile, type Stage } from './dockerfile.ts';
 import { K8S_DIR, REPO_ROOT, parseYamlFile } from './k8s.ts';
-import { startServer } from '../../packages/server/test/e2e/helpers.ts';
+import { delay, freePort } from '../../packages/server/test/e2e/helpers.ts';
 import { SERVER_V8_FLAGS } from '../../packages/server/src/v8-flags.ts';
 
 const dockerfile = parseDockerfile(join(REPO_ROOT, 'deploy/Dockerfile'));
@@ -77,8 +78,10 @@ test('two stages or more, all on the Node version the lockfile pins, an official
   assert.ok(dockerfile.stages.length >= 2, 'multi-stage: dependencies are installed in a stage of their own');
   const pinned = lockfile.packages['node_modules/node']?.version;
   assert.ok(pinned !== undefined && pinned.startsWith('24.'), `the lockfile pins Node 24 (got ${pinned})`);
+  const named = new Set(dockerfile.stages.map((stage) => stage.name));
   for (const stage of dockerfile.stages) {
     // One base for every stage: native binaries npm picks in one (glibc builds) must load in the other.
+    if (named.has(stage.base)) continue;
     assert.equal(stage.base, runtime.base, `stage ${stage.name} is on ${stage.base}`);
   }
   const match = /^node:(\d+\.\d+\.\d+)-[a-z]+-slim(@sha256:[0-9a-f]{64})?$/.exec(runtime.base);
@@ -111,16 +114,30 @@ test('the runtime stage: production environment, non-root numeric user, the serv
   );
 });
 
-test('the command is exec form and runs the server entry point with its V8 flags, the same as npm start', () => {
+/** The build output of a source file: packages/x/src/a/b.ts -> packages/x/dist/a/b.js. */
+const builtFrom = (source: string) => source.replace(/^(packages\/[^/]+)\/src\/(.*)\.ts$/, '$1/dist/$2.js');
+
+test('the command is exec form and runs the built server entry point with the V8 flags of npm start', () => {
   const command = execForm(last(runtime, 'CMD'));
   assert.ok(command !== undefined, 'exec form: node itself receives SIGTERM and drains (a shell would not pass it on)');
-  assert.deepEqual(command, ['node', ...SERVER_V8_FLAGS, 'packages/server/src/server.ts']);
-  assert.ok(existsSync(join(REPO_ROOT, command.at(-1)!)));
+  assert.deepEqual(command, ['node', ...SERVER_V8_FLAGS, 'packages/server/dist/server.js']);
   const rootPackage = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
     scripts: { start: string };
   };
-  assert.equal(rootPackage.scripts.start, command.join(' '));
+  const start = rootPackage.scripts.start.split(' ');
+  assert.deepEqual(start.slice(0, -1), command.slice(0, -1), 'the same runtime flags as npm start');
+  assert.equal(builtFrom(start.at(-1)!), command.at(-1), 'the build output of the file npm start runs');
   assert.equal(instructions(runtime, 'ENTRYPOINT').length, 0, "the official image's entrypoint execs the command");
+});
+
+test('the runtime stage holds no TypeScript and selects no source condition', () => {
+  const env = environment(runtime);
+  assert.equal(env.get('NODE_OPTIONS'), undefined, 'the packages resolve to their dist/ as a consumer gets them');
+  for (const { sources } of instructions(runtime, 'COPY').map((copy) => copyParts(copy.args))) {
+    for (const source of sources) {
+      assert.ok(!/(^|\/)src(\/|$)/.test(source) && !source.endsWith('.ts'), `${source} is source, not build output`);
+    }
+  }
 });
 
 test("the health check asks /live with Node's fetch, within its own timeout", () => {
@@ -218,12 +235,50 @@ const packageName = (specifier: string) =>
     .slice(0, specifier.startsWith('@') ? 2 : 1)
     .join('/');
 
-test('the copied sources are everything the server loads: copied workspaces and production dependencies only', () => {
-  const copied = contextSources(runtime).map((source) => source.replace(/\/$/, ''));
-  const isCopied = (path: string) => copied.some((source) => path === source || path.startsWith(`${source}/`));
-  const files = copied
-    .filter((source) => statSync(join(REPO_ROOT, source)).isDirectory())
-    .flatMap((directory) => globSync(`${directory}/**/*.ts`, { cwd: REPO_ROOT }));
+const buildStage = dockerfile.stages.find((stage) => stage.name === 'build');
+
+/** The workspaces whose dist/ the runtime stage takes from the build stage: packages/core, … */
+function builtWorkspaces(): string[] {
+  return instructions(runtime, 'COPY')
+    .map((copy) => copyParts(copy.args))
+    .filter(({ options }) => options.get('from') === 'build')
+    .flatMap(({ sources }) => sources)
+    .map((source) => {
+      const match = /^\/app\/(packages\/[^/]+)\/dist\/?$/.exec(source);
+      assert.ok(match !== null, `the runtime takes only packages' dist/ from the build stage (got ${source})`);
+      return match[1]!;
+    });
+}
+
+test('the build stage compiles exactly the packages whose build output the runtime takes', () => {
+  assert.ok(buildStage !== undefined, 'a stage named build');
+  const workspaces = builtWorkspaces();
+  assert.ok(workspaces.includes('packages/server'));
+  const compiled = contextSources(buildStage)
+    .map((source) => /^(packages\/[^/]+)\/src\/?$/.exec(source)?.[1])
+    .filter((workspace) => workspace !== undefined);
+  assert.deepEqual(compiled.sort(), [...workspaces].sort(), 'sources come in for every built package');
+  const builds = instructions(buildStage, 'RUN').filter(({ args }) => args.includes('scripts/build.ts'));
+  assert.equal(builds.length, 1);
+  const named = builds[0]!.args.split(/\s+/).slice(2);
+  assert.deepEqual(
+    named.map((name) => `packages/${name}`).sort(),
+    [...workspaces].sort(),
+    'scripts/build.ts builds those packages',
+  );
+  const runtimeSources = contextSources(runtime);
+  for (const workspace of workspaces) {
+    assert.ok(runtimeSources.includes(`${workspace}/package.json`), `${workspace}/package.json (its exports)`);
+  }
+});
+
+test('the built sources are everything the server loads: built workspaces and production dependencies only', () => {
+  assert.ok(buildStage !== undefined);
+  const workspaces = builtWorkspaces();
+  const sourceDirs = workspaces.map((workspace) => `${workspace}/src`);
+  const runtimeFiles = contextSources(runtime);
+  const isBuilt = (path: string) => sourceDirs.some((dir) => path.startsWith(`${dir}/`)) || runtimeFiles.includes(path);
+  const files = sourceDirs.flatMap((directory) => globSync(`${directory}/**/*.ts`, { cwd: REPO_ROOT }));
   assert.ok(files.includes('packages/server/src/server.ts'));
 
   const packagesUsed = new Set<string>();
@@ -233,7 +288,7 @@ test('the copied sources are everything the server loads: copied workspaces and 
       if (specifier.startsWith('node:')) continue;
       if (specifier.startsWith('.')) {
         const target = relative(REPO_ROOT, resolve(REPO_ROOT, dirname(file), specifier));
-        assert.ok(isCopied(target), `${file} imports ${specifier}, which the image does not have`);
+        assert.ok(isBuilt(target), `${file} imports ${specifier}, which the image does not have`);
       } else {
         packagesUsed.add(packageName(specifier));
       }
@@ -241,7 +296,7 @@ test('the copied sources are everything the server loads: copied workspaces and 
     for (const path of loadedPaths(source)) {
       const target = relative(REPO_ROOT, resolve(REPO_ROOT, dirname(file), path));
       assert.ok(
-        existsSync(join(REPO_ROOT, target)) && isCopied(target),
+        existsSync(join(REPO_ROOT, target)) && isBuilt(target),
         `${file} loads ${path}, which the image does not have`,
       );
     }
@@ -251,11 +306,7 @@ test('the copied sources are everything the server loads: copied workspaces and 
     const entry = lockfile.packages[`node_modules/${name}`];
     assert.ok(entry !== undefined, `${name} is imported but not in the lockfile`);
     if (entry.link === true) {
-      const workspace = entry.resolved!;
-      assert.ok(
-        isCopied(`${workspace}/src`) && isCopied(`${workspace}/package.json`),
-        `workspace ${workspace} is imported but not copied`,
-      );
+      assert.ok(workspaces.includes(entry.resolved!), `workspace ${entry.resolved} is imported but not built`);
     } else {
       assert.notEqual(
         entry.dev,
@@ -282,14 +333,50 @@ async function runHealthCheck(port: number): Promise<number> {
   }
 }
 
+/**
+ * The image's command run here: the build stage's build, then the built entry point with no
+ * source condition and type stripping off, so that any TypeScript it reached would fail the start.
+ */
+async function startBuiltServer(port: number): Promise<ChildProcess> {
+  const build = instructions(buildStage!, 'RUN').find(({ args }) => args.includes('scripts/build.ts'))!;
+  const [program, ...buildArgs] = build.args.split(/\s+/);
+  assert.equal(program, 'node');
+  await execFileAsync(process.execPath, buildArgs, { cwd: REPO_ROOT, timeout: 240_000 });
+  const [, ...flags] = execForm(last(runtime, 'CMD'))!;
+  const child = spawn(process.execPath, ['--no-experimental-strip-types', ...flags], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH, NODE_ENV: 'test', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const status = await fetch(`http://127.0.0.1:${port}/ready`).then(
+      (response) => response.status,
+      () => 0,
+    );
+    if (status === 200) return child;
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      assert.fail(`the built server did not become ready:\n${output}`);
+    }
+    await delay(100);
+  }
+}
+
 test(
-  'the HEALTHCHECK command line passes against a running server and fails once it has stopped',
-  { timeout: 60_000 },
+  'the built server starts without TypeScript; the HEALTHCHECK passes against it and fails once it has stopped',
+  { timeout: 300_000 },
   async (t) => {
-    const server = await startServer();
-    t.after(() => server.kill());
-    assert.equal(await runHealthCheck(server.port), 0);
-    assert.deepEqual(await server.stop(), { code: 0, signal: null });
-    assert.equal(await runHealthCheck(server.port), 1);
+    const port = await freePort();
+    const server = await startBuiltServer(port);
+    t.after(() => server.kill('SIGKILL'));
+    assert.equal(await runHealthCheck(port), 0);
+    const exited = once(server, 'exit');
+    server.kill('SIGTERM');
+    assert.deepEqual(await exited, [0, null]);
+    assert.equal(await runHealthCheck(port), 1);
   },
 );
