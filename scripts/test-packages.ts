@@ -57,7 +57,7 @@ async function consumerProject(tarballs: readonly string[]): Promise<string> {
     join(project, 'package.json'),
     `${JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2)}\n`,
   );
-  for (const file of ['use-client.mjs', 'browser-entry.mjs', 'typed.ts'])
+  for (const file of ['use-client.mjs', 'use-testing.mjs', 'browser-entry.mjs', 'typed.ts'])
     await copyFile(join(CONSUMER, file), join(project, file));
   npm(['install', '--no-audit', '--no-fund', '--no-package-lock', ...tarballs], project);
   return project;
@@ -129,6 +129,9 @@ async function main(): Promise<void> {
         assert.equal(printed.trim(), abc);
         assert.equal(run(cli, ['--version'], { cwd: project, env: runtimeEnv }).trim(), tarballs[0]?.version);
         process.stdout.write(`the installed CLI: hash ${printed.trim()}\n`);
+        const tested = JSON.parse(run(node, ['use-testing.mjs'], { cwd: project, env: runtimeEnv })) as unknown;
+        assert.deepEqual(tested, { digest: abc, anonymous: 401, verified: true });
+        process.stdout.write(`the installed testing kit: ${JSON.stringify(tested)}\n`);
         const inBrowser = await runInChromium(bundle, service.url, pagePort);
         assert.deepEqual(inBrowser, { digest: abc, decrypted: 'from the browser', verified: true, refused: 400 });
         process.stdout.write(`the bundled client in Chromium: ${JSON.stringify(inBrowser)}\n`);
