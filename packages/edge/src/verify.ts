@@ -112,7 +112,12 @@ export async function verifyBytes(
     }
     hexField(publicKey, 'publicKey', [spec.publicKeyLength]);
     hexField(signature, 'signature', [spec.signatureLength]);
-    return spec.scheme.verify(signature, message, publicKey, context === undefined ? {} : { context });
+    try {
+      return spec.scheme.verify(signature, message, publicKey, context === undefined ? {} : { context });
+    } catch {
+      // A malformed encoding inside a signature of the right length verifies nothing.
+      return false;
+    }
   }
   if (context !== undefined) throw invalidInput(`${algorithm} takes no context`, 'context');
   if (algorithm === 'ed25519') {
