@@ -15,6 +15,8 @@ export type BinaryInput = string | Uint8Array;
 const HEX_PATTERN = /^(?:[0-9a-fA-F]{2})*$/;
 const BASE64_PATTERN = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const encoder = new TextEncoder();
+/** String.prototype.isWellFormed's test, spelled out for the browsers that lack it (Firefox before 119). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export function hexToBytes(text: string, field = 'value'): Uint8Array {
@@ -55,7 +57,7 @@ export function bytesToBase64(bytes: Uint8Array): string {
 
 export function utf8ToBytes(text: string, field = 'value'): Uint8Array {
   // A lone surrogate has no UTF-8 form: refused rather than silently replaced by U+FFFD.
-  if (!text.isWellFormed()) {
+  if (LONE_SURROGATE.test(text)) {
     throw invalidInput(`${field} is not well-formed Unicode (lone surrogate); send it as base64 or hex`, field);
   }
   return encoder.encode(text);
