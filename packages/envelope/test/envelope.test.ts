@@ -13,6 +13,7 @@ import sodium from 'libsodium-wrappers';
 import { CipherSuite, HkdfSha256 } from '@hpke/core';
 import { Chacha20Poly1305 } from '@hpke/chacha20poly1305';
 import { XWing } from '@hpke/hybridkem-x-wing';
+import { CryptoApiError } from '@crypto-service/client';
 import { useCryptoService } from '@crypto-service/testing/node-test';
 import {
   createDecryptStream,
@@ -23,12 +24,13 @@ import {
   encrypt,
   encryptTransform,
   EnvelopeError,
+  MAX_CHUNK_LENGTH,
   parseHeader,
   readHeader,
   rewrap,
   type EnvelopeHeader,
 } from '../src/index.ts';
-import { aesKw, collect, newKek, pieces, xWing, type KeyPairs } from './helpers.ts';
+import { aesKw, collect, newKek, pieces, sink, xWing, type KeyPairs } from './helpers.ts';
 
 await sodium.ready;
 
@@ -158,13 +160,13 @@ describe('envelope encryption', () => {
       await pipeline(
         Readable.from(pieces(plaintext, 16_384)),
         createEncryptStream({ client: service.client, key: keys.wrap }),
-        new Writable({ write: (chunk, _encoding, done) => done(null, void sealed.push(chunk)) }),
+        sink(sealed),
       );
       const opened: Buffer[] = [];
       await pipeline(
         Readable.from(pieces(Buffer.concat(sealed), 50_000)),
         createDecryptStream({ client: service.client, keys: [keys.unwrap] }),
-        new Writable({ write: (chunk, _encoding, done) => done(null, void opened.push(chunk)) }),
+        sink(opened),
       );
       assert.ok(Buffer.concat(opened).equals(plaintext));
     }
@@ -265,6 +267,26 @@ describe('envelope encryption', () => {
       const unknown = decrypt([one], { client: service.client, keys: [aesKw(newKek(), 'other').unwrap] });
       await assertFails(unknown, 'UNKNOWN_KEY', 'no key for the id');
       await assertFails(open(Buffer.from('not an envelope at all')), 'NOT_AN_ENVELOPE', 'plain text');
+    });
+
+    test('a hostile header cannot ask for a huge chunk; a refused wrap fails before any output', async () => {
+      const sealed = await seal(randomBytes(100));
+      const huge = Buffer.from(sealed);
+      huge.writeUInt32BE(MAX_CHUNK_LENGTH + 1, 10);
+      await assertFails(open(huge), 'MALFORMED_HEADER', 'chunk length over the limit');
+      const output: Uint8Array[] = [];
+      const refused = encrypt([Buffer.from('secret')], {
+        client: service.client,
+        key: { mode: 'aes-kw', keyId: 'short', kek: 'abcd' },
+      });
+      await assert.rejects(
+        async () => {
+          for await (const part of refused) output.push(part);
+        },
+        (error: unknown) =>
+          error instanceof CryptoApiError && error.status === 400 && !error.message.includes('secret'),
+      );
+      assert.equal(output.length, 0);
     });
 
     test('Node and Web streams error, never finish, on a tampered envelope', async () => {

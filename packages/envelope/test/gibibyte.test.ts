@@ -1,7 +1,8 @@
 /**
  * Constant memory: 1 GiB of plaintext through encrypt and decrypt in one pipeline, against the real
  * service, with the process's resident memory sampled along the way. The bound is generous (a
- * chunk is 64 KiB); what it catches is memory that grows with the payload.
+ * chunk is 64 KiB, but garbage chunks wait for the collector, which lags more on Node 22); what it
+ * catches is memory that grows with the payload, which would be a gibibyte.
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
@@ -14,7 +15,7 @@ import { aesKw } from './helpers.ts';
 
 const MIB = 1024 * 1024;
 const TOTAL_MIB = 1024;
-const RSS_GROWTH_BOUND = 64 * MIB;
+const RSS_GROWTH_BOUND = 128 * MIB;
 
 const service = useCryptoService();
 

@@ -1,5 +1,6 @@
 /** Shared by the envelope's tests: byte sources, collection, and the two wrapping keys of a service. */
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
 import type { TestCryptoService } from '@crypto-service/testing/node-test';
 import type { UnwrappingKey, WrappingKey } from '../src/index.ts';
 
@@ -7,6 +8,16 @@ export async function collect(source: AsyncIterable<Uint8Array>): Promise<Buffer
   const parts: Uint8Array[] = [];
   for await (const part of source) parts.push(part);
   return Buffer.concat(parts);
+}
+
+/** A Node destination that keeps what it is given in `parts`. */
+export function sink(parts: Buffer[]): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      parts.push(chunk);
+      done();
+    },
+  });
 }
 
 /** `bytes` cut into pieces of `size`, as a stream would deliver them. */
