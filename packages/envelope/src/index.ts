@@ -1,0 +1,10 @@
+export { encrypt, decrypt, readHeader, rewrap, rewrapStream } from './envelope.ts';
+export type { ByteSource, EncryptOptions, DecryptOptions, RewrapOptions } from './envelope.ts';
+export { createEncryptStream, createDecryptStream, createRewrapStream } from './node.ts';
+export { encryptTransform, decryptTransform, rewrapTransform } from './web.ts';
+export type { EnvelopeTransform } from './web.ts';
+export { parseHeader, encodeHeader, MAX_CHUNK_LENGTH, FORMAT_VERSION } from './format.ts';
+export type { EnvelopeHeader, WrapMode } from './format.ts';
+export type { EnvelopeClient, WrappingKey, UnwrappingKey, KeyResolver } from './keys.ts';
+export { EnvelopeError } from './errors.ts';
+export type { EnvelopeErrorCode } from './errors.ts';
