@@ -49,17 +49,17 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: IncomingMes
 
   return (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== path) return reject(res, 404, 'Not found');
+    if (url.pathname !== path) return reject(req, res, 404, 'Not found');
     if (allowedHosts !== undefined && !hostsAllowed(req, allowedHosts))
-      return reject(res, 403, 'Host or Origin not allowed');
+      return reject(req, res, 403, 'Host or Origin not allowed');
     if (expectedToken !== undefined && !tokenMatches(req.headers.authorization, expectedToken)) {
       res.setHeader('www-authenticate', 'Bearer');
-      return reject(res, 401, 'Unauthorized');
+      return reject(req, res, 401, 'Unauthorized');
     }
     if (req.method !== 'POST') {
       // Stateless: no session to stream to (GET) or to end (DELETE).
       res.setHeader('allow', 'POST');
-      return reject(res, 405, 'Method not allowed');
+      return reject(req, res, 405, 'Method not allowed');
     }
     void handlePost(options, req, res);
   };
@@ -100,11 +100,13 @@ async function handlePost(options: McpHttpOptions, req: IncomingMessage, res: Se
     await server.connect(transport);
     await transport.handleRequest(req, res);
   } catch {
-    if (!res.headersSent) reject(res, 500, 'Internal error');
+    if (!res.headersSent) reject(req, res, 500, 'Internal error');
   }
 }
 
-function reject(res: ServerResponse, status: number, message: string): void {
+function reject(req: IncomingMessage, res: ServerResponse, status: number, message: string): void {
+  // The unread body is drained, so that the connection stays usable for the client's next request.
+  req.resume();
   res.statusCode = status;
   res.setHeader('content-type', 'application/json');
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
