@@ -8,7 +8,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { createCryptoServiceMcpServer, type CryptoServiceMcpOptions } from './server.ts';
+import { createCryptoServiceMcpServer, serviceClient, type CryptoServiceMcpOptions } from './server.ts';
 
 export const DEFAULT_HTTP_HOST = '127.0.0.1';
 export const DEFAULT_HTTP_PORT = 3001;
@@ -46,6 +46,8 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: IncomingMes
   const path = options.path ?? DEFAULT_HTTP_PATH;
   const allowedHosts = options.allowedHosts ?? (options.authToken === undefined ? LOOPBACK_HOSTNAMES : undefined);
   const expectedToken = options.authToken === undefined ? undefined : digest(options.authToken);
+  // One client for every request's server, rather than one per request.
+  const serverOptions: CryptoServiceMcpOptions = { ...options, service: serviceClient(options.service) };
 
   return (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -61,7 +63,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): (req: IncomingMes
       res.setHeader('allow', 'POST');
       return reject(req, res, 405, 'Method not allowed');
     }
-    void handlePost(options, req, res);
+    void handlePost(serverOptions, req, res);
   };
 }
 
@@ -89,7 +91,7 @@ export async function startMcpHttpServer(options: StartMcpHttpOptions): Promise<
   };
 }
 
-async function handlePost(options: McpHttpOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handlePost(options: CryptoServiceMcpOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const server = createCryptoServiceMcpServer(options);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   res.on('close', () => {

@@ -32,7 +32,11 @@ export function failureResult(error: unknown): CallToolResult {
   if (error instanceof CryptoApiError) {
     const { status, code, title, detail, errors } = error.body;
     const message = detail ?? error.body.error;
-    const fields = (errors ?? []).map((field) => `\n${field.field}: ${field.message}`).join('');
+    // The field errors that the detail does not already say, one line each.
+    const fields = (errors ?? [])
+      .filter((field) => !message.includes(field.message))
+      .map((field) => `\n${field.field}: ${field.message}`)
+      .join('');
     return errorResult(`The service answered ${status}${code === undefined ? '' : ` ${code}`}: ${message}${fields}`, {
       status,
       ...(code === undefined ? {} : { code }),

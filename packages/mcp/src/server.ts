@@ -51,7 +51,7 @@ export const SERVER_NAME = 'crypto-service';
 
 /** A new MCP server for one connection (stdio) or one request (stateless Streamable HTTP). */
 export function createCryptoServiceMcpServer(options: CryptoServiceMcpOptions): Server {
-  const client = isConnection(options.service) ? connect(options.service) : options.service;
+  const client = serviceClient(options.service);
   const allowSecretOutput = options.allowSecretOutput === true;
   const server = new Server(
     { name: SERVER_NAME, title: 'crypto-service', version: VERSION },
@@ -87,6 +87,11 @@ export function connect(connection: ServiceConnection): CryptoClient {
     timeout: connection.timeout ?? DEFAULT_TIMEOUT_MS,
     retry: connection.retry === true,
   });
+}
+
+/** The client for the service option: the one given, or a new one for a connection. */
+export function serviceClient(service: ServiceConnection | CryptoClient): CryptoClient {
+  return isConnection(service) ? connect(service) : service;
 }
 
 // Told apart by shape: a client from another copy of the client package is not an instance of this one's.

@@ -8,8 +8,11 @@ import { createCipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { ed25519 } from '@noble/curves/ed25519.js';
+import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { startCryptoService, type CryptoService } from '@crypto-service/testing';
-import { startMcpHttpServer } from '../src/index.ts';
+import { createCryptoServiceMcpServer, startMcpHttpServer } from '../src/index.ts';
 import { callError, callOk, connectHttp, spawnHttp, stopChild, type Connected } from './helpers.ts';
 
 let service: CryptoService;
@@ -98,6 +101,28 @@ describe('the bin with --http --allow-secret-output', () => {
     });
     assert.match(text, /^The service answered 400 INVALID_INPUT: /);
     assert.equal(error.status, 400);
+  });
+});
+
+describe('the library', () => {
+  test('a server on a client of your own, over any transport: ML-DSA as @noble/post-quantum checks it', async () => {
+    const server = createCryptoServiceMcpServer({ service: service.client });
+    const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'in-memory', version: '0.0.0' });
+    await client.connect(clientSide);
+    try {
+      const seed = randomBytes(32);
+      const { publicKey } = ml_dsa65.keygen(seed);
+      const { data } = await callOk(client, 'pq_dsa_sign', { privateKey: hex(seed), message: 'post-quantum' });
+      assert.equal(data.algorithm, 'ml-dsa-65');
+      assert.ok(ml_dsa65.verify(Buffer.from(data.signature as string, 'hex'), Buffer.from('post-quantum'), publicKey));
+      const keygen = await callOk(client, 'pq_dsa_keygen');
+      assert.deepEqual(keygen.withheld, ['privateKey'], 'the secret-output rule is the default here too');
+    } finally {
+      await client.close();
+      await server.close();
+    }
   });
 });
 

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { ed25519 } from '@noble/curves/ed25519.js';
@@ -22,6 +23,15 @@ after(async () => {
   await mcp?.close();
   await service?.close();
 });
+
+/** A loopback URL where nothing listens: a port taken from the system, then released. */
+async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
@@ -152,7 +162,12 @@ describe('tools/call', () => {
     assert.equal(unsupported.error.code, 'UNSUPPORTED_ALGORITHM');
     const invalid = await callError(mcp.client, 'encrypt', { key: 'not hex', plaintext: 'x' });
     assert.equal(invalid.error.code, 'VALIDATION_FAILED');
-    assert.match(invalid.text, /\n\/key: /);
+    assert.match(invalid.text, /^The service answered 400 VALIDATION_FAILED: .*\/key must be hex/);
+    assert.deepEqual(invalid.error.errors, [
+      { field: '/key', message: 'must be hex: an even number of 0-9 a-f characters' },
+    ]);
+    const unknown = await callError(mcp.client, 'encrypt', { key, plaintext: 'x', extra: 'value' });
+    assert.match(unknown.text, /unknown field \/extra\n\/extra: is not a known field$/);
 
     const { data } = await callOk(mcp.client, 'hash', { algorithm: 'sha256', data: 'still here' });
     assert.equal(data.digest, createHash('sha256').update('still here').digest('hex'));
@@ -178,10 +193,11 @@ describe('credentials', () => {
   });
 
   test('an unreachable service is a tool error too', async () => {
-    const other = await connectStdio(['--url', 'http://127.0.0.1:9', '--timeout', '5000'], {});
+    const url = await closedPortUrl();
+    const other = await connectStdio(['--url', url, '--timeout', '5000'], {});
     try {
       const { text, error } = await callError(other.client, 'hash', { algorithm: 'sha256', data: 'x' });
-      assert.match(text, /request to http:\/\/127\.0\.0\.1:9\/v2\/hash failed/);
+      assert.ok(text.startsWith(`request to ${url}/v2/hash failed`), text);
       assert.equal(error.code, 'CryptoNetworkError');
     } finally {
       await other.close();
