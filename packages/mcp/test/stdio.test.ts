@@ -10,6 +10,7 @@ import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { DecryptRequest, HashRequest, KeyGenerateRequest, SignRequest } from '@crypto-service/protocol';
 import { startCryptoService, type CryptoService } from '@crypto-service/testing';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { callError, callOk, connectStdio, type Connected } from './helpers.ts';
 
 let service: CryptoService;
@@ -171,6 +172,21 @@ describe('tools/call', () => {
 
     const { data } = await callOk(mcp.client, 'hash', { algorithm: 'sha256', data: 'still here' });
     assert.equal(data.digest, createHash('sha256').update('still here').digest('hex'));
+  });
+
+  test('every tool reaches its route: empty arguments get an answer of the route, never a 404', async () => {
+    const { tools } = await mcp.client.listTools();
+    assert.equal(tools.length, 36);
+    for (const tool of tools) {
+      const result = (await mcp.client.callTool({ name: tool.name, arguments: {} })) as CallToolResult;
+      const error = (result.structuredContent as { error?: { code?: string } }).error;
+      if (result.isError === true)
+        assert.ok(
+          ['VALIDATION_FAILED', 'INVALID_INPUT', 'SECRET_OUTPUT_REFUSED'].includes(error?.code ?? ''),
+          tool.name,
+        );
+      else assert.ok(/keygen|keys_generate|algorithms/.test(tool.name), `${tool.name} succeeded without arguments`);
+    }
   });
 
   test('an unknown tool is a protocol error, and the server goes on', async () => {
