@@ -4,7 +4,7 @@
  * decrypted body to the handler as c.req.valid('json'), as Hono's validators do, and encrypts the
  * named fields of a JSON response after the handler.
  */
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, Env, MiddlewareHandler } from 'hono';
 import { createFieldProtection, FieldDecryptionError, type FieldProtectionOptions } from './fields.ts';
 import { fieldProblem, malformedJsonProblem, PROBLEM_CONTENT_TYPE, webhookProblem, type Problem } from './problem.ts';
 import { createWebhookVerifier, type WebhookVerifierOptions } from './webhook.ts';
@@ -25,7 +25,12 @@ export function webhookVerification(options: WebhookVerifierOptions): Middleware
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 
-export function fieldProtection(options: FieldProtectionOptions): MiddlewareHandler {
+/** What the handler reads with c.req.valid('json'): the JSON body with its protected fields decrypted. */
+export interface DecryptedJsonInput {
+  out: { json: Record<string, unknown> };
+}
+
+export function fieldProtection(options: FieldProtectionOptions): MiddlewareHandler<Env, string, DecryptedJsonInput> {
   const protection = createFieldProtection(options);
   return async (c, next) => {
     if (JSON_TYPE.test(c.req.header('content-type') ?? '')) {
