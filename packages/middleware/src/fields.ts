@@ -33,7 +33,7 @@ export class FieldDecryptionError extends Error {
 export interface FieldProtection {
   /** The body with its request fields decrypted in place (a copy is not made). */
   decryptRequest(body: unknown): Promise<unknown>;
-  /** The body with its response fields encrypted in place. */
+  /** A copy of the body (as JSON would serialize it) with its response fields encrypted. */
   encryptResponse(body: unknown): Promise<unknown>;
 }
 
@@ -91,7 +91,12 @@ export function createFieldProtection(options: FieldProtectionOptions): FieldPro
   return {
     decryptRequest: (body) =>
       transform(body, requestPaths, (path, value) => decryptField(client, key, path.pointer, value)),
+    // A copy, so that an object the handler keeps and answers again is never left holding ciphertexts.
     encryptResponse: (body) =>
-      transform(body, responsePaths, (path, value) => encryptField(client, key, path.pointer, value)),
+      responsePaths.length === 0 || body === undefined
+        ? Promise.resolve(body)
+        : transform(JSON.parse(JSON.stringify(body)), responsePaths, (path, value) =>
+            encryptField(client, key, path.pointer, value),
+          ),
   };
 }

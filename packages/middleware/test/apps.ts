@@ -46,8 +46,11 @@ function fieldOptions(keys: AppKeys): FieldProtectionOptions {
 
 /** What the protected-fields route answers: the body it saw, and an account whose pin and balance leave encrypted. */
 export function fieldsAnswer(received: unknown): unknown {
-  return { received, account: { pin: '0042', balance: 1234.5, holder: 'Ada Lovelace' } };
+  return { received, account: ACCOUNT };
 }
+
+// One object answered by every request: the middleware must encrypt a copy, never the object itself.
+const ACCOUNT = { pin: '0042', balance: 1234.5, holder: 'Ada Lovelace' };
 
 export async function startExpress(keys: AppKeys): Promise<RunningApp> {
   const app = express();

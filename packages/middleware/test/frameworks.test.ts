@@ -137,6 +137,8 @@ for (const [name, start] of Object.entries(FRAMEWORKS)) {
           holder: await encryptField(keys.client, keys.fieldKey, 'card.holder', 'Ada Lovelace'),
           expiry: '12/30',
         };
+        const first = (await (await post(`${app.url}/fields`, JSON.stringify({ amount: 1 }))).json()) as any;
+        assert.equal(nobleOpen(keys.fieldKey, first.account.pin, '/account/pin'), '0042');
         const response = await post(`${app.url}/fields`, JSON.stringify({ card, amount: 10 }));
         assert.equal(response.status, 200);
         const answer = (await response.json()) as any;
