@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { ed25519 } from '@noble/curves/ed25519.js';
+import { CryptoClient, CryptoNetworkError } from '@crypto-service/client';
 import { useCryptoService } from '@crypto-service/testing/node-test';
 import {
   createWebhookVerifier,
@@ -194,6 +195,14 @@ describe('createWebhookVerifier', () => {
     assert.deepEqual(await verifier.verify(binary, `t=${t},v1=${v1}`), { ok: false, reason: 'expired' });
     const fresh = await signWebhook(binary, { algorithm: 'hmac-sha256', secret });
     assert.equal((await verifier.verify(binary.buffer, fresh)).ok, true);
+  });
+
+  test('a verification the service cannot answer rejects: it is never an acceptance', async () => {
+    const unreachable = new CryptoClient({ baseUrl: 'http://127.0.0.1:9', retry: false });
+    const secret = service.fixtures.hmac.key;
+    const verifier = createWebhookVerifier({ algorithm: 'hmac-sha256', secret, client: unreachable });
+    const t = now();
+    await assert.rejects(verifier.verify(body, `t=${t},v1=${nodeHmac(secret, t, body)}`), CryptoNetworkError);
   });
 
   test('a key that is not hex is refused when the verifier is made', () => {
