@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { bundleForBrowser, runInChromium } from './packages/browser.ts';
@@ -50,15 +50,47 @@ function run(
   return result.stdout;
 }
 
+/** The test runners whose global setup @crypto-service/testing serves, as an application installs them. */
+const TEST_RUNNERS = { vitest: '4.1.12', jest: '30.5.2', '@jest/globals': '30.5.2' };
+
+/**
+ * A Vitest and a Jest project that use @crypto-service/testing's global setup: each run starts one
+ * service, its test hashes through it, and the service is gone after the run.
+ */
+function runTestRunners(project: string, node: string, env: NodeJS.ProcessEnv): void {
+  const runners = [
+    { name: 'vitest', args: ['node_modules/vitest/vitest.mjs', 'run', '--root', 'runners/vitest'] },
+    {
+      name: 'jest',
+      args: ['--experimental-vm-modules', 'node_modules/jest/bin/jest.js', '--config', 'runners/jest/jest.config.mjs'],
+    },
+  ];
+  for (const { name, args } of runners) {
+    const result = spawnSync(node, args, { cwd: project, env: { ...env, CI: '1' }, encoding: 'utf8' });
+    const output = `${result.stdout}${result.stderr}`;
+    assert.equal(result.status, 0, `${name} failed:\n${output}`);
+    assert.match(output, /1 passed/, `${name}: ${output}`);
+    const served = /served by (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+    assert.ok(served !== undefined, `${name}: the test did not reach the service:\n${output}`);
+    const stopped = spawnSync(node, [
+      '-e',
+      `fetch('${served}/live').then(() => process.exit(1), () => process.exit(0))`,
+    ]);
+    assert.equal(stopped.status, 0, `${name}: the service at ${served} outlived the run`);
+    process.stdout.write(`${name} with the global setup: 1 passed against ${served}, stopped after the run\n`);
+  }
+}
+
 /** The consumer project: a package.json, the fixtures, the tarballs installed by npm. */
 async function consumerProject(tarballs: readonly string[]): Promise<string> {
   const project = await mkdtemp(join(tmpdir(), 'crypto-service-consumer-'));
   await writeFile(
     join(project, 'package.json'),
-    `${JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2)}\n`,
+    `${JSON.stringify({ name: 'consumer', private: true, type: 'module', devDependencies: TEST_RUNNERS }, null, 2)}\n`,
   );
   for (const file of ['use-client.mjs', 'use-testing.mjs', 'browser-entry.mjs', 'typed.ts'])
     await copyFile(join(CONSUMER, file), join(project, file));
+  await cp(join(CONSUMER, 'runners'), join(project, 'runners'), { recursive: true });
   npm(['install', '--no-audit', '--no-fund', '--no-package-lock', ...tarballs], project);
   return project;
 }
@@ -132,6 +164,7 @@ async function main(): Promise<void> {
         const tested = JSON.parse(run(node, ['use-testing.mjs'], { cwd: project, env: runtimeEnv })) as unknown;
         assert.deepEqual(tested, { digest: abc, anonymous: 401, verified: true });
         process.stdout.write(`the installed testing kit: ${JSON.stringify(tested)}\n`);
+        runTestRunners(project, node, runtimeEnv);
         const inBrowser = await runInChromium(bundle, service.url, pagePort);
         assert.deepEqual(inBrowser, { digest: abc, decrypted: 'from the browser', verified: true, refused: 400 });
         process.stdout.write(`the bundled client in Chromium: ${JSON.stringify(inBrowser)}\n`);

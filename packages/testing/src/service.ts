@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { CryptoClient, type ClientOptions } from '@crypto-service/client';
 
 export interface StartOptions {
@@ -42,9 +42,12 @@ export interface CryptoService {
 const LISTENING = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/;
 const KILL_AFTER_MS = 10_000;
 
-/** The server's entry point as the installed package resolves it (its build, or its sources here). */
+/**
+ * The server's entry point as the installed package resolves it (its build, or its sources here).
+ * require.resolve, because Vitest's module runner has no resolve() on import.meta.
+ */
 function serverEntry(): string {
-  return fileURLToPath(import.meta.resolve('@crypto-service/server/main'));
+  return createRequire(import.meta.url).resolve('@crypto-service/server/main');
 }
 
 /** The runtime flags the child needs to resolve the server as this process does (export conditions). */

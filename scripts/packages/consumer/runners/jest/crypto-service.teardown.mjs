@@ -1,0 +1,1 @@
+export { globalTeardown as default } from '@crypto-service/testing/global-setup';

@@ -1,0 +1,1 @@
+export { default } from '@crypto-service/testing/global-setup';
