@@ -14,7 +14,18 @@ import { inlineWireTypes } from './build/inline-wire-types.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 /** Every workspace package, each after the packages it depends on. */
-export const PACKAGES: readonly string[] = ['core', 'protocol', 'server', 'client', 'cli', 'testing', 'edge', 'envelope', 'mcp', 'middleware'];
+export const PACKAGES: readonly string[] = [
+  'core',
+  'protocol',
+  'server',
+  'client',
+  'cli',
+  'testing',
+  'edge',
+  'envelope',
+  'mcp',
+  'middleware',
+];
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 
 export async function build(root = ROOT, only: readonly string[] = PACKAGES): Promise<void> {

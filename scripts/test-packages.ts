@@ -52,6 +52,8 @@ function run(
 
 /** The test runners whose global setup @crypto-service/testing serves, as an application installs them. */
 const TEST_RUNNERS = { vitest: '4.1.12', jest: '30.5.2', '@jest/globals': '30.5.2' };
+/** What use-suite.mjs brings besides the tarballs: a framework for the middleware, the MCP SDK's client. */
+const SUITE_PEERS = { express: '5.3.0', '@modelcontextprotocol/sdk': '1.32.2' };
 
 /**
  * A Vitest and a Jest project that use @crypto-service/testing's global setup: each run starts one
@@ -86,9 +88,9 @@ async function consumerProject(tarballs: readonly string[]): Promise<string> {
   const project = await mkdtemp(join(tmpdir(), 'crypto-service-consumer-'));
   await writeFile(
     join(project, 'package.json'),
-    `${JSON.stringify({ name: 'consumer', private: true, type: 'module', devDependencies: TEST_RUNNERS }, null, 2)}\n`,
+    `${JSON.stringify({ name: 'consumer', private: true, type: 'module', devDependencies: { ...TEST_RUNNERS, ...SUITE_PEERS } }, null, 2)}\n`,
   );
-  for (const file of ['use-client.mjs', 'use-testing.mjs', 'browser-entry.mjs', 'typed.ts'])
+  for (const file of ['use-client.mjs', 'use-testing.mjs', 'use-suite.mjs', 'browser-entry.mjs', 'typed.ts'])
     await copyFile(join(CONSUMER, file), join(project, file));
   await cp(join(CONSUMER, 'runners'), join(project, 'runners'), { recursive: true });
   npm(['install', '--no-audit', '--no-fund', '--no-package-lock', ...tarballs], project);
@@ -165,6 +167,16 @@ async function main(): Promise<void> {
         assert.deepEqual(tested, { digest: abc, anonymous: 401, verified: true });
         process.stdout.write(`the installed testing kit: ${JSON.stringify(tested)}\n`);
         runTestRunners(project, node, runtimeEnv);
+        const suite = JSON.parse(
+          run(node, ['use-suite.mjs', service.url], { cwd: project, env: runtimeEnv }),
+        ) as unknown;
+        assert.deepEqual(suite, {
+          edge: { opened: 'from edge', verified: true },
+          envelope: { roundTrip: true },
+          middleware: { accepted: 'invoice.paid', tampered: 401 },
+          mcp: { digest: abc },
+        });
+        process.stdout.write(`the installed edge, envelope, middleware and mcp: ${JSON.stringify(suite)}\n`);
         const inBrowser = await runInChromium(bundle, service.url, pagePort);
         assert.deepEqual(inBrowser, { digest: abc, decrypted: 'from the browser', verified: true, refused: 400 });
         process.stdout.write(`the bundled client in Chromium: ${JSON.stringify(inBrowser)}\n`);
