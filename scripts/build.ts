@@ -25,6 +25,8 @@ export const PACKAGES: readonly string[] = [
   'envelope',
   'mcp',
   'middleware',
+  'react',
+  'vue',
 ];
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 
