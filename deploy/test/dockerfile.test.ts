@@ -179,6 +179,15 @@ test('development dependencies stay out: npm ci --omit=dev, and the runtime take
   }
 });
 
+test("the deps stage has every workspace's package.json, which npm ci checks the lockfile against", () => {
+  const root = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { workspaces: string[] };
+  const deps = dockerfile.stages[0]!;
+  const sources = contextSources(deps);
+  for (const workspace of root.workspaces) {
+    assert.ok(sources.includes(`${workspace}/package.json`), `${workspace}/package.json is not copied`);
+  }
+});
+
 test('every file the Dockerfile copies from the context exists and is not excluded by .dockerignore', () => {
   const sources = dockerfile.stages.flatMap(contextSources);
   assert.ok(sources.length > 0);
