@@ -244,7 +244,10 @@ describe('rate-limit cost', () => {
     const items = Array.from({ length: 7 }, (_, index) => ({ algorithm: 'sha256', data: String(index) }));
     assert.equal((await postJson(fresh, '/v2/hash', { batch: items }, HEADERS)).statusCode, 200);
     const metrics = await fresh.inject({ method: 'GET', url: '/metrics' });
-    assert.match(metrics.body, /crypto_operations_total\{[^}]*operation="hash\.digest"[^}]*outcome="success"[^}]*\} 7\b/);
+    assert.match(
+      metrics.body,
+      /crypto_operations_total\{[^}]*operation="hash\.digest"[^}]*outcome="success"[^}]*\} 7\b/,
+    );
   });
 });
 
@@ -271,5 +274,32 @@ describe('scopes', () => {
     assert.deepEqual(second, { error: single.json() });
     const both = await postJson(scoped, '/v2/sign', { batch: [ed, mlDsa] }, await bearer('crypto:sign crypto:pq'));
     assert.ok((both.json() as { data: Entry[] }).data.every((entry) => entry.data !== undefined));
+  });
+});
+
+describe('the OpenAPI document', () => {
+  interface Operation {
+    description?: string;
+    requestBody: { content: Record<string, { schema: { anyOf?: { examples?: unknown[] }[] } }> };
+    responses: Record<string, { content: Record<string, { schema: { anyOf?: { examples?: unknown[] }[] } }> }>;
+  }
+
+  test('describes the batch form of every batch route, with an example that gets its documented answer', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/docs/json' })).json() as {
+      paths: Record<string, { post: Operation }>;
+    };
+    for (const url of batchRoutes) {
+      const operation = document.paths[url]!.post;
+      assert.match(operation.description ?? '', /batch/, url);
+      const requestForms = operation.requestBody.content['application/json']!.schema.anyOf ?? [];
+      const responseForms = operation.responses['200']!.content['application/json']!.schema.anyOf ?? [];
+      assert.equal(requestForms.length, 2, url);
+      assert.equal(responseForms.length, 2, url);
+      const request = requestForms[1]!.examples?.[0] as { batch: unknown[] };
+      const expected = responseForms[1]!.examples?.[0] as { data: Entry[] };
+      const entries = await batchOf(url, request.batch);
+      if (OPERATION_EXAMPLES[`POST ${url}`]?.reproducible === true) assert.deepEqual(entries, expected.data, url);
+      else assert.equal(entries.length, expected.data.length, url);
+    }
   });
 });

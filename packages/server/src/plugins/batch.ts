@@ -9,6 +9,7 @@ import type { FastifySchemaCompiler } from 'fastify';
 import { AjvCompiler } from '@fastify/ajv-compiler';
 import { AJV_CUSTOM_OPTIONS } from '../ajv-options.ts';
 import { batchHandler, isBatchBody, type ItemValidator } from '../batch.ts';
+import { batchTransform } from '../openapi-batch.ts';
 
 export interface BatchPluginOptions {
   /** BATCH_MAX_ITEMS. */
@@ -30,10 +31,12 @@ export default fp<BatchPluginOptions>(
     // The same compiler and options as the app's: an item is refused exactly as its single request would be.
     const compile = AjvCompiler()({}, { customOptions: { ...AJV_CUSTOM_OPTIONS } }) as FastifySchemaCompiler<unknown>;
     const envelope = compile({ schema: envelopeSchema(maxItems), method: 'POST', url: '', httpPart: 'body' });
+    const documented = batchTransform(maxItems);
     app.addHook('onRoute', (route) => {
-      const options = route.config?.batch;
+      const config = route.config;
+      const options = config?.batch;
       const bodySchema = route.schema?.body;
-      if (options === undefined || bodySchema === undefined) return;
+      if (config === undefined || options === undefined || bodySchema === undefined) return;
       const single = compile({ schema: bodySchema, method: route.method as string, url: route.url, httpPart: 'body' });
       const either: ItemValidator = (body: unknown) => {
         const form = (isBatchBody(body) ? envelope : single) as ItemValidator;
@@ -43,6 +46,7 @@ export default fp<BatchPluginOptions>(
       };
       route.validatorCompiler = (part) =>
         (part.httpPart === 'body' ? either : compile(part)) as ReturnType<typeof compile>;
+      config.swaggerTransform = documented;
       route.handler = batchHandler({ handler: route.handler, validate: single as ItemValidator, bodySchema, options });
     });
   },
