@@ -1,18 +1,11 @@
 /**
- * The OpenAPI description of a route's batch form: its request body becomes `single | { batch:
- * [single, …] }` and its 200 answer `single | { data: [entry, …] }`, each batch form with an
- * example built from the route's own (openapi-examples.ts).
+ * The OpenAPI description of a route's batch form, with examples built from the route's own
+ * (openapi-examples.ts).
  */
 import type { FastifySchema } from 'fastify';
 import type { SwaggerTransform } from '@fastify/swagger';
-import { Type, type TSchema } from 'typebox';
-import { BatchRequestOf, BatchResponseOf } from '@crypto-service/protocol';
-import { OPERATION_EXAMPLES } from './openapi-examples.ts';
-
-const DESCRIPTION =
-  'Also takes a batch: `{ "batch": [body, …] }`, each item exactly this operation\'s body, answered with ' +
-  '`{ "data": [entry, …] }` in the same order, each entry `{ "data": … }` or `{ "error": problem }` ' +
-  '(docs/api.md, Batches).';
+import type { TSchema } from 'typebox';
+import { OPERATION_EXAMPLES, type OperationExample } from './openapi-examples.ts';
 
 interface DocumentedSchema extends FastifySchema {
   body?: TSchema;
@@ -20,26 +13,30 @@ interface DocumentedSchema extends FastifySchema {
   description?: string;
 }
 
-/** The route's schema with its batch form beside the single one. */
-export function withBatchForm(schema: DocumentedSchema, key: string, maxItems: number): DocumentedSchema {
-  const body = schema.body;
-  const ok = schema.response?.['200'] as (TSchema & { properties?: { data?: TSchema } }) | undefined;
-  const data = ok?.properties?.data;
-  if (body === undefined || ok === undefined || data === undefined) return schema;
-  const example = OPERATION_EXAMPLES[key];
-  const batchRequest = { ...BatchRequestOf(body, maxItems) } as Record<string, unknown>;
-  const batchResponse = { ...BatchResponseOf(data) } as Record<string, unknown>;
+/** The operation's description: the batch form, with a request and answer example when the route has one. */
+function describeBatch(maxItems: number, example: OperationExample | undefined): string {
+  const lines = [
+    `Also takes a batch: \`{ "batch": [body, …] }\`, up to ${maxItems} items, each exactly this operation's body, ` +
+      'answered with `200 { "data": [entry, …] }` in the same order, each entry `{ "data": … }` (the single ' +
+      'answer\'s data) or `{ "error": problem }` (the single request\'s problem; docs/api.md, Batches). The ' +
+      'schemas below are those of the single form.',
+  ];
   if (example?.request !== undefined) {
-    batchRequest.examples = [{ batch: [example.request, example.request] }];
-    const single = (example.response as { data: unknown }).data;
-    batchResponse.examples = [{ data: [{ data: single }, { data: single }] }];
+    const data = (example.response as { data: unknown }).data;
+    lines.push('', 'Batch request and answer:', '', '```json');
+    lines.push(JSON.stringify({ batch: [example.request, example.request] }));
+    lines.push(JSON.stringify({ data: [{ data }, { data }] }), '```');
   }
-  return {
-    ...schema,
-    description: DESCRIPTION,
-    body: Type.Union([body, batchRequest as TSchema]),
-    response: { ...schema.response, 200: Type.Union([ok, batchResponse as TSchema]) },
-  };
+  return lines.join('\n');
+}
+
+/**
+ * The route's schema with its batch form described: the request and 200 schemas stay those of the
+ * single form, which readers of the document (code generators, the fuzzer) take as objects of
+ * fields; the batch form is described in words, with examples.
+ */
+export function withBatchForm(schema: DocumentedSchema, key: string, maxItems: number): DocumentedSchema {
+  return { ...schema, description: describeBatch(maxItems, OPERATION_EXAMPLES[key]) };
 }
 
 /** The swaggerTransform of a batch route. */
