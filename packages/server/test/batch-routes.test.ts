@@ -13,6 +13,8 @@ import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { hexToBytes } from '@noble/curves/utils.js';
 import { postJson, testApp, TEST_API_KEY, TEST_JWT_SECRET } from './helpers.ts';
 import { OPERATION_EXAMPLES } from '../src/openapi-examples.ts';
+import { BATCH_FORM, singleForm, type DocumentedForm } from '../src/openapi-batch.ts';
+import { DEFAULT_BATCH_MAX_ITEMS } from '@crypto-service/protocol';
 
 const HEADERS = { 'x-api-key': TEST_API_KEY };
 
@@ -278,18 +280,43 @@ describe('scopes', () => {
 });
 
 describe('the OpenAPI document', () => {
-  test('describes the batch form of every batch route, with examples that get their documented answer', async () => {
+  interface Media {
+    schema: {
+      anyOf?: (DocumentedForm & { properties?: { batch?: { maxItems?: number }; data?: { type?: string } } })[];
+    };
+    examples?: Record<string, { value: unknown }>;
+  }
+  interface Operation {
+    requestBody: { content: Record<string, Media> };
+    responses: Record<string, { content: Record<string, Media> }>;
+  }
+
+  test('documents both forms of every batch route, each with its example, and only of those', async () => {
     const document = (await app.inject({ method: 'GET', url: '/docs/json' })).json() as {
-      paths: Record<string, { post: { description?: string } }>;
+      paths: Record<string, { post?: Operation }>;
     };
     for (const url of batchRoutes) {
-      const example = /```json\n(.*)\n(.*)\n```/.exec(document.paths[url]!.post.description ?? '');
-      assert.ok(example, `${url}: a batch request and answer in the description`);
-      const request = JSON.parse(example[1]!) as { batch: unknown[] };
-      const expected = JSON.parse(example[2]!) as { data: Entry[] };
-      const entries = await batchOf(url, request.batch);
-      if (OPERATION_EXAMPLES[`POST ${url}`]?.reproducible === true) assert.deepEqual(entries, expected.data, url);
-      else assert.equal(entries.length, expected.data.length, url);
+      const operation = document.paths[url]!.post!;
+      const request = operation.requestBody.content['application/json']!;
+      const answer = operation.responses['200']!.content['application/json']!;
+      assert.equal(request.schema.anyOf?.length, 2, url);
+      assert.equal(answer.schema.anyOf?.length, 2, url);
+      assert.equal(request.schema.anyOf[1]![BATCH_FORM], true, url);
+      assert.equal(answer.schema.anyOf[1]![BATCH_FORM], true, url);
+      assert.equal(singleForm(request.schema), request.schema.anyOf[0], url);
+      assert.equal(request.schema.anyOf[1]!.properties?.batch?.maxItems, DEFAULT_BATCH_MAX_ITEMS, url);
+      assert.equal(answer.schema.anyOf[1]!.properties?.data?.type, 'array', url);
+      const batch = request.examples?.batch?.value as { batch: unknown[] };
+      const expected = answer.examples?.batch?.value as { data: Entry[] };
+      assert.deepEqual(batch.batch, [request.examples?.single?.value, request.examples?.single?.value], url);
+      assert.equal(expected.data.length, 2, url);
+    }
+    const single = Object.entries(document.paths).filter(
+      ([url, item]) => item.post !== undefined && !batchRoutes.includes(url),
+    );
+    assert.ok(single.length > 0);
+    for (const [url, item] of single) {
+      assert.equal(item.post!.requestBody?.content['application/json']?.schema.anyOf, undefined, url);
     }
   });
 });
