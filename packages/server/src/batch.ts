@@ -8,6 +8,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyError, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { BatchEntry } from '@crypto-service/protocol';
+import { PrivateKeyScope } from '@crypto-service/core';
 import { problemOf } from './errors.ts';
 import { stillWanted } from './handler-timeout.ts';
 import { chargeUpTo } from './rate-limit/costs.ts';
@@ -22,6 +23,10 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route also accepts `{ batch: [body, …] }` (batch.ts, plugins/batch.ts). */
     batch?: BatchOptions;
+  }
+  interface FastifyRequest {
+    /** In a batch item: the private keys imported for the whole batch, so that a shared key is imported once. */
+    privateKeys?: PrivateKeyScope;
   }
 }
 
@@ -67,9 +72,17 @@ function validationError(errors: unknown[] | null | undefined): FastifyError {
  * The request and reply the single handler sees for one item: the batch's own, with the item as
  * the body, and a rate-limit charge that draws on what the batch has paid for the item already.
  */
-function itemContext(request: FastifyRequest, reply: FastifyReply, item: unknown, paid: number, base: number) {
+function itemContext(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  item: unknown,
+  paid: number,
+  base: number,
+  keys: PrivateKeyScope,
+) {
   const itemRequest = Object.create(request) as FastifyRequest;
   itemRequest.body = item;
+  itemRequest.privateKeys = keys;
   const itemReply = Object.create(reply) as FastifyReply;
   (itemReply as { request: FastifyRequest }).request = itemRequest;
   let charged = base;
@@ -93,8 +106,9 @@ async function runItem(
   item: unknown,
   paid: number,
   base: number,
+  keys: PrivateKeyScope,
 ): Promise<BatchEntry<unknown>> {
-  const { itemRequest, itemReply } = itemContext(request, reply, item, paid, base);
+  const { itemRequest, itemReply } = itemContext(request, reply, item, paid, base, keys);
   try {
     const result = (await (route.handler as (...args: unknown[]) => unknown).call(this, itemRequest, itemReply)) as
       { data: unknown } | undefined;
@@ -131,12 +145,14 @@ export async function runBatch(
   // The sum of the items' costs, before any work: a batch over the limit is refused whole.
   await chargeUpTo(reply, total);
   const wanted = stillWanted(reply);
+  // Dropped with the batch: no private key outlives the request that carried it.
+  const keys = new PrivateKeyScope();
   let turnStartedAt = performance.now();
   for (let index = 0; index < items.length; index++) {
     if (entries[index] !== undefined) continue;
     // Timed out or abandoned: nobody reads the rest.
     if (!wanted()) break;
-    entries[index] = await runItem.call(this, route, request, reply, items[index], prices[index]!, base);
+    entries[index] = await runItem.call(this, route, request, reply, items[index], prices[index]!, base, keys);
     if (performance.now() - turnStartedAt > TURN_MS) {
       await nextTurn();
       turnStartedAt = performance.now();

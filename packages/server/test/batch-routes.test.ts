@@ -5,7 +5,8 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
+import nodeCrypto, { createHmac } from 'node:crypto';
+import { syncBuiltinESMExports } from 'node:module';
 import type { RouteOptions } from 'fastify';
 import { SignJWT } from 'jose';
 import { ed25519 } from '@noble/curves/ed25519.js';
@@ -136,6 +137,26 @@ describe('results checked against independent implementations', () => {
       const { signature } = entries[index]!.data as { signature: string };
       assert.ok(ed25519.verify(hexToBytes(signature), new TextEncoder().encode(message), publicKey), message);
     }
+  });
+
+  test('a private key shared by items is imported once per batch, and again by the next batch', async (t) => {
+    const createPrivateKey = t.mock.method(nodeCrypto, 'createPrivateKey');
+    syncBuiltinESMExports();
+    t.after(() => {
+      createPrivateKey.mock.restore();
+      syncBuiltinESMExports();
+    });
+    const other = '43'.repeat(32);
+    const items = messages.map((message, index) => ({ privateKey: index % 4 === 3 ? other : key, message }));
+    const entries = await batchOf('/v2/sign', items);
+    assert.equal(createPrivateKey.mock.callCount(), 2);
+    for (const [index, { privateKey, message }] of items.entries()) {
+      const { signature } = entries[index]!.data as { signature: string };
+      const publicKey = ed25519.getPublicKey(hexToBytes(privateKey));
+      assert.ok(ed25519.verify(hexToBytes(signature), new TextEncoder().encode(message), publicKey), message);
+    }
+    await batchOf('/v2/sign', items.slice(0, 2));
+    assert.equal(createPrivateKey.mock.callCount(), 3);
   });
 
   test('HMAC-SHA-256 equals node:crypto', async () => {

@@ -80,6 +80,7 @@ export const signatureRoutes = fp(
             return await signMessage(algorithm, key, decodeText(message, encoding, '/message'), {
               context: contextBytes(context),
               runner: app.pqOffload.runnerWhile(job),
+              keys: request.privateKeys,
             });
           } finally {
             wipeKey(key);
