@@ -7,7 +7,12 @@ import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { SCRAPE_CACHE_MS } from './metrics-scrape-cache.ts';
-import { DEFAULT_BATCH_MAX_ITEMS } from '@crypto-service/protocol';
+
+/**
+ * BATCH_MAX_ITEMS when unset; protocol's DEFAULT_BATCH_MAX_ITEMS, written out because the entry
+ * point reads the configuration before it loads any workspace package.
+ */
+const DEFAULT_BATCH_MAX_ITEMS = 1000;
 
 export type Protocol = 'http' | 'https';
 export type NodeEnv = 'development' | 'production' | 'test';

@@ -12,7 +12,7 @@ import { SignJWT } from 'jose';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { hexToBytes } from '@noble/curves/utils.js';
-import { postJson, testApp, TEST_API_KEY, TEST_JWT_SECRET } from './helpers.ts';
+import { postJson, testApp, testConfig, TEST_API_KEY, TEST_JWT_SECRET } from './helpers.ts';
 import { OPERATION_EXAMPLES } from '../src/openapi-examples.ts';
 import { BATCH_FORM, singleForm, type DocumentedForm } from '../src/openapi-batch.ts';
 import { DEFAULT_BATCH_MAX_ITEMS } from '@crypto-service/protocol';
@@ -298,6 +298,10 @@ describe('scopes', () => {
     const both = await postJson(scoped, '/v2/sign', { batch: [ed, mlDsa] }, await bearer('crypto:sign crypto:pq'));
     assert.ok((both.json() as { data: Entry[] }).data.every((entry) => entry.data !== undefined));
   });
+});
+
+test("BATCH_MAX_ITEMS defaults to protocol's DEFAULT_BATCH_MAX_ITEMS", () => {
+  assert.equal(testConfig().batchMaxItems, DEFAULT_BATCH_MAX_ITEMS);
 });
 
 describe('the OpenAPI document', () => {
