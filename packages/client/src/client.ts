@@ -91,12 +91,16 @@ import type {
 import type { Envelope, HashResult } from './types.ts';
 import type { GeneratedKey, KeyFormat, KeyGenerationAlgorithm, KeyGenerationRequest } from './key-generation.ts';
 import { Transport, type CallOptions, type ClientOptions } from './transport.ts';
+import { BatchMethods } from './batch.ts';
 
 export class CryptoClient {
   readonly #transport: Transport;
+  /** The batch form of the routes that take one (batch.ts): `client.batch.sign([body, …])`. */
+  readonly batch: BatchMethods;
 
   constructor(options: ClientOptions) {
     this.#transport = new Transport(options);
+    this.batch = new BatchMethods(this.#transport);
   }
 
   // --- The main operations and probes -----------------------------------------------------

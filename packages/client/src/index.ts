@@ -4,6 +4,8 @@
  * package README).
  */
 export { CryptoClient } from './client.ts';
+export { BatchMethods, isBatchSuccess } from './batch.ts';
+export type { BatchEntry, BatchOf, BatchResponse } from './batch.ts';
 export {
   CryptoApiError,
   CryptoClientError,

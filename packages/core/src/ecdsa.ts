@@ -18,6 +18,7 @@ import { DER_BIT_STRING, DER_OID, DER_SEQUENCE, derTlv, oidContent } from './der
 import { invalidInput, tryOr, tryOrThrow } from './errors.ts';
 import { exportKeyObjects, jwkMemberBytes, readPemKey, wrongPemKeyType, type Jwk } from './key-format.ts';
 import { cachedPublicKey, nativeSign, nativeVerify, type SignatureScheme } from './signature-scheme.ts';
+import { scopedPrivateKey } from './private-key-scope.ts';
 
 interface EcdsaCurve {
   readonly id: 'ecdsa-p256' | 'ecdsa-p384';
@@ -128,11 +129,14 @@ function ecdsaScheme(curve: EcdsaCurve): SignatureScheme {
     publicKeyLengths: [curve.size + 1, 2 * curve.size + 1],
     signatureLength: 2 * curve.size,
     maxContextLength: 0,
-    sign: async (privateKey, message) =>
+    sign: async (privateKey, message, _context, keys) =>
       nativeSign(
         curve.hash,
         message,
-        { key: ecPrivateKey(curve, privateKey), dsaEncoding: 'ieee-p1363' },
+        {
+          key: scopedPrivateKey(keys, curve.id, privateKey, () => ecPrivateKey(curve, privateKey)),
+          dsaEncoding: 'ieee-p1363',
+        },
         curve.threadPool,
       ),
     verify: async (publicKey, message, signature) =>

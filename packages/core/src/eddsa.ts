@@ -24,6 +24,11 @@ import {
   type OkpCurve,
 } from './okp.ts';
 import { cachedPublicKey, nativeSign, nativeVerify, type SignatureScheme } from './signature-scheme.ts';
+import { scopedPrivateKey, type PrivateKeyScope } from './private-key-scope.ts';
+
+function okpPrivateKey(curve: OkpCurve, raw: Uint8Array, keys: PrivateKeyScope | undefined): KeyObject {
+  return scopedPrivateKey(keys, curve.nodeType, raw, () => okpPrivateKeyObject(curve, raw));
+}
 
 function eddsaPublicKey(curve: OkpCurve, raw: Uint8Array): KeyObject {
   return cachedPublicKey(curve.nodeType, raw, () =>
@@ -39,8 +44,8 @@ export const ED25519_SCHEME: SignatureScheme = {
   publicKeyLengths: [ED25519_CURVE.publicKeyLength],
   signatureLength: 64,
   maxContextLength: 0,
-  sign: async (privateKey, message) =>
-    nativeSign(null, message, { key: okpPrivateKeyObject(ED25519_CURVE, privateKey) }, false),
+  sign: async (privateKey, message, _context, keys) =>
+    nativeSign(null, message, { key: okpPrivateKey(ED25519_CURVE, privateKey, keys) }, false),
   verify: async (publicKey, message, signature) =>
     nativeVerify(null, message, { key: eddsaPublicKey(ED25519_CURVE, publicKey) }, signature, false),
   fromPem: (pem, kind) => okpFromPem(ED25519_CURVE, pem, kind),
@@ -92,16 +97,16 @@ export const ED448_SCHEME: SignatureScheme = {
   publicKeyLengths: [ED448_CURVE.publicKeyLength],
   signatureLength: 114,
   maxContextLength: 255,
-  sign: async (privateKey, message, context) => {
+  sign: async (privateKey, message, context, keys) => {
     if (context === undefined || context.byteLength === 0) {
       // Ed448 always hashes a context; none and the empty one are the same signature.
-      return nativeSign(null, message, { key: okpPrivateKeyObject(ED448_CURVE, privateKey) }, true);
+      return nativeSign(null, message, { key: okpPrivateKey(ED448_CURVE, privateKey, keys) }, true);
     }
     if (!NATIVE_ED448_CONTEXT) return ed448Noble.sign(privateKey, message, context);
     return nativeSign(
       null,
       message,
-      { key: okpPrivateKeyObject(ED448_CURVE, privateKey), context } as SignKeyObjectInput,
+      { key: okpPrivateKey(ED448_CURVE, privateKey, keys), context } as SignKeyObjectInput,
       true,
     );
   },

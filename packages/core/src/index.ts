@@ -111,6 +111,7 @@ export { X25519_KEY_LENGTH, x25519PublicKeyOf } from './x25519.ts';
 export { ed448Noble, NATIVE_ED448_CONTEXT } from './eddsa.ts';
 export { verifyEcdsaDer } from './ecdsa.ts';
 export { type SignatureScheme } from './signature-scheme.ts';
+export { PrivateKeyScope } from './private-key-scope.ts';
 export {
   SIGNATURE_SCHEMES,
   type ClassicalSignatureAlgorithm,

@@ -9,6 +9,7 @@ import { asBytes } from './bytes.ts';
 import type { PemKind } from './der.ts';
 import type { KeyPairScheme } from './key-format.ts';
 import { PublicKeyCache } from './public-key-cache.ts';
+import type { PrivateKeyScope } from './private-key-scope.ts';
 
 export interface SignatureScheme extends KeyPairScheme {
   readonly privateKeyLengths: readonly number[];
@@ -16,8 +17,16 @@ export interface SignatureScheme extends KeyPairScheme {
   readonly signatureLength: number;
   /** Longest context in bytes; 0 means the scheme takes no context at all. */
   readonly maxContextLength: number;
-  /** Signs with a raw private key whose length was checked. `context` only where the scheme has one. */
-  readonly sign: (privateKey: Uint8Array, message: Uint8Array, context: Uint8Array | undefined) => Promise<Uint8Array>;
+  /**
+   * Signs with a raw private key whose length was checked. `context` only where the scheme has one;
+   * `keys` imports the key once for all the signatures of a batch.
+   */
+  readonly sign: (
+    privateKey: Uint8Array,
+    message: Uint8Array,
+    context: Uint8Array | undefined,
+    keys?: PrivateKeyScope,
+  ) => Promise<Uint8Array>;
   /** Verifies; the key and signature lengths were checked. A bad signature is false, not an error. */
   readonly verify: (
     publicKey: Uint8Array,

@@ -28,6 +28,7 @@ import {
 } from './ml-dsa.ts';
 import { DIRECT_POST_QUANTUM_RUNNER, postQuantumPublicKeyFromPem, type PostQuantumRunner } from './pq-keys.ts';
 import type { SignatureScheme } from './signature-scheme.ts';
+import type { PrivateKeyScope } from './private-key-scope.ts';
 import {
   SLH_DSA_ALGORITHM_IDS,
   SLH_DSA_CONTEXT_MAX_BYTES,
@@ -74,6 +75,8 @@ export interface SignatureOptions {
   context?: Uint8Array;
   /** Where ML-DSA and SLH-DSA work runs (the server's offload); on the calling thread by default. */
   runner?: PostQuantumRunner;
+  /** Imported private keys shared by the signatures of one batch (classical schemes); none by default. */
+  keys?: PrivateKeyScope;
 }
 
 function schemeOf(algorithm: string): SignatureScheme {
@@ -204,7 +207,7 @@ export async function signMessage(
   checkContext(algorithm, scheme.maxContextLength, options.context);
   const raw = rawKey(scheme, privateKey, 'private');
   try {
-    return await scheme.sign(raw, message, options.context);
+    return await scheme.sign(raw, message, options.context, options.keys);
   } finally {
     // A key read from PEM is our own copy; raw bytes belong to the caller, who wipes them.
     if (typeof privateKey === 'string') wipe(raw);

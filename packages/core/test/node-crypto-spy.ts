@@ -10,7 +10,7 @@ import type { TestContext } from 'node:test';
 
 export function countNodeCryptoCalls(
   t: TestContext,
-  name: 'createHmac' | 'createPublicKey' | 'hkdfSync',
+  name: 'createHmac' | 'createPrivateKey' | 'createPublicKey' | 'hkdfSync',
 ): () => number {
   const spy = t.mock.method(nodeCrypto, name);
   syncBuiltinESMExports();

@@ -13,7 +13,8 @@ import Fastify, {
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import { clientErrorHandler, handleError, schemaValidationError, sendProblem } from './errors.ts';
-import { appLogging, schemaValidatorLogger } from './logging.ts';
+import { appLogging } from './logging.ts';
+import { AJV_CUSTOM_OPTIONS } from './ajv-options.ts';
 import { Readiness } from './readiness.ts';
 import shutdownGate from './plugins/shutdown-gate.ts';
 import securityHeaders, { reachedOverHttps, securityHeaderValues } from './plugins/security-headers.ts';
@@ -40,6 +41,7 @@ import { pqRoutes } from './routes/pq.ts';
 import { v1Routes } from './v1/routes.ts';
 import type { RateLimitStore } from './rate-limit/store.ts';
 import handlerTimeout from './plugins/handler-timeout.ts';
+import batches from './plugins/batch.ts';
 import pqOffload from './plugins/pq-offload.ts';
 import workQueues from './plugins/work-queues.ts';
 import { ClientJobCap } from './client-job-cap.ts';
@@ -82,19 +84,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     ...logging.serverOptions,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustedProxyCidrs.length > 0 ? config.trustedProxyCidrs : false,
-    // Unknown fields are errors, not silently dropped; a number is never coerced into a string.
-    // maxLength counts UTF-16 code units (`unicode: false`): an O(1) check, where Ajv's default walks
-    // the whole string (3 ms per MiB), and every request string has a maxLength (protocol common.ts).
-    ajv: {
-      customOptions: {
-        removeAdditional: false,
-        coerceTypes: false,
-        useDefaults: true,
-        allErrors: false,
-        unicode: false,
-        logger: schemaValidatorLogger,
-      },
-    },
+    ajv: { customOptions: { ...AJV_CUSTOM_OPTIONS } },
     // Answered from the validation errors by handleError: the error itself needs no message or stack.
     schemaErrorFormatter: schemaValidationError,
     // A slow or malformed client is answered with a problem too (408, 431, 400), never Fastify's own JSON.
@@ -192,6 +182,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const refusalDelayMs = config.busyRefusalDelayMs;
   // One count of each client's heavy jobs for all the heavy queues (client-job-cap.ts).
   const clientCap = new ClientJobCap(config.maxHeavyJobsPerClient);
+  // Before the handler timeout: a batch runs under one timer, as one request.
+  await app.register(batches, { maxItems: config.batchMaxItems });
   await app.register(handlerTimeout, { timeoutMs: config.timeouts.handlerMs });
   await app.register(pqOffload, { queue: { threadNice: config.heavyWorkNice, refusalDelayMs, clientCap } });
   await app.register(workQueues, {

@@ -8,6 +8,12 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { SCRAPE_CACHE_MS } from './metrics-scrape-cache.ts';
 
+/**
+ * BATCH_MAX_ITEMS when unset; protocol's DEFAULT_BATCH_MAX_ITEMS, written out because the entry
+ * point reads the configuration before it loads any workspace package.
+ */
+const DEFAULT_BATCH_MAX_ITEMS = 1000;
+
 export type Protocol = 'http' | 'https';
 export type NodeEnv = 'development' | 'production' | 'test';
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug' | 'silent';
@@ -113,6 +119,8 @@ export interface Config {
   /** Open connections one client address (IPv6: one prefix) may hold; 0 means no cap. */
   maxConnectionsPerIp: number;
   bodyLimitBytes: number;
+  /** BATCH_MAX_ITEMS: the most items one batch request may hold. */
+  batchMaxItems: number;
   /** Server processes on this host (WORKERS; `auto` resolved to one per core). 1 = no cluster. */
   workers: number;
   timeouts: TimeoutConfig;
@@ -526,6 +534,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsCacheMs: readInteger(env, 'METRICS_CACHE_MS', SCRAPE_CACHE_MS, 0, 60_000),
     maxConnectionsPerIp: readInteger(env, 'MAX_CONNECTIONS_PER_IP', 0, 0, 1_000_000),
     bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 67_108_864),
+    batchMaxItems: readInteger(env, 'BATCH_MAX_ITEMS', DEFAULT_BATCH_MAX_ITEMS, 1, 100_000),
     workers: readWorkers(env),
     timeouts,
     heavyWorkNice: readInteger(env, 'HEAVY_WORK_NICE', 10, 0, 19),

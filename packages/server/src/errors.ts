@@ -291,47 +291,68 @@ function byStatus(status: number): ErrorCode {
   return (match?.[0] as ErrorCode | undefined) ?? 'VALIDATION_FAILED';
 }
 
-/** The error handler of the whole app: everything thrown anywhere ends here as a problem. */
-export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+/** A problem to answer with, and the headers that go with it (a 429's Retry-After). */
+export interface ProblemAnswer {
+  problem: Problem;
+  headers: Record<string, string | string[]> | undefined;
+}
+
+function answer(request: FastifyRequest, code: ErrorCode, detail: string, errors?: FieldError[]): ProblemAnswer {
+  return { problem: buildProblem(code, detail, instanceOf(request), errors), headers: undefined };
+}
+
+/**
+ * The problem `error` is answered with, for a request whose body (as validated against
+ * `bodySchema`) is `body`: what handleError sends, and what a batch item's entry holds.
+ */
+export function problemOf(
+  error: FastifyError,
+  request: FastifyRequest,
+  body: unknown = request.body,
+  bodySchema: unknown = request.routeOptions.schema?.body,
+): ProblemAnswer {
   if (error instanceof ApiError) {
-    reply.headers(error.headers);
-    return sendProblem(reply, request, error.code, error.message, error.errors);
+    return { ...answer(request, error.code, error.message, error.errors), headers: error.headers };
   }
   if (error instanceof CryptoError) {
     const errors = error.field === undefined ? undefined : [{ field: error.field, message: error.message }];
-    return sendProblem(reply, request, error.code, error.message, errors);
+    return answer(request, error.code, error.message, errors);
   }
   if (error.validation !== undefined) {
     const { code, detail, errors } = validationProblem(
       error.validation as AjvIssue[],
       error.validationContext ?? 'body',
-      request.body,
-      request.routeOptions.schema?.body,
+      body,
+      bodySchema,
     );
-    return sendProblem(reply, request, code, detail, errors);
+    return answer(request, code, detail, errors);
   }
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     const limit = request.routeOptions.bodyLimit;
-    return sendProblem(
-      reply,
+    return answer(
       request,
       'PAYLOAD_TOO_LARGE',
       `the request body is larger than the limit of ${limit} bytes (BODY_LIMIT_BYTES)`,
     );
   }
   const known = FASTIFY_CODES[error.code];
-  if (known !== undefined) {
-    return sendProblem(reply, request, known.code, known.detail);
-  }
+  if (known !== undefined) return answer(request, known.code, known.detail);
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {
     // Fastify's remaining client errors (a bad URL, a forbidden __proto__ key): their status is
     // right, but their message may quote the request, so a fixed text goes out instead.
     request.log.info({ code: error.code }, 'client error');
-    return sendProblem(reply, request, byStatus(status), 'the request could not be processed');
+    return answer(request, byStatus(status), 'the request could not be processed');
   }
   request.log.error({ err: error }, 'unexpected failure');
-  return sendProblem(reply, request, 'INTERNAL_ERROR', 'an unexpected error occurred; it has been logged');
+  return answer(request, 'INTERNAL_ERROR', 'an unexpected error occurred; it has been logged');
+}
+
+/** The error handler of the whole app: everything thrown anywhere ends here as a problem. */
+export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const { problem, headers } = problemOf(error, request);
+  if (headers !== undefined) reply.headers(headers);
+  return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(problem);
 }
 
 /**

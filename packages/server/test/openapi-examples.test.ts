@@ -13,6 +13,7 @@ import { OPERATION_EXAMPLES } from '../src/openapi-examples.ts';
 interface MediaType {
   schema?: TSchema;
   example?: unknown;
+  examples?: Record<string, { value: unknown }>;
 }
 
 interface Operation {
@@ -48,6 +49,13 @@ function okContent(operation: Operation): [string, MediaType] {
   return content[0] as [string, MediaType];
 }
 
+/** A media type's examples by name: its one `example` is `single`, as openapi.ts names it beside others. */
+function examplesOf(media: MediaType | undefined): Map<string, unknown> {
+  if (media?.examples !== undefined)
+    return new Map(Object.entries(media.examples).map(([name, { value }]) => [name, value]));
+  return new Map(media?.example === undefined ? [] : [['single', media.example]]);
+}
+
 function schemaErrors(schema: TSchema | undefined, value: unknown): string[] {
   assert.ok(schema, 'a documented schema');
   return [...Value.Errors(schema, value)].map((error) => `${error.instancePath || '/'} ${error.message}`);
@@ -64,10 +72,13 @@ test('the document describes the probes, /metrics, /v1 and /v2', () => {
 test('every operation has a request example (when it takes a body) and a 200 response example', () => {
   const missing: string[] = [];
   for (const { key, operation } of operations) {
-    if (operation.requestBody !== undefined && operation.requestBody.content['application/json']?.example === undefined)
+    if (
+      operation.requestBody !== undefined &&
+      !examplesOf(operation.requestBody.content['application/json']).has('single')
+    )
       missing.push(`${key}: request`);
     const [, ok] = okContent(operation);
-    if (ok.example === undefined) missing.push(`${key}: response`);
+    if (!examplesOf(ok).has('single')) missing.push(`${key}: response`);
   }
   assert.deepEqual(missing, []);
 });
@@ -80,36 +91,60 @@ test('every example in the table belongs to an operation of the document', () =>
   );
 });
 
+test('every request example has a response example of the same name', () => {
+  for (const { key, operation } of operations) {
+    const requests = [...examplesOf(operation.requestBody?.content['application/json']).keys()];
+    const responses = [...examplesOf(okContent(operation)[1]).keys()];
+    assert.deepEqual(requests, operation.requestBody === undefined ? [] : responses, key);
+  }
+});
+
 test('every documented example fits the documented request and response schemas', () => {
   for (const { key, operation } of operations) {
     const body = operation.requestBody?.content['application/json'];
-    if (body !== undefined) assert.deepEqual(schemaErrors(body.schema, body.example), [], `${key} request`);
+    for (const [name, example] of examplesOf(body)) {
+      assert.deepEqual(schemaErrors(body?.schema, example), [], `${key} request ${name}`);
+    }
     const [, ok] = okContent(operation);
-    assert.deepEqual(schemaErrors(ok.schema, ok.example), [], `${key} response`);
+    for (const [name, example] of examplesOf(ok)) {
+      assert.deepEqual(schemaErrors(ok.schema, example), [], `${key} response ${name}`);
+    }
   }
 });
 
 for (const { key, method, path, operation } of operations) {
-  test(`${key}: the request example gets an answer of the documented shape`, async () => {
-    const request = operation.requestBody?.content['application/json']?.example;
-    const response = await app.inject({
-      method,
-      url: path,
-      headers: { 'x-api-key': TEST_API_KEY, ...(request === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(request === undefined ? {} : { payload: JSON.stringify(request) }),
-    });
-    assert.equal(response.statusCode, 200, response.body);
+  test(`${key}: each request example gets an answer of the documented shape`, async () => {
     const [mediaType, ok] = okContent(operation);
-    assert.ok(String(response.headers['content-type']).startsWith(mediaType), String(response.headers['content-type']));
-    if (mediaType !== 'application/json') {
-      // A text exposition: every metric family the example shows is in the answer.
-      const families = String(ok.example).match(/^# TYPE \S+/gm) ?? [];
-      assert.ok(families.length > 0);
-      for (const family of families) assert.ok(response.body.includes(family), family);
-      return;
+    const answers = examplesOf(ok);
+    const requests =
+      operation.requestBody === undefined
+        ? new Map([['single', undefined]])
+        : examplesOf(operation.requestBody.content['application/json']);
+    for (const [name, request] of requests) {
+      const response = await app.inject({
+        method,
+        url: path,
+        headers: {
+          'x-api-key': TEST_API_KEY,
+          ...(request === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(request === undefined ? {} : { payload: JSON.stringify(request) }),
+      });
+      assert.equal(response.statusCode, 200, `${name}: ${response.body}`);
+      assert.ok(
+        String(response.headers['content-type']).startsWith(mediaType),
+        String(response.headers['content-type']),
+      );
+      if (mediaType !== 'application/json') {
+        // A text exposition: every metric family the example shows is in the answer.
+        const families = String(answers.get(name)).match(/^# TYPE \S+/gm) ?? [];
+        assert.ok(families.length > 0);
+        for (const family of families) assert.ok(response.body.includes(family), family);
+        continue;
+      }
+      const body: unknown = response.json();
+      assert.deepEqual(schemaErrors(ok.schema, body), [], name);
+      if (OPERATION_EXAMPLES[key]?.reproducible === true) assert.deepEqual(body, answers.get(name), name);
     }
-    const body: unknown = response.json();
-    assert.deepEqual(schemaErrors(ok.schema, body), []);
-    if (OPERATION_EXAMPLES[key]?.reproducible === true) assert.deepEqual(body, ok.example);
   });
 }

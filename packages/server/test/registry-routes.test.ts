@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { RECIPIENT_TYPES, SLH_DSA_PARAMETERS, type SlhDsaAlgorithm } from '@crypto-service/core';
 import { postJson, testApp } from './helpers.ts';
+import { singleForm } from '../src/openapi-batch.ts';
 
 type Response = Awaited<ReturnType<typeof postJson>>;
 type Registry = Record<string, string[]>;
@@ -35,9 +36,10 @@ describe('GET /v2/algorithms: every listed identifier works on its route', () =>
   /** Offload jobs stood in for the SLH-DSA 's' sets, as [job, parameter set]. */
   const stoodIn: [string, string][] = [];
   const post = (url: string, body: unknown) => postJson(app, url, body);
-  const requestSchema = (path: string) => openapi.paths[path].post.requestBody.content['application/json'].schema;
+  const requestSchema = (path: string) =>
+    singleForm(openapi.paths[path].post.requestBody.content['application/json'].schema);
   const responseData = (path: string) =>
-    openapi.paths[path].post.responses['200'].content['application/json'].schema.properties.data;
+    singleForm(openapi.paths[path].post.responses['200'].content['application/json'].schema).properties.data;
 
   before(async () => {
     app = await testApp({ RATE_LIMIT_MAX: '10000000' });

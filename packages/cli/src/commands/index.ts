@@ -1,6 +1,7 @@
 /** Every command, in the order the help lists them. */
 import type { Command } from '../command.ts';
 import { algorithms } from './algorithms.ts';
+import { batch } from './batch.ts';
 import { decrypt } from './decrypt.ts';
 import { encrypt } from './encrypt.ts';
 import { hash } from './hash.ts';
@@ -33,6 +34,7 @@ export const COMMANDS: readonly Command[] = [
   pqSignKeygen,
   pqSign,
   pqVerify,
+  batch,
   algorithms,
   health,
   serve,

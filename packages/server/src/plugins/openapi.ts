@@ -12,11 +12,21 @@ import { OPERATION_EXAMPLES } from '../openapi-examples.ts';
 interface MediaType {
   schema?: unknown;
   example?: unknown;
+  examples?: Record<string, { summary?: string; value: unknown }>;
 }
 
 interface Operation {
   requestBody?: { content?: Record<string, MediaType> };
   responses?: Record<string, { description?: string; content?: Record<string, MediaType> }>;
+}
+
+/**
+ * Sets a media type's example: `example`, or the first of its named `examples` when the operation
+ * already has others (a batch route's batch example), since a media type may not have both.
+ */
+function setExample(media: MediaType, value: unknown): void {
+  if (media.examples === undefined) media.example = value;
+  else media.examples = { single: { summary: 'The single form', value }, ...media.examples };
 }
 
 /** Adds each operation's examples to its JSON request body and its 200 response, in place. */
@@ -26,14 +36,14 @@ export function attachExamples(paths: Record<string, Record<string, Operation>>)
       const example = OPERATION_EXAMPLES[`${method.toUpperCase()} ${path}`];
       if (example === undefined) continue;
       const requestBody = operation.requestBody?.content?.['application/json'];
-      if (requestBody !== undefined && example.request !== undefined) requestBody.example = example.request;
+      if (requestBody !== undefined && example.request !== undefined) setExample(requestBody, example.request);
       const ok = operation.responses?.['200'];
       if (ok === undefined) continue;
       const mediaType = example.contentType ?? 'application/json';
       // A route that sends text declares no schema for it: the example brings the media type along.
       ok.content ??= { [mediaType]: { schema: { type: 'string' } } };
       const content = ok.content[mediaType];
-      if (content !== undefined) content.example = example.response;
+      if (content !== undefined) setExample(content, example.response);
     }
   }
 }

@@ -61,6 +61,7 @@ import { chargeHeavyJob } from '../heavy-job.ts';
 import { argon2Cost, kdfCost } from '../rate-limit/costs.ts';
 import { problemResponses } from './responses.ts';
 import '../route-config.ts';
+import '../batch.ts';
 
 /** Decodes a UTF-8 password field and wipes our copy once `work` has settled. */
 async function withPassword<T>(text: string, work: (password: Uint8Array) => Promise<T>): Promise<T> {
@@ -141,7 +142,7 @@ export const derivationRoutes = fp(
     app.post(
       '/v2/hmac',
       {
-        config: { scope: 'crypto:mac', operation: 'hmac.compute' },
+        config: { scope: 'crypto:mac', operation: 'hmac.compute', batch: {} },
         schema: {
           tags: ['mac'],
           summary: 'HMAC of data with SHA-2 or SHA-3',
@@ -166,7 +167,7 @@ export const derivationRoutes = fp(
     app.post(
       '/v2/hmac/verify',
       {
-        config: { scope: 'crypto:mac', operation: 'hmac.verify' },
+        config: { scope: 'crypto:mac', operation: 'hmac.verify', batch: {} },
         schema: {
           tags: ['mac'],
           summary: 'Check an HMAC in constant time (full-length MACs only)',

@@ -4,6 +4,7 @@ import { bytesToHex, decodeText, digest } from '@crypto-service/core';
 import { HashRequest, HashResponse } from '@crypto-service/protocol';
 import { problemResponses } from './responses.ts';
 import '../route-config.ts';
+import '../batch.ts';
 
 /** `POST /v2/hash`: decode, digest, encode. */
 export const hashRoutes = fp(
@@ -12,7 +13,7 @@ export const hashRoutes = fp(
     app.post(
       '/v2/hash',
       {
-        config: { scope: 'crypto:hash', operation: 'hash.digest' },
+        config: { scope: 'crypto:hash', operation: 'hash.digest', batch: {} },
         schema: {
           tags: ['hash'],
           summary: 'Digest of data with SHA-2, SHA-3, SHAKE, BLAKE2b or BLAKE3',

@@ -44,6 +44,7 @@ import { keyGenerationCost, PQ_RATE_LIMIT_COSTS, signingCost } from '../rate-lim
 import { chooseForm } from './key-forms.ts';
 import { problemResponses } from './responses.ts';
 import '../route-config.ts';
+import '../batch.ts';
 
 const TAGS = ['post-quantum'];
 const SCOPE = 'crypto:pq' as const;
@@ -89,7 +90,7 @@ export const pqRoutes = fp(
     app.post(
       '/v2/pq/encapsulate',
       {
-        config: { scope: SCOPE, operation: 'ml-kem.encapsulate' },
+        config: { scope: SCOPE, operation: 'ml-kem.encapsulate', batch: {} },
         schema: {
           tags: TAGS,
           summary: 'ML-KEM encapsulation to a public key (its length gives the parameter set)',
@@ -121,7 +122,7 @@ export const pqRoutes = fp(
     app.post(
       '/v2/pq/decapsulate',
       {
-        config: { scope: SCOPE, operation: 'ml-kem.decapsulate' },
+        config: { scope: SCOPE, operation: 'ml-kem.decapsulate', batch: {} },
         schema: {
           tags: TAGS,
           summary: 'ML-KEM decapsulation with the seed or the expanded key; a sharedSecret sent along is ignored',
@@ -305,6 +306,7 @@ export const pqRoutes = fp(
           rateLimitCost: PQ_RATE_LIMIT_COSTS.mlDsaSign,
           operation: 'ml-dsa.sign',
           handlerTimeout: true,
+          batch: {},
         },
         schema: {
           tags: TAGS,
@@ -334,7 +336,7 @@ export const pqRoutes = fp(
     app.post(
       '/v2/pq/dsa/verify',
       {
-        config: { scope: SCOPE, operation: 'ml-dsa.verify', handlerTimeout: true },
+        config: { scope: SCOPE, operation: 'ml-dsa.verify', handlerTimeout: true, batch: {} },
         schema: {
           tags: TAGS,
           summary: 'ML-DSA verification; a signature that does not verify is valid: false',

@@ -26,6 +26,7 @@ import { chargeHeavyJob } from '../heavy-job.ts';
 import { requireScopeForAlgorithm } from '../auth/require-scope.ts';
 import { problemResponses } from './responses.ts';
 import '../route-config.ts';
+import { pricedBy } from '../batch.ts';
 
 /** Raw keys leave as hex; PEM text and JWK objects as they are. */
 function encodeKey(key: EncodedKey): string | Exclude<EncodedKey, Uint8Array | string> {
@@ -56,7 +57,12 @@ export const signatureRoutes = fp(
     app.post(
       '/v2/sign',
       {
-        config: { scope: 'crypto:sign', operation: 'signature.sign', handlerTimeout: true },
+        config: {
+          scope: 'crypto:sign',
+          operation: 'signature.sign',
+          handlerTimeout: true,
+          batch: pricedBy<SignRequest>((item) => signingCost(item.algorithm ?? 'ed25519')),
+        },
         schema: {
           tags: ['signatures'],
           summary: 'Sign a message with Ed25519 (default), Ed448, ECDSA P-256 / P-384, ML-DSA or SLH-DSA',
@@ -74,6 +80,7 @@ export const signatureRoutes = fp(
             return await signMessage(algorithm, key, decodeText(message, encoding, '/message'), {
               context: contextBytes(context),
               runner: app.pqOffload.runnerWhile(job),
+              keys: request.privateKeys,
             });
           } finally {
             wipeKey(key);
@@ -86,7 +93,7 @@ export const signatureRoutes = fp(
     app.post(
       '/v2/verify',
       {
-        config: { scope: 'crypto:verify', operation: 'signature.verify', handlerTimeout: true },
+        config: { scope: 'crypto:verify', operation: 'signature.verify', handlerTimeout: true, batch: {} },
         schema: {
           tags: ['signatures'],
           summary: 'Verify a signature; a signature that does not verify is valid: false, not an error',

@@ -48,6 +48,7 @@ import { requirePostQuantumScope } from '../auth/require-scope.ts';
 import { chooseForm } from './key-forms.ts';
 import { problemResponses } from './responses.ts';
 import '../route-config.ts';
+import '../batch.ts';
 
 // XChaCha20-Poly1305 is the one AEAD; the sealed box of these routes is the classical one.
 const AEAD = AEAD_ALGORITHM_IDS[0];
@@ -112,7 +113,7 @@ export const symmetricRoutes = fp(
     app.post(
       '/v2/encrypt',
       {
-        config: { scope: 'crypto:encrypt', operation: 'aead.encrypt' },
+        config: { scope: 'crypto:encrypt', operation: 'aead.encrypt', batch: {} },
         schema: {
           tags: ['aead'],
           summary: 'Encrypt with XChaCha20-Poly1305 under a 32-byte key (random nonce, prepended)',
@@ -126,7 +127,7 @@ export const symmetricRoutes = fp(
     app.post(
       '/v2/decrypt',
       {
-        config: { scope: 'crypto:decrypt', operation: 'aead.decrypt' },
+        config: { scope: 'crypto:decrypt', operation: 'aead.decrypt', batch: {} },
         schema: {
           tags: ['aead'],
           summary: 'Decrypt the output of /v2/encrypt',
@@ -140,7 +141,7 @@ export const symmetricRoutes = fp(
     app.post(
       '/v2/secretbox/seal',
       {
-        config: { scope: 'crypto:encrypt', operation: 'secretbox.seal' },
+        config: { scope: 'crypto:encrypt', operation: 'secretbox.seal', batch: {} },
         schema: {
           tags: ['aead'],
           summary: 'Seal with XChaCha20-Poly1305 under a 32-byte key (the /v2/encrypt format)',
@@ -154,7 +155,7 @@ export const symmetricRoutes = fp(
     app.post(
       '/v2/secretbox/open',
       {
-        config: { scope: 'crypto:decrypt', operation: 'secretbox.open' },
+        config: { scope: 'crypto:decrypt', operation: 'secretbox.open', batch: {} },
         schema: {
           tags: ['aead'],
           summary: 'Open the output of /v2/secretbox/seal',
@@ -168,7 +169,7 @@ export const symmetricRoutes = fp(
     app.post(
       '/v2/sealedbox/seal',
       {
-        config: { scope: 'crypto:encrypt', operation: 'sealedbox.seal' },
+        config: { scope: 'crypto:encrypt', operation: 'sealedbox.seal', batch: {} },
         schema: {
           tags: ['sealed-box'],
           summary: 'Seal to an X25519 public key (libsodium crypto_box_seal)',
@@ -188,7 +189,7 @@ export const symmetricRoutes = fp(
     app.post(
       '/v2/sealedbox/open',
       {
-        config: { scope: 'crypto:decrypt', operation: 'sealedbox.open' },
+        config: { scope: 'crypto:decrypt', operation: 'sealedbox.open', batch: {} },
         schema: {
           tags: ['sealed-box'],
           summary: "Open a sealed box with the recipient's X25519 private key (libsodium crypto_box_seal_open)",
@@ -286,7 +287,7 @@ export const symmetricRoutes = fp(
     app.post(
       '/v2/keys/wrap',
       {
-        config: { scope: 'crypto:keys', operation: 'keys.wrap' },
+        config: { scope: 'crypto:keys', operation: 'keys.wrap', batch: {} },
         schema: {
           tags: ['keys'],
           summary: 'Wrap a key with AES-KW (RFC 3394) or AES-KWP (RFC 5649)',
@@ -308,7 +309,7 @@ export const symmetricRoutes = fp(
     app.post(
       '/v2/keys/unwrap',
       {
-        config: { scope: 'crypto:keys', operation: 'keys.unwrap' },
+        config: { scope: 'crypto:keys', operation: 'keys.unwrap', batch: {} },
         schema: {
           tags: ['keys'],
           summary: 'Unwrap a key wrapped with AES-KW or AES-KWP',

@@ -1,9 +1,11 @@
 /**
  * Which routes to fuzz, read from the app itself so that none is missed: every POST under /v1 and
- * /v2 in Fastify's route table, with its body and 200 schemas from the OpenAPI document.
+ * /v2 in Fastify's route table, with its body and 200 schemas from the OpenAPI document (a batch
+ * route's single form, which is also each item of its batch form).
  */
 import type { FastifyInstance } from 'fastify';
 import { resolverFor, type JsonSchema, type SchemaResolver } from './json-schema.ts';
+import { singleForm } from '../../src/openapi-batch.ts';
 
 export interface FuzzRoute {
   /** `/v2/hash` */
@@ -56,6 +58,8 @@ export function openApiDocument(app: FastifyInstance): OpenApiDocument {
   return app.swagger() as unknown as OpenApiDocument;
 }
 
+const single = (schema: JsonSchema | undefined) => (schema === undefined ? undefined : singleForm(schema));
+
 /** Every POST /v1 and /v2 route: the route table says which exist, the OpenAPI document what they take. */
 export function fuzzRoutes(app: FastifyInstance): FuzzRoute[] {
   const document = openApiDocument(app);
@@ -68,8 +72,8 @@ export function fuzzRoutes(app: FastifyInstance): FuzzRoute[] {
     const operation = document.paths[path]?.post;
     return {
       path,
-      body: operation?.requestBody?.content?.['application/json']?.schema,
-      ok: operation?.responses?.['200']?.content?.['application/json']?.schema,
+      body: single(operation?.requestBody?.content?.['application/json']?.schema),
+      ok: single(operation?.responses?.['200']?.content?.['application/json']?.schema),
       resolve,
     };
   });
