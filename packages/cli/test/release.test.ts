@@ -9,16 +9,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { PACKAGES } from '../../../scripts/build.ts';
 import { nextVersion } from '../../../scripts/release.ts';
 import { releaseChangelog } from '../../../scripts/release/changelog.ts';
 import { REPO_ROOT } from './helpers.ts';
 
 const SCRIPT = join(REPO_ROOT, 'scripts/release.ts');
-const REAL_FILES = [
-  'package.json',
-  'package-lock.json',
-  ...['core', 'protocol', 'server', 'client', 'cli'].map((name) => `packages/${name}/package.json`),
-];
+const REAL_FILES = ['package.json', 'package-lock.json', ...PACKAGES.map((name) => `packages/${name}/package.json`)];
 
 let scratch: string;
 before(async () => {
@@ -157,7 +154,7 @@ test('a normal step on a copy of the real package files: only the versions chang
             '/version',
             '/packages//version',
             ...Object.entries(workspaceDeps).flatMap(([dir, deps]) => deps.map((dep) => `/packages/${dir}${dep}`)),
-            ...['core', 'protocol', 'server', 'client', 'cli'].map((dir) => `/packages/packages/${dir}/version`),
+            ...PACKAGES.map((dir) => `/packages/packages/${dir}/version`),
           ]
         : ['/version', ...(workspaceDeps[dirname(name)] ?? [])];
     assert.deepEqual(changed, expected.sort(), name);
