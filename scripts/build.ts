@@ -13,7 +13,7 @@ import { inlineWireTypes } from './build/inline-wire-types.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 /** Every workspace package, each after the packages it depends on. */
-export const PACKAGES: readonly string[] = ['core', 'protocol', 'server', 'client', 'cli', 'testing'];
+export const PACKAGES: readonly string[] = ['core', 'protocol', 'server', 'client', 'cli', 'testing', 'prisma', 'typeorm'];
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 
 export async function build(root = ROOT): Promise<void> {
