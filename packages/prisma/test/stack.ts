@@ -28,6 +28,8 @@ export interface Stack {
   /** The generated PrismaClient class. */
   PrismaClient: new (options: { adapter: PrismaPg }) => any;
   adapter(): PrismaPg;
+  /** The folder of the generated client. */
+  generated: string;
   keys: { k1: string; k2: string; index: string };
   close(): Promise<void>;
 }
@@ -76,6 +78,7 @@ export async function startStack(): Promise<Stack> {
     sql,
     PrismaClient,
     adapter: () => new PrismaPg({ connectionString: postgres.url }),
+    generated: output,
     keys: {
       k1: randomBytes(32).toString('hex'),
       k2: randomBytes(32).toString('hex'),
