@@ -5,6 +5,7 @@
 import { Prisma } from '@prisma/client/extension';
 import type { FieldEncryptionKeys } from './field-cipher.ts';
 import { validateKeys } from './field-cipher.ts';
+import { mapConcurrently } from './concurrency.ts';
 import { type Context, type Data, asList, modelOf } from './context.ts';
 import { buildModelMap, type EncryptedModelOptions, type RuntimeDataModel } from './model-map.ts';
 import { decryptResult, prepareSelection } from './reads.ts';
@@ -43,7 +44,9 @@ async function prepareWrite(context: Context, modelName: string, operation: stri
       break;
     case 'createMany':
     case 'createManyAndReturn':
-      out.data = await Promise.all(asList(args.data).map((row) => encryptCreate(context, model, row)));
+      out.data = await mapConcurrently(asList(args.data), context.concurrency, (row) =>
+        encryptCreate(context, model, row),
+      );
       break;
     case 'update':
       out.data = await encryptUpdate(context, model, args.data, args.where);

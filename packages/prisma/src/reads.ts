@@ -4,6 +4,7 @@
  * field gets the key added, and removed again from the result.
  */
 import { decryptField } from './field-cipher.ts';
+import { FieldEncryptionError } from './errors.ts';
 import { mapConcurrently } from './concurrency.ts';
 import { type Context, type Data, isRecord, modelOf, primaryKeyIn } from './context.ts';
 import type { ModelInfo } from './model-map.ts';
@@ -50,7 +51,23 @@ export async function prepareSelection(
   }
   if (isRecord(args.include)) out.include = await prepareRelations(context, model, args.include, relations);
   if (args.where !== undefined) out.where = await rewriteWhere(context, model, args.where);
+  refuseOrderByEncrypted(model, args.orderBy);
   return { args: out, selection: added.length === 0 && relations.size === 0 ? NOTHING_ADDED : { added, relations } };
+}
+
+/** Rows ordered by ciphertext would come back in a random order: refused rather than wrong. */
+function refuseOrderByEncrypted(model: ModelInfo, orderBy: unknown): void {
+  for (const order of Array.isArray(orderBy) ? orderBy : [orderBy]) {
+    if (!isRecord(order)) continue;
+    const field = Object.keys(order).find((key) => model.fields.has(key));
+    if (field !== undefined) {
+      throw new FieldEncryptionError(
+        { model: model.name, field },
+        undefined,
+        'rows cannot be ordered by an encrypted value',
+      );
+    }
+  }
 }
 
 async function prepareRelations(
