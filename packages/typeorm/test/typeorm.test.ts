@@ -1,8 +1,8 @@
 /**
  * The subscriber against a real PostgreSQL and the real service: raw rows hold ciphertext (opened
  * here with libsodium, not the service) and HMACs (checked with node:crypto); TypeORM loads
- * plaintext; a ciphertext moved to another row fails; blind-index lookups; a table of 10,000 rows
- * rotated to a new key.
+ * plaintext; a ciphertext moved to another row fails; blind-index lookups; transactions; a table
+ * of 10,000 rows rotated to a new key.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -188,6 +188,27 @@ describe('save and load', () => {
       dataSource.getRepository(User).update({ name: 'x' }, { name: 'y' }),
       /cannot bind the value to its row/,
     );
+  });
+});
+
+describe('transactions', () => {
+  test('a save inside a transaction encrypts, and a rollback leaves nothing', async () => {
+    const saved = await dataSource.transaction(async (manager) => {
+      const user = await manager.save(manager.create(User, { email: 'tx@example.com', name: 'In transaction' }));
+      assert.equal((await manager.findOneByOrFail(User, { id: user.id })).name, 'In transaction');
+      return user;
+    });
+    assert.equal(openLocally((await rawRow('users', saved.id)).name, `User.name:${saved.id}`), 'In transaction');
+    let lost = '';
+    await assert.rejects(
+      dataSource.transaction(async (manager) => {
+        lost = (await manager.save(manager.create(User, { email: 'lost@example.com' }))).id;
+        throw new Error('roll back');
+      }),
+      /roll back/,
+    );
+    assert.match(lost, /^[0-9a-f-]{36}$/);
+    assert.equal((await dataSource.query('SELECT 1 FROM users WHERE id = $1', [lost])).length, 0);
   });
 });
 
