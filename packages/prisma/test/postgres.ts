@@ -4,7 +4,7 @@
  * PostgreSQL refuses to run as root.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -69,12 +69,16 @@ export async function startPostgres(): Promise<Postgres> {
   const stopNow = (): void => {
     spawnSync(join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', 'immediate'], { ...(user ?? {}) });
   };
-  // A test process that dies without stop() must not leave a server behind.
-  process.once('exit', stopNow);
+  // A test process that ends without stop() (a failed `before`) must not leave a server behind.
+  const stopOnExit = (): void => {
+    stopNow();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', stopOnExit);
   return {
     url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
     async stop() {
-      process.off('exit', stopNow);
+      process.off('exit', stopOnExit);
       stopNow();
       await rm(dir, { recursive: true, force: true });
     },
