@@ -25,6 +25,8 @@ export const PACKAGES: readonly string[] = [
   'envelope',
   'mcp',
   'middleware',
+  'prisma',
+  'typeorm',
   'react',
   'vue',
 ];
