@@ -57,6 +57,15 @@ export {
 } from './aead.ts';
 export { hchacha20 } from './hchacha-hsalsa.ts';
 export {
+  SECRETSTREAM_KEY_LENGTH,
+  SECRETSTREAM_HEADER_LENGTH,
+  SECRETSTREAM_ABYTES,
+  SECRETSTREAM_TAG,
+  SecretStreamPush,
+  SecretStreamPull,
+} from './secretstream.ts';
+export { SECRETSTREAM_CHUNK_LENGTH, encryptStream, decryptStream } from './secretstream-stream.ts';
+export {
   X25519_SEALED_BOX,
   SEALED_BOX_ALGORITHM_IDS,
   type SealedBoxAlgorithm,
