@@ -11,3 +11,4 @@ export * from './password.ts';
 export * from './multi-recipient.ts';
 export * from './pq.ts';
 export * from './v1.ts';
+export * from './stream.ts';

@@ -113,6 +113,8 @@ export interface Config {
   /** Open connections one client address (IPv6: one prefix) may hold; 0 means no cap. */
   maxConnectionsPerIp: number;
   bodyLimitBytes: number;
+  /** STREAM_MAX_BYTES: the largest `data` part `/v2/stream/*` accept (BODY_LIMIT_BYTES does not apply). */
+  streamMaxBytes: number;
   /** Server processes on this host (WORKERS; `auto` resolved to one per core). 1 = no cluster. */
   workers: number;
   timeouts: TimeoutConfig;
@@ -526,6 +528,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsCacheMs: readInteger(env, 'METRICS_CACHE_MS', SCRAPE_CACHE_MS, 0, 60_000),
     maxConnectionsPerIp: readInteger(env, 'MAX_CONNECTIONS_PER_IP', 0, 0, 1_000_000),
     bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 67_108_864),
+    streamMaxBytes: readInteger(env, 'STREAM_MAX_BYTES', 68_719_476_736, 1024, Number.MAX_SAFE_INTEGER),
     workers: readWorkers(env),
     timeouts,
     heavyWorkNice: readInteger(env, 'HEAVY_WORK_NICE', 10, 0, 19),

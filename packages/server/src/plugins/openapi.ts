@@ -71,6 +71,10 @@ export default fp<OpenApiOptions>(
         tags: [
           { name: 'hash', description: 'Message digests' },
           { name: 'aead', description: 'Authenticated encryption (XChaCha20-Poly1305) and secretbox' },
+          {
+            name: 'stream',
+            description: 'Payloads of any length: libsodium secretstream, multipart in, octets out',
+          },
           { name: 'sealed-box', description: 'Anonymous public-key encryption' },
           { name: 'multi-recipient', description: 'One message for many recipients (HPKE slots)' },
           { name: 'signatures', description: 'Digital signatures' },
