@@ -48,6 +48,27 @@ function okContent(operation: Operation): [string, MediaType] {
   return content[0] as [string, MediaType];
 }
 
+/** The request body's media type: JSON, or multipart for the stream routes. */
+function requestContent(operation: Operation): MediaType | undefined {
+  const content = operation.requestBody?.content;
+  return content?.['application/json'] ?? content?.['multipart/form-data'];
+}
+
+/** A multipart example (the parts as fields) as the body a client sends: `params`, then `data` as a file. */
+function multipartBody(example: { params: string; data: string }, boundary: string): Buffer {
+  const part = (name: string, headers: string, body: Buffer) =>
+    Buffer.concat([
+      Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"${headers}\r\n\r\n`),
+      body,
+      Buffer.from('\r\n'),
+    ]);
+  return Buffer.concat([
+    part('params', '\r\ncontent-type: application/json', Buffer.from(example.params)),
+    part('data', '; filename="data"\r\ncontent-type: application/octet-stream', Buffer.from(example.data, 'base64')),
+    Buffer.from(`--${boundary}--\r\n`),
+  ]);
+}
+
 function schemaErrors(schema: TSchema | undefined, value: unknown): string[] {
   assert.ok(schema, 'a documented schema');
   return [...Value.Errors(schema, value)].map((error) => `${error.instancePath || '/'} ${error.message}`);
@@ -64,7 +85,7 @@ test('the document describes the probes, /metrics, /v1 and /v2', () => {
 test('every operation has a request example (when it takes a body) and a 200 response example', () => {
   const missing: string[] = [];
   for (const { key, operation } of operations) {
-    if (operation.requestBody !== undefined && operation.requestBody.content['application/json']?.example === undefined)
+    if (operation.requestBody !== undefined && requestContent(operation)?.example === undefined)
       missing.push(`${key}: request`);
     const [, ok] = okContent(operation);
     if (ok.example === undefined) missing.push(`${key}: response`);
@@ -82,7 +103,7 @@ test('every example in the table belongs to an operation of the document', () =>
 
 test('every documented example fits the documented request and response schemas', () => {
   for (const { key, operation } of operations) {
-    const body = operation.requestBody?.content['application/json'];
+    const body = requestContent(operation);
     if (body !== undefined) assert.deepEqual(schemaErrors(body.schema, body.example), [], `${key} request`);
     const [, ok] = okContent(operation);
     assert.deepEqual(schemaErrors(ok.schema, ok.example), [], `${key} response`);
@@ -91,16 +112,36 @@ test('every documented example fits the documented request and response schemas'
 
 for (const { key, method, path, operation } of operations) {
   test(`${key}: the request example gets an answer of the documented shape`, async () => {
-    const request = operation.requestBody?.content['application/json']?.example;
+    const request = requestContent(operation)?.example;
+    const multipart = operation.requestBody?.content['multipart/form-data'] !== undefined;
+    const boundary = 'example-boundary';
     const response = await app.inject({
       method,
       url: path,
-      headers: { 'x-api-key': TEST_API_KEY, ...(request === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(request === undefined ? {} : { payload: JSON.stringify(request) }),
+      headers: {
+        'x-api-key': TEST_API_KEY,
+        ...(request === undefined
+          ? {}
+          : { 'content-type': multipart ? `multipart/form-data; boundary=${boundary}` : 'application/json' }),
+      },
+      ...(request === undefined
+        ? {}
+        : {
+            payload: multipart
+              ? multipartBody(request as { params: string; data: string }, boundary)
+              : JSON.stringify(request),
+          }),
     });
     assert.equal(response.statusCode, 200, response.body);
     const [mediaType, ok] = okContent(operation);
     assert.ok(String(response.headers['content-type']).startsWith(mediaType), String(response.headers['content-type']));
+    if (OPERATION_EXAMPLES[key]?.binaryAsBase64 === true) {
+      // Bytes shown in base64: the same length, and the same bytes where the answer is reproducible.
+      const expected = Buffer.from(String(ok.example), 'base64');
+      assert.equal(response.rawPayload.byteLength, expected.byteLength);
+      if (OPERATION_EXAMPLES[key]?.reproducible === true) assert.ok(response.rawPayload.equals(expected));
+      return;
+    }
     if (mediaType !== 'application/json') {
       // A text exposition: every metric family the example shows is in the answer.
       const families = String(ok.example).match(/^# TYPE \S+/gm) ?? [];

@@ -25,7 +25,7 @@ export function attachExamples(paths: Record<string, Record<string, Operation>>)
     for (const [method, operation] of Object.entries(operations)) {
       const example = OPERATION_EXAMPLES[`${method.toUpperCase()} ${path}`];
       if (example === undefined) continue;
-      const requestBody = operation.requestBody?.content?.['application/json'];
+      const requestBody = operation.requestBody?.content?.[example.requestContentType ?? 'application/json'];
       if (requestBody !== undefined && example.request !== undefined) requestBody.example = example.request;
       const ok = operation.responses?.['200'];
       if (ok === undefined) continue;
