@@ -140,6 +140,8 @@ export const streamRoutes = fp(
       },
       // The multipart body is read by the handler as it streams; StreamRequest only documents it.
       validatorCompiler: () => () => true,
+      // Ciphertext does not compress, and compressing secret plaintext would leak its content by its size.
+      compress: false as const,
     });
 
     const handle = (direction: Direction) => async (request: FastifyRequest, reply: FastifyReply) => {
