@@ -15,6 +15,9 @@ export const STREAM_HEADER_BYTES = 24;
 /** Bytes each chunk adds to its plaintext: the encrypted tag (1) and the Poly1305 MAC (16). */
 export const STREAM_CHUNK_OVERHEAD = 17;
 
+/** Bytes of the `params` part at most: a key with room for whitespace. */
+export const STREAM_PARAMS_MAX_BYTES = 4096;
+
 /** The `params` part, a JSON object. */
 export const StreamParams = Type.Object(
   { key: Hex('XChaCha20-Poly1305 key, 32 bytes (the key of /v2/encrypt)', MAX_KEY_CHARS) },
@@ -28,6 +31,7 @@ export const StreamRequest = Type.Object(
     params: Type.String({
       description: 'JSON object `{ "key": "<64 hex>" }`; must be the first part',
       contentMediaType: 'application/json',
+      maxLength: STREAM_PARAMS_MAX_BYTES,
     }),
     data: Type.String({
       description:

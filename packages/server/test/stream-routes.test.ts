@@ -11,7 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sodium from 'libsodium-wrappers';
 import type { FastifyInstance } from 'fastify';
-import { STREAM_CHUNK_BYTES } from '@crypto-service/protocol';
+import { STREAM_CHUNK_BYTES, STREAM_PARAMS_MAX_BYTES } from '@crypto-service/protocol';
 import { testApp } from './helpers.ts';
 
 await sodium.ready;
@@ -267,6 +267,41 @@ describe('the request', () => {
     assertProblem(await post('/v2/stream/encrypt', extra), 400, 'INVALID_INPUT');
     const noData = multipart([{ name: 'params', body: JSON.stringify({ key: hex(KEY) }) }]);
     assertProblem(await post('/v2/stream/encrypt', noData), 400, 'VALIDATION_FAILED');
+  });
+
+  test('a form that is not two well-formed parts, or a params part over its cap, is a 400 problem', async () => {
+    const third = multipart([
+      { name: 'params', body: JSON.stringify({ key: hex(KEY) }) },
+      { name: 'data', body: data, file: true },
+      { name: 'more', body: data, file: true },
+    ]);
+    assertProblem(await post('/v2/stream/encrypt', third), 400, 'VALIDATION_FAILED');
+    const padded = `{"key":"${hex(KEY)}"${' '.repeat(STREAM_PARAMS_MAX_BYTES)}}`;
+    const large = multipart([
+      { name: 'params', body: padded },
+      { name: 'data', body: data, file: true },
+    ]);
+    const tooLong = assertProblem(await post('/v2/stream/encrypt', large), 400, 'INVALID_INPUT');
+    assert.equal(tooLong.errors?.[0]?.field, '/params');
+    // The same padding inside the cap is accepted: the cap, not the spaces, refused it.
+    const fits = multipart([
+      { name: 'params', body: padded.slice(0, STREAM_PARAMS_MAX_BYTES - 1) + '}' },
+      { name: 'data', body: data, file: true },
+    ]);
+    assert.equal((await post('/v2/stream/encrypt', fits)).status, 200);
+    const garbage = bytes('garbage', 5000);
+    for (const [body, contentType] of [
+      [Buffer.from(garbage), undefined],
+      [Buffer.alloc(0), undefined],
+      [streamBody(data).subarray(0, 150), undefined],
+      // Cut inside `data`: decryption waits for a whole chunk, so the fault comes before any output.
+      [streamBody(data).subarray(0, streamBody(data).byteLength - 60), undefined],
+      [streamBody(data), 'multipart/form-data'],
+      [streamBody(data), 'multipart/form-data; boundary=other'],
+    ] as const) {
+      const answer = await post('/v2/stream/decrypt', body, contentType === undefined ? {} : { contentType });
+      assertProblem(answer, 400, 'VALIDATION_FAILED');
+    }
   });
 
   test('a JSON body is a 415', async () => {

@@ -1,6 +1,5 @@
 import { Readable } from 'node:stream';
 import fp from 'fastify-plugin';
-import multipart, { type Multipart, type MultipartFile } from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   AEAD_ALGORITHM_IDS,
@@ -12,8 +11,9 @@ import {
   checkLength,
   wipe,
 } from '@crypto-service/core';
-import { StreamParams, StreamRequest, StreamResponse } from '@crypto-service/protocol';
+import { STREAM_PARAMS_MAX_BYTES, StreamParams, StreamRequest, StreamResponse } from '@crypto-service/protocol';
 import { ApiError } from '../errors.ts';
+import { MultipartForm, malformedForm, type FormPart } from '../multipart-form.ts';
 import { chargeUpTo } from '../rate-limit/costs.ts';
 import { problemResponses } from './responses.ts';
 import '../route-config.ts';
@@ -21,33 +21,28 @@ import '../route-config.ts';
 /** Rate-limit units per started MiB of request: a stream costs what the same bytes in 1 MiB requests would. */
 export const STREAM_BYTES_PER_UNIT = 1_048_576;
 
-/** The largest `params` part: a key and room for whitespace. */
-const MAX_PARAMS_BYTES = 4096;
-
 const AEAD = AEAD_ALGORITHM_IDS[0];
 
 type Direction = 'encrypt' | 'decrypt';
-type MultipartParts = AsyncIterableIterator<Multipart>;
+type FilePart = Extract<FormPart, { type: 'file' }>;
 
-function malformed(detail: string): ApiError {
-  return new ApiError('VALIDATION_FAILED', detail);
-}
+const malformed = malformedForm;
+
+/** The payload streams of multipart requests, set aside by the pass-through parser for the handler. */
+const formBodies = new WeakMap<FastifyRequest, Readable>();
 
 /** Reads the `params` part and returns the key; every fault is a 400 that names the field. */
-async function readKey(parts: MultipartParts): Promise<Uint8Array> {
-  const first = await parts.next();
-  const part = first.done === true ? undefined : first.value;
-  if (part === undefined || part.fieldname !== 'params' || part.type !== 'field')
+async function readKey(form: MultipartForm): Promise<Uint8Array> {
+  const part = await form.next();
+  if (part === undefined || part.name !== 'params' || part.type !== 'field')
     throw malformed('the first part must be the field `params`, then the part `data`');
-  if (part.valueTruncated) throw invalidInput('params must be a JSON object', '/params');
-  // The plugin has already parsed a part sent as application/json; any other is parsed here.
-  let params: unknown = part.value;
-  if (typeof params === 'string') {
-    try {
-      params = JSON.parse(params);
-    } catch {
-      throw invalidInput('params must be a JSON object', '/params');
-    }
+  if (part.truncated)
+    throw invalidInput(`params must be a JSON object of at most ${STREAM_PARAMS_MAX_BYTES} bytes`, '/params');
+  let params: unknown;
+  try {
+    params = JSON.parse(part.value);
+  } catch {
+    throw invalidInput('params must be a JSON object', '/params');
   }
   if (typeof params !== 'object' || params === null || Array.isArray(params))
     throw invalidInput('params must be a JSON object', '/params');
@@ -65,10 +60,9 @@ async function readKey(parts: MultipartParts): Promise<Uint8Array> {
 }
 
 /** The `data` part, which must follow `params`: its bytes are read by `payload`. */
-async function dataPart(parts: MultipartParts): Promise<MultipartFile> {
-  const next = await parts.next();
-  const part = next.done === true ? undefined : next.value;
-  if (part === undefined || part.fieldname !== 'data' || part.type !== 'file')
+async function dataPart(form: MultipartForm): Promise<FilePart> {
+  const part = await form.next();
+  if (part === undefined || part.name !== 'data' || part.type !== 'file')
     throw malformed('the second part must be `data`, sent as a file or as application/octet-stream');
   return part;
 }
@@ -79,28 +73,35 @@ async function dataPart(parts: MultipartParts): Promise<MultipartFile> {
  * then ends the stream with an error, like any other failure after the first byte.
  */
 async function* payload(
-  part: MultipartFile,
-  parts: MultipartParts,
+  part: FilePart,
+  form: MultipartForm,
   reply: FastifyReply,
   prepaidBytes: number,
   maxBytes: number,
 ): AsyncGenerator<Uint8Array> {
   let received = 0;
   let paidUpTo = Math.max(prepaidBytes, STREAM_BYTES_PER_UNIT);
-  for await (const chunk of part.file as AsyncIterable<Buffer>) {
-    received += chunk.byteLength;
-    if (received > paidUpTo) {
-      const units = Math.ceil((received - paidUpTo) / STREAM_BYTES_PER_UNIT);
-      await reply.chargeRateLimit(units);
-      paidUpTo += units * STREAM_BYTES_PER_UNIT;
+  try {
+    for await (const chunk of part.stream as AsyncIterable<Buffer>) {
+      received += chunk.byteLength;
+      if (received > paidUpTo) {
+        const units = Math.ceil((received - paidUpTo) / STREAM_BYTES_PER_UNIT);
+        await reply.chargeRateLimit(units);
+        paidUpTo += units * STREAM_BYTES_PER_UNIT;
+      }
+      yield chunk;
     }
-    yield chunk;
+  } catch (error) {
+    // busboy's own faults (a body that ends inside the part) carry no status: they are the client's.
+    throw error instanceof ApiError ? error : malformed(`the data part is malformed: ${(error as Error).message}`);
   }
-  // busboy ends a part cut at the limit as if it were whole: it must never be taken for the end.
-  if (part.file.truncated || received > maxBytes)
-    throw new ApiError('PAYLOAD_TOO_LARGE', `the data part is larger than STREAM_MAX_BYTES (${maxBytes} bytes)`);
-  const after = await parts.next();
-  if (after.done !== true) throw malformed('`data` must be the last part');
+  // A part cut at the limit fails its stream; this check is the second line.
+  if (part.stream.truncated || received > maxBytes) throw tooLarge(maxBytes);
+  if ((await form.next()) !== undefined) throw malformed('`data` must be the last part');
+}
+
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError('PAYLOAD_TOO_LARGE', `the data part is larger than STREAM_MAX_BYTES (${maxBytes} bytes)`);
 }
 
 /**
@@ -112,9 +113,10 @@ async function* payload(
  */
 export const streamRoutes = fp(
   async function streamRoutes(app, options: { maxBytes: number }) {
-    await app.register(multipart, {
-      // Two parts: `params` (a field, small) and `data` (a file, streamed); nothing else is read.
-      limits: { parts: 2, fields: 1, files: 1, fieldSize: MAX_PARAMS_BYTES, fileSize: options.maxBytes },
+    // The body is handed to the handler unread, to be parsed as it streams; in this scope only.
+    app.addContentTypeParser('multipart/form-data', (request, payload, done) => {
+      formBodies.set(request, payload);
+      done(null);
     });
 
     const route = (direction: Direction) => ({
@@ -145,25 +147,29 @@ export const streamRoutes = fp(
     });
 
     const handle = (direction: Direction) => async (request: FastifyRequest, reply: FastifyReply) => {
-      if (!request.isMultipart())
+      const body = formBodies.get(request);
+      if (body === undefined)
         throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'the request body must be multipart/form-data');
-      const contentLength = Number(request.headers['content-length'] ?? 0);
-      if (contentLength > options.maxBytes + MAX_PARAMS_BYTES * 4)
-        throw new ApiError(
-          'PAYLOAD_TOO_LARGE',
-          `the data part is larger than STREAM_MAX_BYTES (${options.maxBytes} bytes)`,
-        );
-      // A declared length is charged in full before any work; a chunked body as its bytes arrive.
-      if (contentLength > 0) await chargeUpTo(reply, Math.ceil(contentLength / STREAM_BYTES_PER_UNIT));
-      const parts = request.parts() as MultipartParts;
+      let form: MultipartForm | undefined;
       try {
-        return await start(direction, request, reply, parts, contentLength);
+        const contentLength = Number(request.headers['content-length'] ?? 0);
+        if (contentLength > options.maxBytes + STREAM_PARAMS_MAX_BYTES * 4) throw tooLarge(options.maxBytes);
+        // A declared length is charged in full before any work; a chunked body as its bytes arrive.
+        if (contentLength > 0) await chargeUpTo(reply, Math.ceil(contentLength / STREAM_BYTES_PER_UNIT));
+        form = new MultipartForm(
+          body,
+          request.headers,
+          // `params` (a field, small) and `data` (a file, streamed); a third part is refused.
+          { parts: 2, fieldSize: STREAM_PARAMS_MAX_BYTES, fileSize: options.maxBytes },
+          () => tooLarge(options.maxBytes),
+        );
+        return await start(direction, request, reply, form, contentLength);
       } catch (error) {
         if (reply.sent) throw error;
         // The rest of the upload is read and dropped, so that the client, still sending, gets the
         // problem: a socket closed on unread bytes is reset, and the answer lost with it.
-        request.raw.unpipe();
-        request.raw.resume();
+        form?.close();
+        body.resume();
         throw error;
       }
     };
@@ -173,13 +179,13 @@ export const streamRoutes = fp(
       direction: Direction,
       request: FastifyRequest,
       reply: FastifyReply,
-      parts: MultipartParts,
+      form: MultipartForm,
       contentLength: number,
     ): Promise<FastifyReply> => {
-      const key = await readKey(parts);
+      const key = await readKey(form);
       let outcome: PromiseWithResolvers<void> | undefined;
       try {
-        const input = payload(await dataPart(parts), parts, reply, contentLength, options.maxBytes);
+        const input = payload(await dataPart(form), form, reply, contentLength, options.maxBytes);
         const output = direction === 'encrypt' ? encryptStream(key, input) : decryptStream(key, input);
         // Counted in crypto_operations_total when the stream ends, by how it ends (a client that
         // went away midway is not counted).
