@@ -113,7 +113,9 @@ function tooLarge(maxBytes: number): ApiError {
  */
 export const streamRoutes = fp(
   async function streamRoutes(app, options: { maxBytes: number }) {
-    // The body is handed to the handler unread, to be parsed as it streams; in this scope only.
+    // The body is handed to the handler unread, to be parsed as it streams; in this scope only, and
+    // the only type this scope reads (any other is a 415, not a JSON parser's 400).
+    app.removeAllContentTypeParsers();
     app.addContentTypeParser('multipart/form-data', (request, payload, done) => {
       formBodies.set(request, payload);
       done(null);
