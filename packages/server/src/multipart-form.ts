@@ -21,6 +21,8 @@ export interface FormLimits {
   fileSize: number;
 }
 
+const READ_AHEAD_BYTES = 256 * 1024;
+
 /** A fault in the form itself, as the 400 every malformed body gets. */
 export function malformedForm(detail: string): ApiError {
   return new ApiError('VALIDATION_FAILED', detail);
@@ -41,6 +43,9 @@ export class MultipartForm {
     try {
       parser = Busboy({
         headers: headers as IncomingHttpHeaders & { 'content-type': string },
+        // A file part is buffered up to this many bytes before busboy waits for its reader: larger
+        // than a socket read, so that the parser is not paused and resumed at every one.
+        fileHwm: READ_AHEAD_BYTES,
         limits: { parts: limits.parts, fieldSize: limits.fieldSize, fileSize: limits.fileSize, fieldNameSize: 100 },
       });
     } catch (error) {

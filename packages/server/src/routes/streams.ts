@@ -11,12 +11,22 @@ import {
   checkLength,
   wipe,
 } from '@crypto-service/core';
-import { STREAM_PARAMS_MAX_BYTES, StreamParams, StreamRequest, StreamResponse } from '@crypto-service/protocol';
+import {
+  STREAM_CHUNK_BYTES,
+  STREAM_PARAMS_MAX_BYTES,
+  StreamParams,
+  StreamRequest,
+  StreamResponse,
+} from '@crypto-service/protocol';
+import { coalesce } from '../coalesce.ts';
 import { ApiError } from '../errors.ts';
 import { MultipartForm, malformedForm, type FormPart } from '../multipart-form.ts';
 import { chargeUpTo } from '../rate-limit/costs.ts';
 import { problemResponses } from './responses.ts';
 import '../route-config.ts';
+
+/** Bytes of output gathered into one response write (four chunks): fewer writes, fewer system calls. */
+const WRITE_BYTES = 4 * STREAM_CHUNK_BYTES;
 
 /** Rate-limit units per started MiB of request: a stream costs what the same bytes in 1 MiB requests would. */
 export const STREAM_BYTES_PER_UNIT = 1_048_576;
@@ -198,7 +208,10 @@ export const streamRoutes = fp(
         const first = await output.next();
         reply.type('application/octet-stream');
         reply.header('cache-control', 'no-store');
-        return await reply.send(Readable.from(continueWith(first, output, key, outcome)));
+        const body = Readable.from(continueWith(first, coalesce(output, WRITE_BYTES), key, outcome), {
+          highWaterMark: 1,
+        });
+        return await reply.send(body);
       } catch (error) {
         wipe(key);
         outcome?.reject(error);
