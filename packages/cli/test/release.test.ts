@@ -17,7 +17,7 @@ const SCRIPT = join(REPO_ROOT, 'scripts/release.ts');
 const REAL_FILES = [
   'package.json',
   'package-lock.json',
-  ...['core', 'protocol', 'server', 'client', 'cli'].map((name) => `packages/${name}/package.json`),
+  ...['core', 'protocol', 'server', 'client', 'cli', 'testing'].map((name) => `packages/${name}/package.json`),
 ];
 
 let scratch: string;
@@ -157,7 +157,9 @@ test('a normal step on a copy of the real package files: only the versions chang
             '/version',
             '/packages//version',
             ...Object.entries(workspaceDeps).flatMap(([dir, deps]) => deps.map((dep) => `/packages/${dir}${dep}`)),
-            ...['core', 'protocol', 'server', 'client', 'cli'].map((dir) => `/packages/packages/${dir}/version`),
+            ...['core', 'protocol', 'server', 'client', 'cli', 'testing'].map(
+              (dir) => `/packages/packages/${dir}/version`,
+            ),
           ]
         : ['/version', ...(workspaceDeps[dirname(name)] ?? [])];
     assert.deepEqual(changed, expected.sort(), name);
