@@ -61,6 +61,9 @@ function throughService(
       {
         method: 'POST',
         headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'x-api-key': apiKey },
+        // A connection of its own: one kept alive through an in-process round longer than the
+        // server's KEEP_ALIVE_TIMEOUT_MS would be closed under the next stream's first write.
+        agent: false,
       },
       (response) => {
         if (response.statusCode !== 200) reject(new Error(`${path}: ${response.statusCode}`));
