@@ -24,6 +24,11 @@ export interface Output {
   exitCode?: number;
 }
 
+/** Bytes written to stdout as they arrive; an error midway is the command's failure. */
+export interface StreamOutput {
+  stream: ReadableStream<Uint8Array>;
+}
+
 export interface CommandContext {
   /** The arguments after the command's name. */
   args: string[];
@@ -38,8 +43,8 @@ export interface Command {
   summary: string;
   /** The full help: usage, options, output. The common options are appended by main.ts. */
   help: string;
-  /** Output to print, or just an exit status (`serve`). */
-  run(context: CommandContext): Promise<Output | { exitCode: number }>;
+  /** Output to print, bytes to stream to stdout (`stream …`), or just an exit status (`serve`). */
+  run(context: CommandContext): Promise<Output | StreamOutput | { exitCode: number }>;
 }
 
 /** A mistake on the command line: exit status 2, with the message and a pointer to --help. */

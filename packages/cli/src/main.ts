@@ -7,6 +7,9 @@
  * piped to another program is never cut off.
  */
 import { createRequire } from 'node:module';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { CryptoApiError, CryptoClientError } from '@crypto-service/client';
 import { EXIT, UsageError, type Command, type CommandContext, type Output } from './command.ts';
 import { COMMANDS, GROUPS } from './commands/index.ts';
@@ -117,6 +120,10 @@ async function main(argv: readonly string[]): Promise<number> {
   const context: CommandContext = { args, env: process.env, stdin: process.stdin };
   try {
     const result = await command.run(context);
+    if ('stream' in result) {
+      await pipeline(Readable.fromWeb(result.stream as NodeReadableStream<Uint8Array>), process.stdout, { end: false });
+      return EXIT.OK;
+    }
     if ('json' in result) print(result, hasFlag(args, '--plain'));
     return result.exitCode ?? EXIT.OK;
   } catch (error) {

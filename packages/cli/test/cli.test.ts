@@ -152,6 +152,30 @@ describe('against the real service', () => {
     assert.equal(typeof privateJwk?.d, 'string');
   });
 
+  test('stream encrypt then stream decrypt: stdin to stdout and a file, larger than a chunk', async () => {
+    const key = (await cli(['keys', 'generate', '-a', 'xchacha20-poly1305', '--plain', ...url()])).text;
+    const bytes = randomBytes(3 * 65_536 + 7);
+    const sealed = await cli(['stream', 'encrypt', '--key', key, ...url()], { input: bytes });
+    assert.equal(sealed.code, 0, sealed.stderr);
+    assert.equal(sealed.stdout.byteLength, 24 + bytes.byteLength + 4 * 17);
+    const opened = await cli(['stream', 'decrypt', await file('sealed.bin', sealed.stdout), '--key', key, ...url()]);
+    assert.equal(opened.code, 0, opened.stderr);
+    assert.deepEqual(opened.stdout, bytes);
+  });
+
+  test('stream decrypt of a truncated stream exits 1 and says the output is incomplete', async () => {
+    const key = (await cli(['keys', 'generate', '-a', 'xchacha20-poly1305', '--plain', ...url()])).text;
+    const sealed = await cli(['stream', 'encrypt', '--key', key, ...url()], { input: randomBytes(3 * 65_536) });
+    const cut = sealed.stdout.subarray(0, 24 + 2 * 65_553);
+    const opened = await cli(['stream', 'decrypt', '--key', key, ...url()], { input: cut });
+    assert.equal(opened.code, 1);
+    assert.match(opened.stderr, /aborted: the output is incomplete/);
+    const wrongKey = await cli(['stream', 'decrypt', '--key', 'ab'.repeat(32), ...url()], { input: sealed.stdout });
+    assert.equal(wrongKey.code, 1);
+    assert.match(wrongKey.stderr, /^crypto-service: 400: decryption failed/);
+    assert.equal(wrongKey.stdout.byteLength, 0);
+  });
+
   test('encrypt then decrypt: any bytes round-trip through --plain; JSON shows UTF-8 as text', async () => {
     const key = (await cli(['keys', 'generate', '-a', 'xchacha20-poly1305', '--plain', ...url()])).text;
     const bytes = Buffer.concat([randomBytes(1000), Buffer.from([0xff, 0xfe, 0x00])]);

@@ -92,6 +92,7 @@ import type { Envelope, HashResult } from './types.ts';
 import type { GeneratedKey, KeyFormat, KeyGenerationAlgorithm, KeyGenerationRequest } from './key-generation.ts';
 import { Transport, type CallOptions, type ClientOptions } from './transport.ts';
 import { BatchMethods } from './batch.ts';
+import type { StreamRequest } from './stream.ts';
 
 export class CryptoClient {
   readonly #transport: Transport;
@@ -175,6 +176,24 @@ export class CryptoClient {
 
   keyUnwrap(body: KeyUnwrapRequest, options?: CallOptions): Promise<KeyUnwrapResponse> {
     return this.#post('/v2/keys/unwrap', body, options);
+  }
+
+  /**
+   * POST /v2/stream/encrypt: `data` (a Web ReadableStream, or bytes) of any length, encrypted as
+   * libsodium secretstream; resolves with the ciphertext's stream once the answer starts. Only a
+   * stream read to its end is complete: one that errors was aborted and must be discarded.
+   */
+  streamEncrypt(body: StreamRequest, options?: CallOptions): Promise<ReadableStream<Uint8Array>> {
+    return this.#transport.stream('/v2/stream/encrypt', body, options);
+  }
+
+  /**
+   * POST /v2/stream/decrypt: the output of streamEncrypt (or of libsodium in 64 KiB chunks). The
+   * plaintext arrives as it is verified; if the stream errors, the ciphertext was damaged or cut
+   * and what was read so far must not be used.
+   */
+  streamDecrypt(body: StreamRequest, options?: CallOptions): Promise<ReadableStream<Uint8Array>> {
+    return this.#transport.stream('/v2/stream/decrypt', body, options);
   }
 
   secretboxSeal(body: SecretboxSealRequest, options?: CallOptions): Promise<SecretboxSealResponse> {

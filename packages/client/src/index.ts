@@ -27,5 +27,6 @@ export type {
   SymmetricKeyAlgorithm,
 } from './key-generation.ts';
 export type { CallOptions, ClientOptions, FetchLike } from './transport.ts';
+export type { StreamRequest } from './stream.ts';
 export type { RetryOptions } from './retry.ts';
 export type * from './types.ts';

@@ -11,6 +11,7 @@ import {
   type ApiProblem,
 } from './errors.ts';
 import { retryDelay, retryPolicy, type RetryOptions, type RetryPolicy } from './retry.ts';
+import { multipartStream, outputStream, type StreamRequest } from './stream.ts';
 
 /** The part of fetch the client uses; globalThis.fetch and most wrappers satisfy it. */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
@@ -101,6 +102,41 @@ export class Transport {
       if (delay === undefined) throw new CryptoApiError(exchange.status, problemOf(exchange), exchange.headers);
       await sleep(delay, options.signal);
     }
+  }
+
+  /**
+   * A streamed exchange (`/v2/stream/*`): the form sent as it is read, the answer's stream returned
+   * as soon as its headers arrive. Never retried (the payload cannot be sent twice); the time
+   * limit and the signal cover the whole exchange, body included.
+   */
+  async stream(path: string, request: StreamRequest, options: CallOptions = {}): Promise<ReadableStream<Uint8Array>> {
+    const url = this.#baseUrl + path;
+    const timeout = checkTimeout(options.timeout) ?? this.#timeout;
+    const timer = timeout === undefined ? undefined : AbortSignal.timeout(timeout);
+    const signals = [options.signal, timer].filter((s): s is AbortSignal => s !== undefined);
+    const combined = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+    const { body, contentType } = multipartStream(request);
+    // `duplex` is not yet in every RequestInit type; fetch needs it for a streamed body.
+    const init = {
+      method: 'POST',
+      headers: { accept: 'application/octet-stream', 'content-type': contentType, ...this.#credentials },
+      body,
+      duplex: 'half',
+      ...(combined === undefined ? {} : { signal: combined }),
+    } as RequestInit;
+    let response: Response;
+    try {
+      response = await this.#fetch(url, init);
+    } catch (error) {
+      if (options.signal?.aborted === true) throw options.signal.reason;
+      if (timer?.aborted === true && timeout !== undefined) throw new CryptoTimeoutError(url, timeout);
+      throw new CryptoNetworkError(url, error);
+    }
+    if (!response.ok) {
+      const exchange = { status: response.status, ok: false, headers: response.headers, text: await response.text() };
+      throw new CryptoApiError(response.status, problemOf(exchange), response.headers);
+    }
+    return outputStream(url, response.body);
   }
 
   /** One attempt: the whole response read within the time limit, or the error that explains why not. */

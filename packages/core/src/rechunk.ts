@@ -8,14 +8,21 @@
  * Yields a first piece of `firstLength` bytes, then pieces of `length` bytes, each marked whether
  * it is the stream's last; the last may be shorter, and is empty only when the stream is empty (or
  * ends right after the first piece). At least one piece is always yielded.
+ *
+ * With `reuse`, a piece's memory is handed out again two pieces later: for a consumer that is done
+ * with each piece before asking for the next (a cipher), so that a stream of any length allocates
+ * two pieces' worth in all.
  */
 export async function* rechunk(
-  source: AsyncIterable<Uint8Array>,
+  source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
   firstLength: number,
   length: number,
+  options: { reuse?: boolean } = {},
 ): AsyncGenerator<{ piece: Uint8Array; last: boolean }> {
+  const spares: Uint8Array[] = [];
+  const fresh = (size: number) => (size === length ? spares.pop() : undefined) ?? new Uint8Array(size);
   let size = firstLength;
-  let piece = new Uint8Array(size);
+  let piece = fresh(size);
   let filled = 0;
   // A full piece is held back until the next byte arrives, so that the last one can be told.
   let held: Uint8Array | undefined;
@@ -24,6 +31,7 @@ export async function* rechunk(
     while (offset < input.byteLength) {
       if (held !== undefined) {
         yield { piece: held, last: false };
+        if (options.reuse === true && held.byteLength === length) spares.push(held);
         held = undefined;
       }
       const take = Math.min(size - filled, input.byteLength - offset);
@@ -33,7 +41,7 @@ export async function* rechunk(
       if (filled === size) {
         held = piece;
         size = length;
-        piece = new Uint8Array(size);
+        piece = fresh(size);
         filled = 0;
       }
     }

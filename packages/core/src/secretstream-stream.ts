@@ -25,14 +25,14 @@ export const SECRETSTREAM_CHUNK_LENGTH = 65_536;
 /** Yields the header, then one sealed chunk per SECRETSTREAM_CHUNK_LENGTH bytes of `plaintext`. */
 export async function* encryptStream(
   key: Uint8Array,
-  plaintext: AsyncIterable<Uint8Array>,
+  plaintext: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
   options: { header?: Uint8Array; chunkLength?: number } = {},
 ): AsyncGenerator<Uint8Array> {
   const chunkLength = options.chunkLength ?? SECRETSTREAM_CHUNK_LENGTH;
   const stream = new SecretStreamPush(key, options.header === undefined ? {} : { header: options.header });
   try {
     yield stream.header;
-    for await (const { piece, last } of rechunk(plaintext, chunkLength, chunkLength)) {
+    for await (const { piece, last } of rechunk(plaintext, chunkLength, chunkLength, { reuse: true })) {
       yield stream.push(piece, last ? SECRETSTREAM_TAG.FINAL : SECRETSTREAM_TAG.MESSAGE);
     }
   } finally {
@@ -47,14 +47,14 @@ export async function* encryptStream(
  */
 export async function* decryptStream(
   key: Uint8Array,
-  ciphertext: AsyncIterable<Uint8Array>,
+  ciphertext: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
   options: { chunkLength?: number } = {},
 ): AsyncGenerator<Uint8Array> {
   const chunkLength = (options.chunkLength ?? SECRETSTREAM_CHUNK_LENGTH) + SECRETSTREAM_ABYTES;
   let stream: SecretStreamPull | undefined;
   let finished = false;
   try {
-    for await (const { piece, last } of rechunk(ciphertext, SECRETSTREAM_HEADER_LENGTH, chunkLength)) {
+    for await (const { piece, last } of rechunk(ciphertext, SECRETSTREAM_HEADER_LENGTH, chunkLength, { reuse: true })) {
       if (stream === undefined) {
         // The key is checked first, so that a wrong-length key is a 400 that names it, not a failed decryption.
         stream = new SecretStreamPull(key, piece);

@@ -244,10 +244,13 @@ describe('rechunk', () => {
   test('cuts any delivery into the asked sizes and marks the last piece', async () => {
     for (const total of [0, 5, 24, 25, 24 + 10, 24 + 20, 24 + 31]) {
       const data = bytes(`rechunk ${total}`, total);
-      for (const delivery of [1, 3, 10, 100]) {
+      for (const [delivery, reuse] of [1, 3, 10, 100].flatMap((size) => [
+        [size, false] as const,
+        [size, true] as const,
+      ])) {
         const out: { length: number; last: boolean }[] = [];
         const joined: Uint8Array[] = [];
-        for await (const { piece, last } of rechunk(pieces(data, delivery), 24, 10)) {
+        for await (const { piece, last } of rechunk(pieces(data, delivery), 24, 10, { reuse })) {
           out.push({ length: piece.byteLength, last });
           joined.push(piece.slice());
         }

@@ -12,3 +12,4 @@ export * from './multi-recipient.ts';
 export * from './pq.ts';
 export * from './v1.ts';
 export * from './batch.ts';
+export * from './stream.ts';

@@ -34,6 +34,7 @@ import { probeRoutes } from './routes/probes.ts';
 import { algorithmRoutes } from './routes/algorithms.ts';
 import { hashRoutes } from './routes/hash.ts';
 import { symmetricRoutes } from './routes/symmetric.ts';
+import { streamRoutes } from './routes/streams.ts';
 import { signatureRoutes } from './routes/signatures.ts';
 import { derivationRoutes } from './routes/derivation.ts';
 import { multiRecipientRoutes } from './routes/multi-recipient.ts';
@@ -199,6 +200,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(algorithmRoutes);
   await app.register(hashRoutes);
   await app.register(symmetricRoutes);
+  await app.register(streamRoutes, { maxBytes: config.streamMaxBytes });
   await app.register(signatureRoutes);
   await app.register(derivationRoutes);
   await app.register(multiRecipientRoutes);

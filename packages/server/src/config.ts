@@ -121,6 +121,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** BATCH_MAX_ITEMS: the most items one batch request may hold. */
   batchMaxItems: number;
+  /** STREAM_MAX_BYTES: the largest `data` part `/v2/stream/*` accept (BODY_LIMIT_BYTES does not apply). */
+  streamMaxBytes: number;
   /** Server processes on this host (WORKERS; `auto` resolved to one per core). 1 = no cluster. */
   workers: number;
   timeouts: TimeoutConfig;
@@ -535,6 +537,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxConnectionsPerIp: readInteger(env, 'MAX_CONNECTIONS_PER_IP', 0, 0, 1_000_000),
     bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 67_108_864),
     batchMaxItems: readInteger(env, 'BATCH_MAX_ITEMS', DEFAULT_BATCH_MAX_ITEMS, 1, 100_000),
+    streamMaxBytes: readInteger(env, 'STREAM_MAX_BYTES', 68_719_476_736, 1024, Number.MAX_SAFE_INTEGER),
     workers: readWorkers(env),
     timeouts,
     heavyWorkNice: readInteger(env, 'HEAVY_WORK_NICE', 10, 0, 19),

@@ -9,6 +9,9 @@ export const AEAD_KEY = '7d436d9e8924e588f8f01bb052df7b8d1c6109f92ca4974a95a76da
 /** /v2/encrypt of "hello" under AEAD_KEY with the AAD "invoice-42". */
 export const AEAD_CIPHERTEXT = 'ZbypOgs88/HjRjV6QASLHgvrfkQS9Vh5l/r2ilaiNBvavRw8s8c3U/zWpUYn';
 
+/** /v2/stream/encrypt of "hello" under AEAD_KEY, in base64: header, then one FINAL chunk. */
+export const STREAM_CIPHERTEXT_BASE64 = 'f8eQOrat/e8FGUmfPK8vfXwKvFY8AWzT3N+4GTMH/NHt+BNBgNmIfkxE45mHVA==';
+
 /** /v2/secretbox/seal of "hello" under AEAD_KEY. */
 export const SECRETBOX_CIPHERTEXT = 'kMdgjt3MKW30JfieNJwEWPbvfvrE0iaVgeYUS5yiJFldPeXAUXnETcxpCeGD';
 

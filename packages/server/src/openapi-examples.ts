@@ -15,6 +15,10 @@ export interface OperationExample {
   reproducible: boolean;
   /** The media type of the response when it is not application/json. */
   contentType?: string;
+  /** The media type of the request when it is not application/json (its example is then the parts). */
+  requestContentType?: string;
+  /** Binary values (a multipart `data` part, an octet-stream answer) are shown in base64. */
+  binaryAsBase64?: boolean;
 }
 
 const MESSAGE = 'hello';
@@ -227,6 +231,22 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   'POST /v2/decrypt': {
     request: { key: value.AEAD_KEY, ...encrypted, aad: AAD },
     response: { data: MESSAGE },
+    reproducible: true,
+  },
+  'POST /v2/stream/encrypt': {
+    request: { params: JSON.stringify({ key: value.AEAD_KEY }), data: Buffer.from(MESSAGE).toString('base64') },
+    requestContentType: 'multipart/form-data',
+    response: value.STREAM_CIPHERTEXT_BASE64,
+    contentType: 'application/octet-stream',
+    binaryAsBase64: true,
+    reproducible: false,
+  },
+  'POST /v2/stream/decrypt': {
+    request: { params: JSON.stringify({ key: value.AEAD_KEY }), data: value.STREAM_CIPHERTEXT_BASE64 },
+    requestContentType: 'multipart/form-data',
+    response: Buffer.from(MESSAGE).toString('base64'),
+    contentType: 'application/octet-stream',
+    binaryAsBase64: true,
     reproducible: true,
   },
   'POST /v2/secretbox/seal': {

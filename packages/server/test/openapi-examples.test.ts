@@ -56,6 +56,27 @@ function examplesOf(media: MediaType | undefined): Map<string, unknown> {
   return new Map(media?.example === undefined ? [] : [['single', media.example]]);
 }
 
+/** The request body's media type: JSON, or multipart for the stream routes. */
+function requestContent(operation: Operation): MediaType | undefined {
+  const content = operation.requestBody?.content;
+  return content?.['application/json'] ?? content?.['multipart/form-data'];
+}
+
+/** A multipart example (the parts as fields) as the body a client sends: `params`, then `data` as a file. */
+function multipartBody(example: { params: string; data: string }, boundary: string): Buffer {
+  const part = (name: string, headers: string, body: Buffer) =>
+    Buffer.concat([
+      Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"${headers}\r\n\r\n`),
+      body,
+      Buffer.from('\r\n'),
+    ]);
+  return Buffer.concat([
+    part('params', '\r\ncontent-type: application/json', Buffer.from(example.params)),
+    part('data', '; filename="data"\r\ncontent-type: application/octet-stream', Buffer.from(example.data, 'base64')),
+    Buffer.from(`--${boundary}--\r\n`),
+  ]);
+}
+
 function schemaErrors(schema: TSchema | undefined, value: unknown): string[] {
   assert.ok(schema, 'a documented schema');
   return [...Value.Errors(schema, value)].map((error) => `${error.instancePath || '/'} ${error.message}`);
@@ -72,10 +93,7 @@ test('the document describes the probes, /metrics, /v1 and /v2', () => {
 test('every operation has a request example (when it takes a body) and a 200 response example', () => {
   const missing: string[] = [];
   for (const { key, operation } of operations) {
-    if (
-      operation.requestBody !== undefined &&
-      !examplesOf(operation.requestBody.content['application/json']).has('single')
-    )
+    if (operation.requestBody !== undefined && !examplesOf(requestContent(operation)).has('single'))
       missing.push(`${key}: request`);
     const [, ok] = okContent(operation);
     if (!examplesOf(ok).has('single')) missing.push(`${key}: response`);
@@ -93,7 +111,7 @@ test('every example in the table belongs to an operation of the document', () =>
 
 test('every request example has a response example of the same name', () => {
   for (const { key, operation } of operations) {
-    const requests = [...examplesOf(operation.requestBody?.content['application/json']).keys()];
+    const requests = [...examplesOf(requestContent(operation)).keys()];
     const responses = [...examplesOf(okContent(operation)[1]).keys()];
     assert.deepEqual(requests, operation.requestBody === undefined ? [] : responses, key);
   }
@@ -101,7 +119,7 @@ test('every request example has a response example of the same name', () => {
 
 test('every documented example fits the documented request and response schemas', () => {
   for (const { key, operation } of operations) {
-    const body = operation.requestBody?.content['application/json'];
+    const body = requestContent(operation);
     for (const [name, example] of examplesOf(body)) {
       assert.deepEqual(schemaErrors(body?.schema, example), [], `${key} request ${name}`);
     }
@@ -117,24 +135,39 @@ for (const { key, method, path, operation } of operations) {
     const [mediaType, ok] = okContent(operation);
     const answers = examplesOf(ok);
     const requests =
-      operation.requestBody === undefined
-        ? new Map([['single', undefined]])
-        : examplesOf(operation.requestBody.content['application/json']);
+      operation.requestBody === undefined ? new Map([['single', undefined]]) : examplesOf(requestContent(operation));
+    const multipart = operation.requestBody?.content['multipart/form-data'] !== undefined;
+    const boundary = 'example-boundary';
     for (const [name, request] of requests) {
       const response = await app.inject({
         method,
         url: path,
         headers: {
           'x-api-key': TEST_API_KEY,
-          ...(request === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(request === undefined
+            ? {}
+            : { 'content-type': multipart ? `multipart/form-data; boundary=${boundary}` : 'application/json' }),
         },
-        ...(request === undefined ? {} : { payload: JSON.stringify(request) }),
+        ...(request === undefined
+          ? {}
+          : {
+              payload: multipart
+                ? multipartBody(request as { params: string; data: string }, boundary)
+                : JSON.stringify(request),
+            }),
       });
       assert.equal(response.statusCode, 200, `${name}: ${response.body}`);
       assert.ok(
         String(response.headers['content-type']).startsWith(mediaType),
         String(response.headers['content-type']),
       );
+      if (OPERATION_EXAMPLES[key]?.binaryAsBase64 === true) {
+        // Bytes shown in base64: the same length, and the same bytes where the answer is reproducible.
+        const expected = Buffer.from(String(answers.get(name)), 'base64');
+        assert.equal(response.rawPayload.byteLength, expected.byteLength);
+        if (OPERATION_EXAMPLES[key]?.reproducible === true) assert.ok(response.rawPayload.equals(expected));
+        continue;
+      }
       if (mediaType !== 'application/json') {
         // A text exposition: every metric family the example shows is in the answer.
         const families = String(answers.get(name)).match(/^# TYPE \S+/gm) ?? [];

@@ -17,6 +17,8 @@ import { pqSignKeygen } from './pq-sign-keygen.ts';
 import { pqVerify } from './pq-verify.ts';
 import { serve } from './serve.ts';
 import { sign } from './sign.ts';
+import { streamDecrypt } from './stream-decrypt.ts';
+import { streamEncrypt } from './stream-encrypt.ts';
 import { verify } from './verify.ts';
 
 export const COMMANDS: readonly Command[] = [
@@ -24,6 +26,8 @@ export const COMMANDS: readonly Command[] = [
   keysGenerate,
   encrypt,
   decrypt,
+  streamEncrypt,
+  streamDecrypt,
   sign,
   verify,
   passwordHash,

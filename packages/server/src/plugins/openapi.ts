@@ -35,7 +35,7 @@ export function attachExamples(paths: Record<string, Record<string, Operation>>)
     for (const [method, operation] of Object.entries(operations)) {
       const example = OPERATION_EXAMPLES[`${method.toUpperCase()} ${path}`];
       if (example === undefined) continue;
-      const requestBody = operation.requestBody?.content?.['application/json'];
+      const requestBody = operation.requestBody?.content?.[example.requestContentType ?? 'application/json'];
       if (requestBody !== undefined && example.request !== undefined) setExample(requestBody, example.request);
       const ok = operation.responses?.['200'];
       if (ok === undefined) continue;
@@ -81,6 +81,10 @@ export default fp<OpenApiOptions>(
         tags: [
           { name: 'hash', description: 'Message digests' },
           { name: 'aead', description: 'Authenticated encryption (XChaCha20-Poly1305) and secretbox' },
+          {
+            name: 'stream',
+            description: 'Payloads of any length: libsodium secretstream, multipart in, octets out',
+          },
           { name: 'sealed-box', description: 'Anonymous public-key encryption' },
           { name: 'multi-recipient', description: 'One message for many recipients (HPKE slots)' },
           { name: 'signatures', description: 'Digital signatures' },

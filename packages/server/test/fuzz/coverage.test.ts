@@ -12,6 +12,7 @@ import { testApp } from '../helpers.ts';
 import { arbitraryFor } from './arbitraries.ts';
 import { jsonCase, raw, serialize } from './cases.ts';
 import { buildCorpus, type Corpus } from './corpus.ts';
+import { multipartCases } from './multipart.ts';
 import { DEFAULT_SEED, FUZZ_APP_ENV, injectTarget, waitUntilReady } from './harness.ts';
 import { UNDERSTOOD_KEYWORDS, keywordsOf, schemaViolations, type JsonSchema } from './json-schema.ts';
 import { ROUTE_PROFILES, hintsFor, schemaAt } from './profiles.ts';
@@ -58,6 +59,7 @@ describe('fuzz coverage', () => {
 
   test('every fuzzed route has a body schema, in keywords the generator understands', () => {
     for (const route of routes) {
+      if (route.form !== undefined) continue;
       assert.ok(
         route.body !== undefined,
         `${route.path} has no body schema in the OpenAPI document, so the fuzzer cannot generate for it`,
@@ -68,6 +70,37 @@ describe('fuzz coverage', () => {
       );
       const unknown = [...keywordsOf(route.body, route.resolve)].filter((keyword) => !UNDERSTOOD_KEYWORDS.has(keyword));
       assert.deepEqual(unknown, [], `${route.path} uses schema keywords the generator ignores`);
+    }
+  });
+
+  test('a multipart route documents its form, every part bounded, and a streamed 200; its cases are fuzzed', () => {
+    const forms = routes.filter((route) => route.form !== undefined);
+    assert.deepEqual(
+      forms.map((route) => route.path),
+      ['/v2/stream/decrypt', '/v2/stream/encrypt'],
+    );
+    for (const route of forms) {
+      assert.equal(route.body, undefined, `${route.path} documents a JSON body and a form`);
+      assert.ok(route.okOctets, `${route.path} documents no application/octet-stream 200`);
+      const parts = Object.entries(route.form!.properties ?? {}) as [string, JsonSchema][];
+      assert.deepEqual(
+        parts.map(([name]) => name),
+        ['params', 'data'],
+      );
+      for (const [name, part] of parts) {
+        assert.equal(part.type, 'string', `${route.path} ${name}`);
+        // The streamed part is bounded by STREAM_MAX_BYTES (a setting); every other part by its schema.
+        if (part.format !== 'binary')
+          assert.equal(typeof part.maxLength, 'number', `${route.path}: ${name} has no maxLength`);
+      }
+      // The generator makes every kind of case for the route, the valid form among them.
+      const labels = new Set(
+        fc
+          .sample(multipartCases(route.path), { seed: DEFAULT_SEED, numRuns: 400 })
+          .map((fuzzCase) => fuzzCase.label.split(/[ (]/, 1)[0]),
+      );
+      for (const kind of ['valid', 'params', 'swapped', 'cut', 'byte', 'garbage', 'content-type', 'data'])
+        assert.ok(labels.has(kind), `${route.path}: no ${kind} case in 400 samples`);
     }
   });
 
@@ -88,6 +121,8 @@ describe('fuzz coverage', () => {
   test("generated valid bodies satisfy the schema and pass the route's own validator", async () => {
     const target = injectTarget(app);
     for (const route of routes) {
+      // A form's valid cases are checked by the inject suite's oracle (a 200 that opens to the payload).
+      if (route.form !== undefined) continue;
       const profile = ROUTE_PROFILES[route.path];
       const hints = hintsFor(profile, corpus, route.body, route.resolve);
       const bodies = [

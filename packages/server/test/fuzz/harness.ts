@@ -1,6 +1,6 @@
 /**
  * The fuzz run: for each route, a fast-check property over generated cases (valid bodies, coherent
- * recipes, field mutations, byte mutations) sent to a target (the app through inject, or a real
+ * recipes, field mutations, byte mutations; forms for the multipart routes: multipart.ts) sent to a target (the app through inject, or a real
  * server over HTTP), each answer checked by the oracle; after each route, the server must still
  * be alive and right. Shared by the CI test (inject.test.ts) and the long run (scripts/fuzz.ts).
  */
@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { arbitraryFor } from './arbitraries.ts';
 import { describeCase, jsonCase, rawCase, validCase, type FuzzCase } from './cases.ts';
 import { buildCorpus, type Corpus } from './corpus.ts';
+import { FUZZ_STREAM_MAX_BYTES, multipartCases } from './multipart.ts';
 import { mutateBytes, mutateFields, type MutationContext } from './mutations.ts';
 import { oracleFaults, type Answer } from './oracle.ts';
 import { ROUTE_PROFILES, hintsFor, type RouteProfile } from './profiles.ts';
@@ -38,8 +39,14 @@ export interface FuzzSettings {
   trace?: ((line: string) => void) | undefined;
 }
 
-/** The app as the fuzzer sees it: no rate limit to hit (a 429 would hide everything behind it). */
-export const FUZZ_APP_ENV: Readonly<Record<string, string>> = { RATE_LIMIT_MAX: '10000000' };
+/**
+ * The app as the fuzzer sees it: no rate limit to hit (a 429 would hide everything behind it), and
+ * a stream limit low enough for the cases over it to stay small.
+ */
+export const FUZZ_APP_ENV: Readonly<Record<string, string>> = {
+  RATE_LIMIT_MAX: '10000000',
+  STREAM_MAX_BYTES: String(FUZZ_STREAM_MAX_BYTES),
+};
 
 /** The CI defaults; FUZZ_SEED, FUZZ_RUNS, FUZZ_ROUTE and FUZZ_PATH override them. */
 export const DEFAULT_SEED = 20250917;
@@ -87,19 +94,29 @@ function bodyText(raw: Buffer, encoding: unknown): string {
   }
 }
 
+/** What light-my-request says of a response destroyed midway (a stream route's abort). */
+const INJECT_ABORT = 'response destroyed before completion';
+
 export function injectTarget(app: FastifyInstance): Target {
   return {
     async send(fuzzCase) {
-      const response = await app.inject({
-        method: fuzzCase.method as 'POST',
-        url: fuzzCase.url,
-        headers: fuzzCase.headers,
-        ...(fuzzCase.payload === undefined ? {} : { payload: fuzzCase.payload }),
-      });
+      let response;
+      try {
+        response = await app.inject({
+          method: fuzzCase.method as 'POST',
+          url: fuzzCase.url,
+          headers: fuzzCase.headers,
+          ...(fuzzCase.payload === undefined ? {} : { payload: fuzzCase.payload }),
+        });
+      } catch (error) {
+        if ((error as Error).message !== INJECT_ABORT) throw error;
+        return { status: 0, headers: {}, body: '', aborted: true };
+      }
       return {
         status: response.statusCode,
         headers: response.headers,
         body: bodyText(response.rawPayload, response.headers['content-encoding']),
+        raw: response.rawPayload,
       };
     },
   };
@@ -125,10 +142,12 @@ export function httpTarget(baseUrl: string): Target {
           response.once('error', reject);
           response.once('end', () => {
             try {
+              const raw = Buffer.concat(chunks);
               resolve({
                 status: response.statusCode ?? 0,
                 headers: response.headers,
-                body: bodyText(Buffer.concat(chunks), response.headers['content-encoding']),
+                body: bodyText(raw, response.headers['content-encoding']),
+                raw,
               });
             } catch (error) {
               reject(error);
@@ -196,6 +215,8 @@ export interface RouteFuzzer {
 
 /** The arbitrary of cases for a route. */
 export function routeFuzzer(route: FuzzRoute, corpus: Corpus, settings: FuzzSettings, bodyLimit: number): RouteFuzzer {
+  if (route.form !== undefined)
+    return { route, profile: undefined, runs: settings.runs, cases: multipartCases(route.path) };
   if (route.body === undefined)
     throw new Error(`${route.path} has no body schema in the OpenAPI document: it cannot be fuzzed`);
   const profile = ROUTE_PROFILES[route.path];

@@ -322,7 +322,9 @@ describe('real sockets', () => {
         const route = {
           path,
           body: operation?.requestBody?.content?.['application/json']?.schema,
+          form: undefined,
           ok: operation?.responses?.['200']?.content?.['application/json']?.schema,
+          okOctets: false,
           resolve,
         };
         assert.ok(route.body !== undefined, `${path} is not in /docs/json`);

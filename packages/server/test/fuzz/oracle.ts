@@ -10,11 +10,16 @@ import { ERROR_CODES, PROBLEM_CONTENT_TYPE, problemType } from '@crypto-service/
 import { enumStrings, schemaViolations, typeOf } from './json-schema.ts';
 import type { FuzzCase } from './cases.ts';
 import type { FuzzRoute } from './routes.ts';
+import { isStreamCase, streamSuccessFaults } from './multipart.ts';
 
 export interface Answer {
   status: number;
   headers: Record<string, string | string[] | number | undefined>;
   body: string;
+  /** The body's bytes as received (a streamed binary answer is checked on these). */
+  raw?: Buffer;
+  /** The response was destroyed before its end: how a streamed answer says it failed midway. */
+  aborted?: boolean;
 }
 
 const header = (answer: Answer, name: string) => {
@@ -140,8 +145,16 @@ function isConnectionLevel(answer: Answer): boolean {
 /** Every way `answer` departs from the documented behaviour for `fuzzCase` on `route`; empty when it is right. */
 export function oracleFaults(route: FuzzRoute, fuzzCase: FuzzCase, answer: Answer): string[] {
   const faults: string[] = [];
+  if (answer.aborted === true) {
+    // Only a stream may be cut, and only when what was sent was not a valid form.
+    if (!isStreamCase(fuzzCase) || fuzzCase.valid === true) faults.push('the response was aborted');
+    if (fuzzCase.expect !== undefined)
+      faults.push(`expected status ${fuzzCase.expect.status}, the response was aborted`);
+    return faults;
+  }
   if (answer.status >= 500) faults.push(`status ${answer.status}`);
-  if (answer.status === 200) faults.push(...successFaults(answer, route));
+  if (answer.status === 200)
+    faults.push(...(isStreamCase(fuzzCase) ? streamSuccessFaults(fuzzCase, answer) : successFaults(answer, route)));
   else if (answer.status >= 400) faults.push(...problemFaults(answer, route, fuzzCase));
   else faults.push(`unexpected status ${answer.status}`);
   const expected = fuzzCase.expect;

@@ -1,7 +1,8 @@
 /**
  * Which routes to fuzz, read from the app itself so that none is missed: every POST under /v1 and
- * /v2 in Fastify's route table, with its body and 200 schemas from the OpenAPI document (a batch
- * route's single form, which is also each item of its batch form).
+ * /v2 in Fastify's route table, with its body and 200 schemas from the OpenAPI document (a JSON
+ * body, a batch route's single form, which is also each item of its batch form, or a multipart
+ * form for the routes that stream).
  */
 import type { FastifyInstance } from 'fastify';
 import { resolverFor, type JsonSchema, type SchemaResolver } from './json-schema.ts';
@@ -10,10 +11,14 @@ import { singleForm } from '../../src/openapi-batch.ts';
 export interface FuzzRoute {
   /** `/v2/hash` */
   path: string;
-  /** The request body schema; undefined when the OpenAPI document has none (a coverage failure). */
+  /** The JSON request body schema; undefined when the OpenAPI document has none. */
   body: JsonSchema | undefined;
-  /** The 200 response schema. */
+  /** The multipart/form-data request schema, for a route that streams its input (then `body` is undefined). */
+  form: JsonSchema | undefined;
+  /** The 200 response schema (JSON). */
   ok: JsonSchema | undefined;
+  /** The 200 response is documented as application/octet-stream (a streamed answer). */
+  okOctets: boolean;
   resolve: SchemaResolver;
 }
 
@@ -73,7 +78,9 @@ export function fuzzRoutes(app: FastifyInstance): FuzzRoute[] {
     return {
       path,
       body: single(operation?.requestBody?.content?.['application/json']?.schema),
+      form: operation?.requestBody?.content?.['multipart/form-data']?.schema,
       ok: single(operation?.responses?.['200']?.content?.['application/json']?.schema),
+      okOctets: operation?.responses?.['200']?.content?.['application/octet-stream'] !== undefined,
       resolve,
     };
   });

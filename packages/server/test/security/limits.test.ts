@@ -28,13 +28,14 @@ import {
   MAX_PASSWORD_CHARS,
   MAX_PAYLOAD_CHARS,
   MAX_SIGNATURE_CHARS,
+  STREAM_PARAMS_MAX_BYTES,
   V1_MAX_KEYS,
   V1_RSA_BITS,
 } from '@crypto-service/protocol';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../src/plugins/json-body.ts';
-import { postJson, testApp } from '../helpers.ts';
+import { postJson, TEST_API_KEY, testApp } from '../helpers.ts';
 
 type Json = Record<string, any>;
 
@@ -123,9 +124,13 @@ describe('every request field is bounded by its schema', () => {
       for (const [method, operation] of Object.entries(operations as Json)) {
         const label = `${method.toUpperCase()} ${path}`;
         const body = operation.requestBody?.content?.['application/json']?.schema;
-        if (body !== undefined) bodies += 1;
+        const form = operation.requestBody?.content?.['multipart/form-data']?.schema;
+        if (body !== undefined || form !== undefined) bodies += 1;
         const found: string[] = [];
         unboundedIn(body, '', components, found);
+        // A form's streamed (binary) part is bounded by STREAM_MAX_BYTES, tested below; the others by their schema.
+        for (const [name, part] of Object.entries((form?.properties ?? {}) as Json))
+          if (part.format !== 'binary') unboundedIn(part, `/${name}`, components, found);
         for (const parameter of (operation.parameters ?? []) as Json[])
           unboundedIn(parameter.schema, `(${parameter.in} ${parameter.name})`, components, found);
         problems.push(...found.map((problem) => `${label} ${problem}`));
@@ -140,10 +145,46 @@ describe('every request field is bounded by its schema', () => {
     const posts = routesIn(app.printRoutes({ method: 'POST', commonPrefix: false }));
     assert.ok(posts.length >= 40, `only ${posts.length} POST routes found`);
     assert.ok(posts.includes('/v2/hmac/verify') && posts.includes('/v2/sealedbox/open-pq'), posts.join(' '));
+    const content = (path: string) => document.paths[path]?.post?.requestBody?.content ?? {};
     const missing = posts.filter(
-      (path) => document.paths[path]?.post?.requestBody?.content?.['application/json']?.schema === undefined,
+      (path) =>
+        content(path)['application/json']?.schema === undefined &&
+        content(path)['multipart/form-data']?.schema === undefined,
     );
     assert.deepEqual(missing, []);
+  });
+
+  test("a stream's params part over its cap is a 400, and its data over STREAM_MAX_BYTES a 413", async () => {
+    const app = await testApp({ STREAM_MAX_BYTES: '4096' });
+    try {
+      const form = (params: string, data: Buffer) =>
+        Buffer.concat([
+          Buffer.from(`--b\r\ncontent-disposition: form-data; name="params"\r\n\r\n${params}\r\n`),
+          Buffer.from('--b\r\ncontent-disposition: form-data; name="data"; filename="d"\r\n\r\n'),
+          data,
+          Buffer.from('\r\n--b--\r\n'),
+        ]);
+      const send = (payload: Buffer) =>
+        app.inject({
+          method: 'POST',
+          url: '/v2/stream/decrypt',
+          headers: { 'content-type': 'multipart/form-data; boundary=b', 'x-api-key': TEST_API_KEY },
+          payload,
+        });
+      const key = JSON.stringify({ key: '00'.repeat(32) });
+      const padded = key.slice(0, -1) + ' '.repeat(STREAM_PARAMS_MAX_BYTES - key.length) + '}';
+      // At the cap the key is read and the data (not a stream) is what fails; one byte over, params is refused.
+      assertProblem(await send(form(padded, Buffer.alloc(10))), 400, 'DECRYPTION_FAILED', 'at the cap');
+      const over = assertProblem(await send(form(` ${padded}`, Buffer.alloc(10))), 400, 'INVALID_INPUT', 'over');
+      assert.equal(over.errors?.[0]?.field, '/params');
+      assert.match(over.detail, new RegExp(`${STREAM_PARAMS_MAX_BYTES} bytes`));
+      // Far over the limit by its Content-Length: refused before the body is read.
+      assertProblem(await send(form(key, Buffer.alloc(4096 * 8))), 413, 'PAYLOAD_TOO_LARGE', 'declared');
+      // A little over: found as the bytes arrive, before decryption has a whole chunk to answer with.
+      assertProblem(await send(form(key, Buffer.alloc(4097))), 413, 'PAYLOAD_TOO_LARGE', 'streamed');
+    } finally {
+      await app.close();
+    }
   });
 
   test('the payload bound is the largest body limit the configuration accepts', () => {
