@@ -52,8 +52,16 @@ function run(
 
 /** The test runners whose global setup @crypto-service/testing serves, as an application installs them. */
 const TEST_RUNNERS = { vitest: '4.1.12', jest: '30.5.2', '@jest/globals': '30.5.2' };
-/** What use-suite.mjs brings besides the tarballs: a framework for the middleware, the MCP SDK's client. */
-const SUITE_PEERS = { express: '5.3.0', '@modelcontextprotocol/sdk': '1.32.2' };
+/** What use-suite.mjs and use-bindings.mjs bring besides the tarballs: the frameworks and ORMs, the MCP SDK's client. */
+const SUITE_PEERS = {
+  express: '5.3.0',
+  '@modelcontextprotocol/sdk': '1.32.2',
+  react: '19.3.1',
+  'react-dom': '19.3.1',
+  vue: '3.5.45',
+  '@prisma/client': '7.5.0',
+  typeorm: '1.1.1',
+};
 
 /**
  * A Vitest and a Jest project that use @crypto-service/testing's global setup: each run starts one
@@ -90,7 +98,14 @@ async function consumerProject(tarballs: readonly string[]): Promise<string> {
     join(project, 'package.json'),
     `${JSON.stringify({ name: 'consumer', private: true, type: 'module', devDependencies: { ...TEST_RUNNERS, ...SUITE_PEERS } }, null, 2)}\n`,
   );
-  for (const file of ['use-client.mjs', 'use-testing.mjs', 'use-suite.mjs', 'browser-entry.mjs', 'typed.ts'])
+  for (const file of [
+    'use-client.mjs',
+    'use-testing.mjs',
+    'use-suite.mjs',
+    'use-bindings.mjs',
+    'browser-entry.mjs',
+    'typed.ts',
+  ])
     await copyFile(join(CONSUMER, file), join(project, file));
   await cp(join(CONSUMER, 'runners'), join(project, 'runners'), { recursive: true });
   npm(['install', '--no-audit', '--no-fund', '--no-package-lock', ...tarballs], project);
@@ -177,6 +192,15 @@ async function main(): Promise<void> {
           mcp: { digest: abc },
         });
         process.stdout.write(`the installed edge, envelope, middleware and mcp: ${JSON.stringify(suite)}\n`);
+        const bindings = JSON.parse(
+          run(node, ['use-bindings.mjs', service.url], { cwd: project, env: runtimeEnv }),
+        ) as unknown;
+        assert.deepEqual(bindings, {
+          orm: { prisma: 'User.email:["7","fr"]', typeorm: 'User.email:["7","fr"]' },
+          react: '<p>true false</p>',
+          vue: { rendered: '<p>ready</p>', digest: createHash('sha256').update('vue').digest('hex') },
+        });
+        process.stdout.write(`the installed prisma, typeorm, react and vue: ${JSON.stringify(bindings)}\n`);
         const inBrowser = await runInChromium(bundle, service.url, pagePort);
         assert.deepEqual(inBrowser, { digest: abc, decrypted: 'from the browser', verified: true, refused: 400 });
         process.stdout.write(`the bundled client in Chromium: ${JSON.stringify(inBrowser)}\n`);
