@@ -64,14 +64,30 @@ function expandedTypes(program: ts.Program, wanted: Set<string>): string {
     const symbol = exported.get(name);
     if (symbol === undefined) throw new Error(`${PROTOCOL} has no exported type ${name}`);
     const node = typeNode(checker, symbol);
-    lines.push(`export type ${name} = ${printer.printNode(ts.EmitHint.Unspecified, node, scratch)};`);
-    for (const reference of referencedNames(node, new Set())) {
+    const parameters = typeParameters(symbol);
+    const declared = parameters.map((parameter) => printer.printNode(ts.EmitHint.Unspecified, parameter, scratch));
+    const generics = declared.length === 0 ? '' : `<${declared.join(', ')}>`;
+    lines.push(`export type ${name}${generics} = ${printer.printNode(ts.EmitHint.Unspecified, node, scratch)};`);
+    const own = new Set(parameters.map((parameter) => parameter.name.text));
+    const references = referencedNames(node, new Set());
+    for (const parameter of parameters) referencedNames(parameter, references);
+    for (const reference of references) {
+      if (own.has(reference)) continue;
       if (exported.has(reference) && !done.has(reference)) queue.push(reference);
       else if (!exported.has(reference) && !GLOBAL_TYPES.has(reference))
         throw new Error(`${name} refers to ${reference}, which is neither a wire type nor a global type`);
     }
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** The type parameters a generic alias or interface declares (`BatchEntry<Data>`), as written. */
+function typeParameters(symbol: ts.Symbol): readonly ts.TypeParameterDeclaration[] {
+  const declaration = symbol.declarations?.[0];
+  if (declaration === undefined) return [];
+  if (ts.isTypeAliasDeclaration(declaration) || ts.isInterfaceDeclaration(declaration))
+    return declaration.typeParameters ?? [];
+  return [];
 }
 
 /** A type alias as what it stands for; an interface as an object type of its properties. */
