@@ -7,6 +7,12 @@ import { useCryptoService } from '@crypto-service/testing/node-test';
 import { encryptField } from '@crypto-service/middleware';
 import { startExpress, startFastify, startHono, type AppKeys, type RunningApp } from './apps.ts';
 
+/** What the test apps' /fields route answers: the decrypted request, and account fields encrypted. */
+interface FieldsAnswer {
+  received: unknown;
+  account: { holder: string; pin: string; balance: string };
+}
+
 const service = useCryptoService();
 const FRAMEWORKS = { express: startExpress, fastify: startFastify, hono: startHono };
 // Multi-byte characters, so that a body re-encoded anywhere on the way would not verify.
@@ -137,11 +143,11 @@ for (const [name, start] of Object.entries(FRAMEWORKS)) {
           holder: await encryptField(keys.client, keys.fieldKey, 'card.holder', 'Ada Lovelace'),
           expiry: '12/30',
         };
-        const first = (await (await post(`${app.url}/fields`, JSON.stringify({ amount: 1 }))).json()) as any;
+        const first = (await (await post(`${app.url}/fields`, JSON.stringify({ amount: 1 }))).json()) as FieldsAnswer;
         assert.equal(nobleOpen(keys.fieldKey, first.account.pin, '/account/pin'), '0042');
         const response = await post(`${app.url}/fields`, JSON.stringify({ card, amount: 10 }));
         assert.equal(response.status, 200);
-        const answer = (await response.json()) as any;
+        const answer = (await response.json()) as FieldsAnswer;
         assert.deepEqual(answer.received, {
           card: { number: '4242 4242 4242 4242', holder: 'Ada Lovelace', expiry: '12/30' },
           amount: 10,
@@ -179,7 +185,7 @@ for (const [name, start] of Object.entries(FRAMEWORKS)) {
       test('absent fields are left alone', async () => {
         const response = await post(`${app.url}/fields`, JSON.stringify({ amount: 10 }));
         assert.equal(response.status, 200);
-        assert.deepEqual(((await response.json()) as any).received, { amount: 10 });
+        assert.deepEqual(((await response.json()) as FieldsAnswer).received, { amount: 10 });
       });
     });
   });

@@ -119,7 +119,7 @@ describe('README examples', () => {
     });
     const answer = (await (
       await post(`${process.env.APP_URL}/payments`, JSON.stringify({ card: { number: number.data.ciphertext } }))
-    ).json()) as any;
+    ).json()) as { last4: string; account: { iban: string } };
     assert.equal(answer.last4, '0002');
     const { data: iban } = await service.client.decrypt({
       key: service.fixtures.aead.key,

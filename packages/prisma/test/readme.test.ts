@@ -12,6 +12,9 @@ import { pathToFileURL } from 'node:url';
 import { inspect } from 'node:util';
 import { startStack, type Stack } from './stack.ts';
 
+/** Where the rewritten README calls report what each console.log line printed. */
+const readmeGlobal = globalThis as typeof globalThis & { readmeLog?: (want: string, ...values: unknown[]) => void };
+
 let stack: Stack;
 
 before(async () => {
@@ -39,7 +42,7 @@ test('the README examples run and print what they say', async () => {
       return `globalThis.readmeLog(${JSON.stringify(match[2])}, ${match[1]});`;
     })
     .join('\n');
-  (globalThis as any).readmeLog = (want: string, ...values: unknown[]) => {
+  readmeGlobal.readmeLog = (want: string, ...values: unknown[]) => {
     printed.push(want);
     assert.equal(values.map((value) => inspect(value)).join(' '), want);
   };

@@ -15,6 +15,9 @@ import ts from 'typescript';
 import { startCryptoService, type CryptoService } from '@crypto-service/testing';
 import { startPostgres, type Postgres } from './postgres.ts';
 
+/** Where the rewritten README calls report what each console.log line printed. */
+const readmeGlobal = globalThis as typeof globalThis & { readmeLog?: (want: string, ...values: unknown[]) => void };
+
 let service: CryptoService;
 let postgres: Postgres;
 
@@ -42,7 +45,7 @@ test('the README examples run and print what they say', async () => {
       const match = /console\.log\((.*)\);\s*\/\/ (.+)$/.exec(line);
       if (match === null) return line;
       expected += 1;
-      return `(globalThis as any).readmeLog(${JSON.stringify(match[2])}, ${match[1]});`;
+      return `globalThis.readmeLog(${JSON.stringify(match[2])}, ${match[1]});`;
     })
     .join('\n');
   const { outputText } = ts.transpileModule(source, {
@@ -54,7 +57,7 @@ test('the README examples run and print what they say', async () => {
       useDefineForClassFields: false,
     },
   });
-  (globalThis as any).readmeLog = (want: string, ...values: unknown[]) => {
+  readmeGlobal.readmeLog = (want: string, ...values: unknown[]) => {
     printed.push(want);
     assert.equal(values.map((value) => inspect(value)).join(' '), want);
   };
