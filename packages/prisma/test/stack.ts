@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { startCryptoService, type CryptoService } from '@crypto-service/testing';
-import { startPostgres, type Postgres } from './postgres.ts';
+import { startPostgres, type Postgres } from '../../../scripts/test-support/postgres.ts';
 
 // Where npm put the CLI (hoisted or in this package's own node_modules), as Node resolves it.
 const PRISMA_CLI = join(dirname(createRequire(import.meta.url).resolve('prisma/package.json')), 'build/index.js');

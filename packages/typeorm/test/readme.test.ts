@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { inspect } from 'node:util';
 import ts from 'typescript';
 import { startCryptoService, type CryptoService } from '@crypto-service/testing';
-import { startPostgres, type Postgres } from './postgres.ts';
+import { startPostgres, type Postgres } from '../../../scripts/test-support/postgres.ts';
 
 /** Where the rewritten README calls report what each console.log line printed. */
 const readmeGlobal = globalThis as typeof globalThis & { readmeLog?: (want: string, ...values: unknown[]) => void };

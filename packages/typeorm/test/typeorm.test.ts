@@ -17,7 +17,7 @@ import {
   typeormFieldEncryption,
   type TypeormFieldEncryption,
 } from '../src/index.ts';
-import { startPostgres, type Postgres } from './postgres.ts';
+import { startPostgres, type Postgres } from '../../../scripts/test-support/postgres.ts';
 
 class User {
   id!: string;

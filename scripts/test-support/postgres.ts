@@ -1,5 +1,5 @@
 /**
- * A throw-away PostgreSQL server for the tests: a new cluster in a temporary directory on a free
+ * A throw-away PostgreSQL server for the ORM packages' tests: a new cluster in a temporary directory on a free
  * loopback port, removed on stop. It runs as the `postgres` user when the tests run as root, since
  * PostgreSQL refuses to run as root.
  */
